@@ -1,0 +1,38 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DB ?= .graphmem/demo.kuzu
+
+.PHONY: run test install install-dev lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+install-dev: $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]"
+
+# Loads the bundled sample memory into an embedded database and answers the sample questions.
+run: install
+	rm -rf $(DB) $(DB).wal
+	$(BIN)/graphmem --db $(DB) demo
+
+test: install-dev lint
+	$(BIN)/python -m pytest -q
+
+lint:
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: install-dev
+	$(BIN)/python bench/situatedqa.py
+	$(BIN)/python bench/yago11k.py
+	$(BIN)/python bench/privacy.py
+	$(BIN)/python bench/scale.py
+
+clean:
+	rm -rf $(VENV) .graphmem .pytest_cache .mypy_cache

@@ -1,0 +1,68 @@
+"""graphmem: a temporal knowledge-graph memory for AI agents.
+
+>>> from graphmem import Memory
+>>> mem = Memory.in_memory()
+>>> mem.stats().events
+0
+"""
+
+from graphmem.errors import (
+    GraphmemError,
+    InvalidInput,
+    InvalidInterval,
+    MalformedTime,
+    NotFound,
+    OntologyError,
+    PrivacyRefused,
+    StoreError,
+    StoreLocked,
+    UnknownPredicate,
+)
+from graphmem.memory import EntityView, Memory, RecordResult, StateInput
+from graphmem.ontology import (
+    Entity,
+    Event,
+    Evidence,
+    EvidenceStance,
+    Granularity,
+    Interval,
+    Revision,
+    Source,
+    State,
+    StateStatus,
+    Thread,
+    TimePoint,
+)
+from graphmem.privacy import PrivacyPolicy
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Entity",
+    "EntityView",
+    "Event",
+    "Evidence",
+    "EvidenceStance",
+    "Granularity",
+    "GraphmemError",
+    "Interval",
+    "InvalidInput",
+    "InvalidInterval",
+    "MalformedTime",
+    "Memory",
+    "NotFound",
+    "OntologyError",
+    "PrivacyPolicy",
+    "PrivacyRefused",
+    "RecordResult",
+    "Revision",
+    "Source",
+    "State",
+    "StateInput",
+    "StateStatus",
+    "StoreError",
+    "StoreLocked",
+    "Thread",
+    "TimePoint",
+    "UnknownPredicate",
+]

@@ -1,0 +1,156 @@
+"""graphmem's errors: every failure a caller can act on, each with a stable ``code``.
+
+The tree::
+
+    GraphmemError                      code
+    ├── InvalidInput                   invalid_input        a field is missing, malformed or out of range
+    │   ├── MalformedTime              malformed_time       a time or period could not be read
+    │   ├── InvalidInterval            invalid_interval     valid_to is not after valid_from
+    │   ├── UnknownPredicate           unknown_predicate    the predicate is not in the ontology
+    │   └── OntologyError              ontology_error       an ontology file or definition is wrong
+    ├── NotFound                       not_found            an id or name that memory does not hold
+    ├── PrivacyRefused                 privacy_refused      the event carries a secret or personal data
+    └── StoreError                     store_error          the database failed
+        └── StoreLocked                store_locked         another process holds the database
+
+Every error names what is wrong and how to fix it; ``field`` names the offending input field when there is
+one. The GraphQL layer puts ``code`` and ``field`` in ``errors[].extensions``. Raising any of these
+guarantees that nothing of the failed call was written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = [
+    "GraphmemError",
+    "InvalidInput",
+    "InvalidInterval",
+    "MalformedTime",
+    "NotFound",
+    "OntologyError",
+    "PrivacyRefused",
+    "StoreError",
+    "StoreLocked",
+    "UnknownPredicate",
+]
+
+
+class GraphmemError(Exception):
+    """Base of every error graphmem raises on purpose."""
+
+    code = "graphmem_error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as data, for JSON output and GraphQL extensions."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.field is not None:
+            out["field"] = self.field
+        return out
+
+
+class InvalidInput(GraphmemError):
+    """A field of the input is missing, malformed or out of range."""
+
+    code = "invalid_input"
+
+    def __init__(
+        self, message: str, *, field: str | None = None, problems: Sequence[dict[str, str]] = ()
+    ) -> None:
+        super().__init__(message, field=field)
+        self.problems = list(problems)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.problems:
+            out["problems"] = self.problems
+        return out
+
+
+class MalformedTime(InvalidInput):
+    """A time or period string could not be read."""
+
+    code = "malformed_time"
+
+    def __init__(self, value: object, *, field: str | None = None, hint: str | None = None) -> None:
+        where = f" in '{field}'" if field else ""
+        fix = hint or (
+            "use an ISO instant ('2025-11-27T14:30:00Z'), a day ('2025-11-27'), a month ('2025-11' or "
+            "'Nov 2025') or a year ('2025')"
+        )
+        super().__init__(f"cannot read time {value!r}{where}; {fix}", field=field)
+        self.value = value
+
+
+class InvalidInterval(InvalidInput):
+    """valid_to is not after valid_from."""
+
+    code = "invalid_interval"
+
+
+class UnknownPredicate(InvalidInput):
+    """The predicate is not defined in the ontology."""
+
+    code = "unknown_predicate"
+
+    def __init__(self, name: str, *, allowed: Iterable[str], field: str = "predicate") -> None:
+        known = ", ".join(sorted(allowed))
+        super().__init__(
+            f"unknown predicate {name!r}; known: {known}; add it to your ontology file "
+            f"or call mem.define_predicate({name!r}, cardinality='one'|'many')",
+            field=field,
+        )
+        self.name = name
+
+
+class OntologyError(InvalidInput):
+    """An ontology file or a run-time definition is malformed."""
+
+    code = "ontology_error"
+
+
+class NotFound(GraphmemError):
+    """An id or a name that memory does not hold."""
+
+    code = "not_found"
+
+    def __init__(self, what: str, key: str, *, field: str | None = None, hint: str | None = None) -> None:
+        message = f"no {what} {key!r} in memory"
+        if hint:
+            message += f"; {hint}"
+        super().__init__(message, field=field)
+        self.what = what
+        self.key = key
+
+
+class PrivacyRefused(GraphmemError):
+    """The event carries a secret or personal data and the policy refuses it."""
+
+    code = "privacy_refused"
+
+    def __init__(self, kinds: Sequence[str], *, field: str = "content") -> None:
+        found = ", ".join(sorted(set(kinds)))
+        super().__init__(
+            f"refused: {field} contains {found}; remove it, or tag the event privacy=['redact'] "
+            "to store a masked copy",
+            field=field,
+        )
+        self.kinds = sorted(set(kinds))
+
+
+class StoreError(GraphmemError):
+    """The database failed; the message carries the engine's own words."""
+
+    code = "store_error"
+
+
+class StoreLocked(StoreError):
+    """Another process holds the database file."""
+
+    code = "store_locked"

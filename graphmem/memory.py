@@ -1,0 +1,786 @@
+"""The ``Memory`` facade: one object that records events, grows states and answers time questions.
+
+>>> from graphmem import Memory
+>>> mem = Memory.in_memory()
+>>> ev = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27", agent_id="claude")
+>>> _ = mem.assert_state(subject="Peter", predicate="lives_in", object="Marrakesh",
+...                      valid_from="2025-11-27", evidence=[ev.id])
+>>> [s.object for s in mem.as_of("2025-11-30").states(subject="Peter")]
+['Marrakesh']
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import ValidationError
+
+from graphmem.errors import GraphmemError, InvalidInput, NotFound
+from graphmem.ontology import (
+    UTC,
+    Entity,
+    Event,
+    EventDraft,
+    EvidenceStance,
+    Interval,
+    Ontology,
+    Predicate,
+    Revision,
+    Source,
+    State,
+    StateStatus,
+    Thread,
+    TimePoint,
+    Visibility,
+    check_scope,
+    confidence_value,
+    load_ontology,
+    name_key,
+    slugify,
+)
+from graphmem.privacy import PrivacyPolicy, guard
+from graphmem.query import TimeView, attach_evidence
+from graphmem.reasoning import Plan, make_id, plan_assert, plan_close, plan_retract
+from graphmem.store import GraphStore, StateQuery, StoreStats, WriteBatch, open_store
+from graphmem.temporal import parse_point
+
+__all__ = ["EntityView", "Memory", "RecordResult", "StateInput"]
+
+RECENT_EVENTS = 10
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """What ``record`` did: ``created``, ``duplicate`` (a replay; nothing written) or ``dropped`` (privacy)."""
+
+    id: str | None
+    status: Literal["created", "duplicate", "dropped"]
+    event: Event | None = None
+
+    @property
+    def redactions(self) -> tuple[str, ...]:
+        return self.event.redactions if self.event else ()
+
+
+@dataclass(frozen=True)
+class StateInput:
+    """One state to assert, as the bulk API and ingest files take it."""
+
+    subject: str
+    predicate: str
+    object: str
+    valid_from: object = None
+    valid_to: object = None
+    evidence: Sequence[str] = ()
+    confidence: object = 1.0
+    text: str | None = None
+    scope: str = "global"
+    private: bool = False
+    holder: str | None = None
+    reason: str = "asserted"
+    subject_type: str | None = None
+    object_type: str | None = None
+
+
+@dataclass(frozen=True)
+class EntityView:
+    """An entity with what memory holds about it now."""
+
+    entity: Entity
+    states: list[State]
+    recent_events: list[Event]
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return self.entity.aliases
+
+
+class Memory:
+    """A temporal knowledge-graph memory over one embedded database.
+
+    Open one with :meth:`open` (a file) or :meth:`in_memory`; use it from scripts, notebooks and servers.
+    Writes are serialised inside the process and each is one transaction; reads run concurrently.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        *,
+        ontology: Ontology | None = None,
+        timezone: str | dt.tzinfo = "UTC",
+        privacy: PrivacyPolicy | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.tz = _zone(timezone)
+        self.privacy = privacy or PrivacyPolicy()
+        self._clock = clock or (lambda: dt.datetime.now(UTC))
+        self._last_tx = dt.datetime.min.replace(tzinfo=UTC)
+        self._tx_lock = threading.Lock()
+        self._known_threads: set[str] = set()
+        base = ontology or load_ontology()
+        for name, definition in store.defined_predicates():
+            base = base.with_predicate(Predicate.model_validate_json(definition))
+        self.ontology = base
+
+    # -- opening ----------------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        ontology: str | Path | Sequence[str | Path] | Ontology | None = None,
+        timezone: str | dt.tzinfo = "UTC",
+        privacy: PrivacyPolicy | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+        buffer_pool_mb: int = 1024,
+        read_only: bool = False,
+    ) -> Memory:
+        """Open (or create) the memory stored at ``path``.
+
+        >>> import tempfile, os
+        >>> mem = Memory.open(os.path.join(tempfile.mkdtemp(), "memory.kuzu"))
+        >>> mem.stats().events
+        0
+        """
+        path = Path(path)
+        if str(path) != ":memory:":
+            path.parent.mkdir(parents=True, exist_ok=True)
+        store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only)
+        return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock)
+
+    @classmethod
+    def in_memory(cls, **options: Any) -> Memory:
+        """A throwaway memory that lives as long as the object."""
+        return cls.open(":memory:", **options)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- time helpers -----------------------------------------------------------------------------------
+
+    def now(self) -> dt.datetime:
+        """Transaction time for the next write: the clock, strictly increasing within this process."""
+        with self._tx_lock:
+            now = self._clock().astimezone(UTC)
+            if now <= self._last_tx:
+                now = self._last_tx + dt.timedelta(microseconds=1)
+            self._last_tx = now
+            return now
+
+    def parse_time(self, value: object, field: str = "time") -> TimePoint:
+        """Read a time the way every method of this memory does (naive values in its timezone)."""
+        return parse_point(value, tz=self.tz, field=field)  # type: ignore[arg-type]
+
+    def _optional_time(self, value: object, field: str) -> TimePoint | None:
+        return None if value is None else self.parse_time(value, field)
+
+    # -- recording events -------------------------------------------------------------------------------
+
+    def record(
+        self,
+        content: str,
+        *,
+        occurred_at: object = None,
+        occurred_end: object = None,
+        source: Mapping[str, Any] | Source | None = None,
+        agent_id: str = "unknown",
+        scope: str = "global",
+        kind: str = "observation",
+        thread: str | None = None,
+        tags: Sequence[str] = (),
+        privacy: Sequence[str] = (),
+        entities: Sequence[str] = (),
+        dedupe_key: str | None = None,
+        confidence: object = 1.0,
+        supersedes: str | None = None,
+        ttl_days: int | None = None,
+        affect: Mapping[str, float] | None = None,
+        links: Mapping[str, str | Sequence[str]] | None = None,
+    ) -> RecordResult:
+        """Append one event. Replays return the first id and write nothing; bad input writes nothing.
+
+        >>> mem = Memory.in_memory()
+        >>> first = mem.record(content="Deploys freeze on Fridays.", kind="decision", dedupe_key="deploy-freeze")
+        >>> mem.record(content="Deploys freeze on Fridays.", kind="decision", dedupe_key="deploy-freeze").status
+        'duplicate'
+        """
+        fields = dict(
+            content=content, occurred_at=occurred_at, occurred_end=occurred_end, source=source, agent_id=agent_id,
+            scope=scope, kind=kind, thread=thread, tags=tags, privacy=privacy, entities=entities,
+            dedupe_key=dedupe_key, confidence=confidence, supersedes=supersedes, ttl_days=ttl_days,
+            affect=affect, links=links,
+        )
+        return self.record_many([fields])[0]
+
+    def record_many(self, items: Iterable[Mapping[str, Any]], *, atomic: bool = True) -> list[RecordResult]:
+        """Append many events in one transaction (the bulk path: COPY for large batches).
+
+        Every item is validated first; one bad item raises :class:`InvalidInput` naming its index and field,
+        and nothing of the batch is written. Items may carry ``states`` (a list of state dicts whose evidence
+        is that event) and ``links`` ({label: event id}).
+        """
+        del atomic  # one transaction per call, always
+        listed = list(items)
+        prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
+        for index, item in enumerate(listed):
+            try:
+                prepared.append((self._prepare_event(item), item))
+            except GraphmemError as exc:
+                if len(listed) == 1:
+                    raise
+                raise _at_index(exc, index) from exc
+        with self.store.write_lock():
+            return self._write_events(prepared)
+
+    def _prepare_event(self, item: Mapping[str, Any]) -> Event | None:
+        unknown = set(item) - _RECORD_FIELDS
+        if unknown:
+            name = sorted(unknown)[0]
+            raise InvalidInput(
+                f"unknown field {name!r}; allowed: {', '.join(sorted(_RECORD_FIELDS))}", field=name
+            )
+        occurred = self._optional_time(item.get("occurred_at"), "occurred_at")
+        occurred_end = self._optional_time(item.get("occurred_end"), "occurred_end")
+        privacy_tags = tuple(item.get("privacy") or ())
+        draft = _validated(
+            EventDraft,
+            {
+                k: v for k, v in item.items()
+                if k not in ("occurred_at", "occurred_end", "links", "states") and v is not None
+            }
+            | {"occurred_at": occurred or TimePoint(at=self._clock())}
+            | ({"occurred_end": occurred_end} if occurred_end else {})
+            | ({"source": Source()} if item.get("source") is None else {}),
+        )
+        if draft.occurred_end is not None and draft.occurred_end.at < draft.occurred_at.at:
+            raise InvalidInput("occurred_end is before occurred_at; swap them or leave it out", field="occurred_end")
+        self.ontology.check_kind(draft.kind)
+        for tag in privacy_tags:
+            if self.ontology.privacy_action(tag) is None:
+                raise InvalidInput(
+                    f"unknown privacy tag {tag!r}; known: {', '.join(sorted(self.ontology.privacy_tags))}",
+                    field="privacy",
+                )
+        decision = guard(draft.content, privacy_tags, self.privacy, self.ontology)
+        if not decision.store:
+            return None
+        content_hash = hashlib.sha256(decision.content.encode()).hexdigest()
+        return Event.model_construct(
+            **{
+                **dict(draft),
+                "content": decision.content,
+                "id": _event_id(draft, content_hash),
+                "recorded_at": dt.datetime.min.replace(tzinfo=UTC),
+                "content_hash": content_hash,
+                "redactions": decision.redactions,
+            }
+        )
+
+    def _write_events(self, prepared: list[tuple[Event | None, Mapping[str, Any]]]) -> list[RecordResult]:
+        ids = [e.id for e, _ in prepared if e is not None]
+        existing = self.store.existing_event_ids(ids)
+        now = self.now()
+        batch = WriteBatch()
+        entities = _EntityCache(self, batch, now)
+        results: list[RecordResult] = []
+        seen: set[str] = set()
+        state_requests: list[tuple[StateInput, str]] = []
+        for event, item in prepared:
+            if event is None:
+                results.append(RecordResult(id=None, status="dropped"))
+                continue
+            if event.id in existing or event.id in seen:
+                results.append(RecordResult(id=event.id, status="duplicate"))
+                continue
+            seen.add(event.id)
+            event = event.model_copy(update={"recorded_at": now})
+            batch.events.append(event)
+            self._event_edges(event, item, batch, entities, seen | existing, now)
+            for raw in item.get("states") or ():
+                state_requests.append((_state_input(raw, event.id), event.id))
+            results.append(RecordResult(id=event.id, status="created", event=event))
+        if state_requests:
+            self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
+        self.store.write(batch)
+        return results
+
+    def _event_edges(
+        self, event: Event, item: Mapping[str, Any], batch: WriteBatch, entities: _EntityCache,
+        known: set[str], now: dt.datetime,
+    ) -> None:
+        thread = event.thread or event.source.thread_id or event.source.session_id
+        if thread:
+            if thread not in self._known_threads and not self.store.known_thread_keys([thread]):
+                if all(t.key != thread for t in batch.threads):
+                    batch.threads.append(Thread(key=thread, created_at=now))
+            self._known_threads.add(thread)
+            batch.in_thread.append((event.id, thread))
+        for name in event.entities:
+            batch.mentions.append((event.id, entities.resolve(name, None, field="entities")))
+        targets: list[tuple[str, str]] = []
+        if event.supersedes:
+            targets.append(("supersedes", event.supersedes))
+        for label, to in (item.get("links") or {}).items():
+            self.ontology.check_link_label(label, field="links")
+            targets.extend((label, t) for t in ([to] if isinstance(to, str) else to))
+        if targets:
+            missing = {t for _, t in targets} - known - self.store.existing_event_ids(t for _, t in targets)
+            if missing:
+                field = "supersedes" if event.supersedes in missing else "links"
+                raise NotFound("event", sorted(missing)[0], field=field, hint="link only to recorded events")
+            batch.links.extend((event.id, t, label) for label, t in targets)
+
+    # -- states -----------------------------------------------------------------------------------------
+
+    def assert_state(
+        self,
+        subject: str,
+        predicate: str,
+        object: str,
+        *,
+        valid_from: object = None,
+        valid_to: object = None,
+        evidence: Sequence[str] = (),
+        confidence: object = 1.0,
+        text: str | None = None,
+        scope: str = "global",
+        private: bool = False,
+        holder: str | None = None,
+        reason: str = "asserted",
+        subject_type: str | None = None,
+        object_type: str | None = None,
+    ) -> State:
+        """Assert that ``subject predicate object`` holds from ``valid_from`` (open when ``None``).
+
+        For a single-valued predicate the previous value is closed at the new start, and a late-arriving
+        older value is fitted into the timeline; restating what already holds confirms it.
+        """
+        request = StateInput(
+            subject=subject, predicate=predicate, object=object, valid_from=valid_from, valid_to=valid_to,
+            evidence=tuple(evidence), confidence=confidence, text=text, scope=scope, private=private,
+            holder=holder, reason=reason, subject_type=subject_type, object_type=object_type,
+        )
+        return self.assert_states([request])[0]
+
+    def assert_states(self, requests: Sequence[StateInput]) -> list[State]:
+        """Assert many states in one transaction; the result is the state each request ended on."""
+        with self.store.write_lock():
+            now = self.now()
+            batch = WriteBatch()
+            results = self._plan_states(requests, batch, _EntityCache(self, batch, now), now, known_events=set())
+            self.store.write(batch)
+        return results
+
+    def _plan_states(
+        self, requests: Sequence[StateInput], batch: WriteBatch, entities: _EntityCache, now: dt.datetime,
+        *, known_events: set[str],
+    ) -> list[State]:
+        evidence_ids = {e for r in requests for e in r.evidence}
+        missing = evidence_ids - known_events - self.store.existing_event_ids(evidence_ids - known_events)
+        if missing:
+            raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
+        groups: dict[tuple[str, str], list[tuple[int, State, Sequence[str], str]]] = {}
+        for index, request in enumerate(requests):
+            state = self._new_state(request, entities, now)
+            groups.setdefault((state.subject_id, state.predicate), []).append(
+                (index, state, request.evidence, request.reason)
+            )
+        results: dict[int, State] = {}
+        for (subject_id, predicate), items in groups.items():
+            current = [] if subject_id in entities.created else self.store.states(
+                StateQuery(subject_id=subject_id, predicate=predicate, include_private=True)
+            )
+            plan = plan_assert(current, [(s, e, r) for _, s, e, r in items], self.ontology.predicate(predicate), now)
+            self._add_plan(plan, batch, now)
+            for (index, *_), state in zip(items, plan.results, strict=True):
+                results[index] = state
+        return [results[i] for i in range(len(requests))]
+
+    def _new_state(self, r: StateInput, entities: _EntityCache, now: dt.datetime) -> State:
+        predicate = self.ontology.predicate(r.predicate)
+        if not r.subject or not r.subject.strip():
+            raise InvalidInput("subject is missing; name the entity the state is about", field="subject")
+        if r.object is None or not str(r.object).strip():
+            raise InvalidInput("object is missing; give the value or entity the state points at", field="object")
+        valid = _validated(
+            Interval,
+            {"start": self._optional_time(r.valid_from, "valid_from"),
+             "end": self._optional_time(r.valid_to, "valid_to")},
+        )
+        if valid.start is not None and valid.end is not None and valid.end.at == valid.start.at:
+            raise InvalidInput("valid_to equals valid_from: the state would never hold; widen it", field="valid_to")
+        subject_type = r.subject_type or (predicate.subject_types[0] if predicate.subject_types else None)
+        subject_id = entities.resolve(r.subject, subject_type, field="subject")
+        object_id = None
+        object_text = str(r.object).strip()
+        if predicate.object == "entity":
+            object_type = r.object_type or (predicate.object_types[0] if predicate.object_types else None)
+            object_id = entities.resolve(object_text, object_type, field="object")
+            object_text = entities.name(object_id)
+        try:
+            confidence = confidence_value(r.confidence)
+            check_scope(r.scope)
+        except ValueError as exc:
+            field = "confidence" if "confidence" in str(exc) else "scope"
+            raise InvalidInput(f"{field}: {exc}", field=field) from None
+        subject_name = entities.name(subject_id)
+        return State(
+            id=make_id("st", subject_id, predicate.name, object_id or object_text.casefold(),
+                       valid.start.at.isoformat() if valid.start else "open", now.isoformat()),
+            kind=predicate.kind, subject_id=subject_id, subject=subject_name, predicate=predicate.name,
+            object_id=object_id, object=object_text,
+            text=r.text or f"{subject_name} {predicate.name.replace('_', ' ')} {object_text}",
+            valid=Interval(start=valid.start, end=None), stated_end=valid.end, recorded_at=now, created_at=now,
+            confidence=confidence, scope=r.scope,
+            visibility=Visibility.PRIVATE if r.private else Visibility.NORMAL, holder=r.holder,
+        )
+
+    def _add_plan(self, plan: Plan, batch: WriteBatch, now: dt.datetime) -> None:
+        batch.new_states.extend(plan.new_states)
+        batch.state_versions.extend(plan.versions)
+        batch.retractions.extend(plan.retractions)
+        batch.confirmations.extend(plan.confirmations)
+        batch.revisions.extend(plan.revisions)
+        batch.supersedes.extend(plan.supersedes)
+        subjects = {s.id: s for s in (*plan.new_states, *plan.versions, *plan.retractions, *plan.results)}
+        for state_id, events in plan.evidence_targets:
+            for event_id in events:
+                batch.evidence.append((event_id, state_id, EvidenceStance.SUPPORTS, now))
+                state = subjects.get(state_id)
+                if state is not None:
+                    batch.mentions.append((event_id, state.subject_id))
+                    if state.object_id:
+                        batch.mentions.append((event_id, state.object_id))
+
+    def _timeline_of(self, state_id: str) -> tuple[State, list[State]]:
+        found = self.store.states_by_id([state_id])
+        if not found:
+            raise NotFound("state", state_id, field="state_id", hint="list ids with mem.timeline(subject=...)")
+        state = found[0]
+        current = self.store.states(
+            StateQuery(subject_id=state.subject_id, predicate=state.predicate, include_private=True)
+        )
+        return state, current
+
+    def _update(self, build: Callable[[State, list[State], dt.datetime], Plan], state_id: str,
+                evidence: Sequence[str]) -> State:
+        with self.store.write_lock():
+            missing = set(evidence) - self.store.existing_event_ids(evidence)
+            if missing:
+                raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
+            state, current = self._timeline_of(state_id)
+            now = self.now()
+            plan = build(state, current, now)
+            batch = WriteBatch()
+            self._add_plan(plan, batch, now)
+            self.store.write(batch)
+        return plan.results[0]
+
+    def close_state(
+        self, state_id: str, *, valid_to: object, reason: str = "closed", evidence: Sequence[str] = ()
+    ) -> State:
+        """End a state at ``valid_to`` ("left Acme in March"); the state and its history stay."""
+        end = self.parse_time(valid_to, "valid_to")
+        return self._update(
+            lambda s, cur, now: plan_close(cur, state_id, end, self.ontology.predicate(s.predicate), now, reason,
+                                           evidence),
+            state_id, evidence,
+        )
+
+    def mark_done(self, state_id: str, *, at: object = None, reason: str = "done",
+                  evidence: Sequence[str] = ()) -> State:
+        """Mark a task done at ``at`` (now by default)."""
+        end = self.parse_time(at, "at") if at is not None else TimePoint(at=self._clock())
+        return self._update(
+            lambda s, cur, now: plan_close(cur, state_id, end, self.ontology.predicate(s.predicate), now, reason,
+                                           evidence, done=True),
+            state_id, evidence,
+        )
+
+    def retract_state(self, state_id: str, *, reason: str, evidence: Sequence[str] = ()) -> State:
+        """Withdraw a state: memory stops believing it from now on; what it had closed reopens."""
+        if not reason or not reason.strip():
+            raise InvalidInput("reason is required to retract a state; say why it was wrong", field="reason")
+        return self._update(
+            lambda s, cur, now: plan_retract(cur, state_id, self.ontology.predicate(s.predicate), now, reason,
+                                             evidence),
+            state_id, evidence,
+        )
+
+    def confirm_state(self, state_id: str, *, evidence: Sequence[str] = (), reason: str = "confirmed") -> State:
+        """Record that a state was seen to hold again (``last_confirmed_at``)."""
+        def build(state: State, current: list[State], now: dt.datetime) -> Plan:
+            return plan_assert(current, [(state.model_copy(update={"stated_end": state.stated_end}), evidence,
+                                          reason)], self.ontology.predicate(state.predicate), now)
+        return self._update(build, state_id, evidence)
+
+    def define_predicate(
+        self,
+        name: str,
+        *,
+        cardinality: Literal["one", "many"],
+        kind: str = "fact",
+        object: Literal["entity", "literal"] = "entity",
+        subject_types: Sequence[str] = (),
+        object_types: Sequence[str] = (),
+        inverse: str | None = None,
+        synonyms: Sequence[str] = (),
+        description: str = "",
+    ) -> Predicate:
+        """Add a predicate to this memory's vocabulary; it is stored, so it survives reopening."""
+        predicate = _validated(
+            Predicate,
+            dict(name=name, cardinality=cardinality, kind=kind, object=object, subject_types=tuple(subject_types),
+                 object_types=tuple(object_types), inverse=inverse, synonyms=tuple(synonyms),
+                 description=description),
+        )
+        for t in (*predicate.subject_types, *predicate.object_types):
+            self.ontology.check_entity_type(t, field="subject_types")
+        extended = self.ontology.with_predicate(predicate)
+        self.store.write(WriteBatch(predicates=[(predicate.name, predicate.model_dump_json())]))
+        self.ontology = extended
+        return predicate
+
+    # -- entities ---------------------------------------------------------------------------------------
+
+    def resolve_entity(self, name_or_id: str, field: str = "entity") -> str:
+        """The id of the entity called ``name_or_id`` (by id, name or alias)."""
+        if not name_or_id or not str(name_or_id).strip():
+            raise InvalidInput(f"{field} is empty; give an entity name or id", field=field)
+        found = self.store.entity_id_for_key(name_key(name_or_id))
+        if found is None and self.store.entities([name_or_id]):
+            found = name_or_id
+        if found is None:
+            raise NotFound("entity", name_or_id, field=field, hint="check the spelling or add an alias")
+        return found
+
+    def add_alias(self, entity: str, alias: str) -> Entity:
+        """Make ``alias`` another name of ``entity``; an alias of a different entity is an error."""
+        with self.store.write_lock():
+            entity_id = self.resolve_entity(entity)
+            key = name_key(alias)
+            owner = self.store.entity_id_for_key(key)
+            if owner is not None and owner != entity_id:
+                raise InvalidInput(f"alias {alias!r} already names entity {owner!r}; merge them instead",
+                                   field="alias")
+            current = self.store.entities([entity_id])[0]
+            if owner is None:
+                updated = current.model_copy(update={"aliases": (*current.aliases, alias.strip())})
+                self.store.write(WriteBatch(aliases=[(key, entity_id)], entity_updates=[updated]))
+                return updated
+            return current
+
+    def entity(self, name_or_id: str, *, include_private: bool = False, recent: int = RECENT_EVENTS) -> EntityView:
+        """An entity: canonical node, aliases, states that hold now, and its recent events."""
+        entity_id = self.resolve_entity(name_or_id)
+        entity = self.store.entities([entity_id])[0]
+        states = self.view().states(subject=entity_id, include_private=include_private)
+        events = self.store.events_mentioning(entity_id, limit=recent, include_private=include_private, scopes=None)
+        return EntityView(entity=entity, states=states, recent_events=events)
+
+    # -- reading ----------------------------------------------------------------------------------------
+
+    def view(self) -> TimeView:
+        """A time view of what is true now; chain ``as_of``, ``during`` and ``known_at`` on it."""
+        return TimeView(store=self.store, resolve_entity=self.resolve_entity, parse=self.parse_time,
+                        clock=self._clock, tz=self.tz)
+
+    def as_of(self, when: object) -> TimeView:
+        """What was true at ``when``: ``mem.as_of("Nov 2025").states(subject="Peter")``."""
+        return self.view().as_of(when)
+
+    def during(self, period: object) -> TimeView:
+        """What held at any point of ``period``, each state marked ``throughout`` or not."""
+        return self.view().during(period)
+
+    def known_at(self, when: object) -> TimeView:
+        """What memory held at transaction time ``when``: ``mem.known_at(t1).as_of(t2).states(...)``."""
+        return self.view().known_at(when)
+
+    def timeline(
+        self,
+        subject: str,
+        predicate: str | None = None,
+        *,
+        include_retracted: bool = False,
+        include_private: bool = False,
+        known_at: object = None,
+    ) -> list[State]:
+        """Every state of ``subject`` (for one predicate, or all), ordered by start."""
+        if predicate is not None:
+            self.ontology.predicate(predicate)
+        known = None
+        if known_at is not None:
+            known = self.known_at(known_at).known
+        found = self.store.states(
+            StateQuery(subject_id=self.resolve_entity(subject, "subject"), predicate=predicate, known_at=known,
+                       include_retracted=include_retracted, include_private=include_private)
+        )
+        found.sort(key=lambda s: (s.predicate, s.valid.start.at if s.valid.start else _MIN, s.recorded_at))
+        return attach_evidence(self.store, found)
+
+    def state(self, state_id: str) -> State:
+        found = self.store.states_by_id([state_id])
+        if not found:
+            raise NotFound("state", state_id, field="state_id")
+        return attach_evidence(self.store, found)[0]
+
+    def revisions(self, state_id: str) -> list[Revision]:
+        """Every change of a state, oldest first, with its reason."""
+        self.state(state_id)
+        return self.store.revisions(state_id)
+
+    def get(self, ids: Sequence[str]) -> list[Event]:
+        """Full events by id, in the order asked (unknown ids are skipped)."""
+        return self.store.events(list(ids))
+
+    def thread(self, key: str) -> Thread:
+        found = self.store.thread(key)
+        if found is None:
+            raise NotFound("thread", key, field="key")
+        return found
+
+    def stats(self) -> StoreStats:
+        return self.store.stats()
+
+
+_MIN = dt.datetime.min.replace(tzinfo=UTC)
+_RECORD_FIELDS = {
+    "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
+    "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states",
+}
+
+
+class _EntityCache:
+    """Entity resolution within one write: by name key, creating what memory does not know yet."""
+
+    def __init__(self, memory: Memory, batch: WriteBatch, now: dt.datetime) -> None:
+        self._memory = memory
+        self._batch = batch
+        self._now = now
+        self._by_key: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self.created: set[str] = set()
+
+    def resolve(self, name: str, type_: str | None, *, field: str) -> str:
+        key = name_key(name)
+        if not key:
+            raise InvalidInput(f"{field} holds an empty entity name", field=field)
+        if key in self._by_key:
+            return self._by_key[key]
+        found = self._memory.store.entity_id_for_key(key)
+        if found is None:
+            if type_ is not None:
+                self._memory.ontology.check_entity_type(type_, field=f"{field}_type")
+            found = self._unique_id(slugify(name))
+            clean = " ".join(name.strip().lstrip("@").split())
+            self._batch.entities.append(Entity(id=found, name=clean, type=type_ or "concept", created_at=self._now))
+            self._batch.aliases.append((key, found))
+            self._names[found] = clean
+            self.created.add(found)
+        self._by_key[key] = found
+        return found
+
+    def name(self, entity_id: str) -> str:
+        if entity_id not in self._names:
+            self._names[entity_id] = self._memory.store.entities([entity_id])[0].name
+        return self._names[entity_id]
+
+    def _unique_id(self, slug: str) -> str:
+        candidate, n = slug, 1
+        taken = {e.id for e in self._batch.entities}
+        while candidate in taken or self._memory.store.entities([candidate]):
+            n += 1
+            candidate = f"{slug}-{n}"
+        return candidate
+
+
+def _zone(timezone: str | dt.tzinfo) -> dt.tzinfo:
+    if isinstance(timezone, dt.tzinfo):
+        return timezone
+    if timezone.upper() == "UTC":
+        return UTC
+    try:
+        return ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidInput(f"unknown timezone {timezone!r}; use an IANA name such as 'Europe/Paris' or 'UTC'",
+                           field="timezone") from None
+
+
+def _ontology(value: str | Path | Sequence[str | Path] | Ontology | None) -> Ontology:
+    if value is None:
+        return load_ontology()
+    if isinstance(value, Ontology):
+        return value
+    if isinstance(value, str | Path):
+        return load_ontology([value])
+    return load_ontology(value)
+
+
+def _validated(model: Any, data: Mapping[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            {"field": ".".join(str(p) for p in e["loc"]) or "input", "message": _clean(e["msg"])} for e in exc.errors()
+        ]
+        first = problems[0]
+        raise InvalidInput(f"{first['field']}: {first['message']}", field=first["field"], problems=problems) from None
+
+
+def _clean(message: str) -> str:
+    return message.removeprefix("Value error, ")
+
+
+def _event_id(draft: EventDraft, content_hash: str) -> str:
+    """Replays of the same event get the same id: by dedupe_key (and content) in a scope, else by everything."""
+    if draft.dedupe_key:
+        material: list[object] = ["dk", draft.scope, draft.dedupe_key, content_hash]
+    else:
+        material = [
+            "ev", draft.scope, draft.agent_id, draft.kind, draft.thread, draft.source.model_dump_json(),
+            draft.occurred_at.at.isoformat(), draft.occurred_at.granularity.value, content_hash,
+        ]
+    return make_id("ev", json.dumps(material))
+
+
+def _state_input(raw: Any, event_id: str) -> StateInput:
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("each item of states must be an object with subject, predicate, object", field="states")
+    allowed = set(StateInput.__dataclass_fields__)
+    unknown = set(raw) - allowed
+    if unknown:
+        raise InvalidInput(f"unknown field {sorted(unknown)[0]!r} in states; allowed: {', '.join(sorted(allowed))}",
+                           field="states")
+    for required in ("subject", "predicate", "object"):
+        if not raw.get(required):
+            raise InvalidInput(f"states.{required} is missing", field=f"states.{required}")
+    return StateInput(**{**raw, "evidence": (*tuple(raw.get("evidence") or ()), event_id)})
+
+
+def _at_index(exc: GraphmemError, index: int) -> GraphmemError:
+    field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
+    error = type(exc).__new__(type(exc))
+    GraphmemError.__init__(error, f"item {index}: {exc.message}", field=field)
+    for name, value in vars(exc).items():
+        if name not in ("message", "field", "args"):
+            setattr(error, name, value)
+    if isinstance(exc, InvalidInput) and not hasattr(error, "problems"):
+        error.problems = []
+    return error

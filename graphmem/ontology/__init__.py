@@ -1,0 +1,53 @@
+"""The ontology layer: the vocabulary and the memory's data models. Pure: no I/O, no clock."""
+
+from graphmem.ontology.models import (
+    Affect,
+    Entity,
+    Event,
+    EventDraft,
+    Evidence,
+    EvidenceStance,
+    Revision,
+    RevisionAction,
+    Source,
+    State,
+    StateStatus,
+    Thread,
+    Visibility,
+    check_scope,
+    confidence_value,
+    name_key,
+    slugify,
+)
+from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint, to_utc
+from graphmem.ontology.vocabulary import Cardinality, Ontology, Predicate, core_ontology_path, load_ontology
+
+__all__ = [
+    "UTC",
+    "Affect",
+    "Cardinality",
+    "Entity",
+    "Event",
+    "EventDraft",
+    "Evidence",
+    "EvidenceStance",
+    "Granularity",
+    "Interval",
+    "Ontology",
+    "Predicate",
+    "Revision",
+    "RevisionAction",
+    "Source",
+    "State",
+    "StateStatus",
+    "Thread",
+    "TimePoint",
+    "Visibility",
+    "check_scope",
+    "confidence_value",
+    "core_ontology_path",
+    "load_ontology",
+    "name_key",
+    "slugify",
+    "to_utc",
+]

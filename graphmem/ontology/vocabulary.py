@@ -1,0 +1,171 @@
+"""The vocabulary: entity types, predicates, state kinds, link labels, event kinds, privacy tags.
+
+The core vocabulary ships as ``ontology/core.yaml`` (inside the wheel as ``graphmem/ontology/data``); a
+user's own file is merged over it, and ``Ontology.with_predicate`` adds one at run time. Nothing here does
+I/O except :func:`load_ontology`, which reads the files it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from graphmem.errors import OntologyError, UnknownPredicate
+
+__all__ = [
+    "Cardinality",
+    "Ontology",
+    "Predicate",
+    "core_ontology_path",
+    "load_ontology",
+]
+
+_NAME = r"^[a-z][a-z0-9_]{0,63}$"
+
+
+class Cardinality(str, Enum):
+    """``one``: a new value closes the previous one; ``many``: values coexist."""
+
+    ONE = "one"
+    MANY = "many"
+
+
+class Described(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = ""
+
+
+class PrivacyTag(Described):
+    action: Literal["drop", "mask", "restrict"]
+
+
+class Predicate(BaseModel):
+    """One predicate of the vocabulary."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=_NAME)
+    cardinality: Cardinality
+    kind: str = "fact"
+    object: Literal["entity", "literal"] = "entity"
+    subject_types: tuple[str, ...] = ()
+    object_types: tuple[str, ...] = ()
+    inverse: str | None = None
+    synonyms: tuple[str, ...] = ()
+    description: str = ""
+
+    @property
+    def single_valued(self) -> bool:
+        return self.cardinality is Cardinality.ONE
+
+
+class Ontology(BaseModel):
+    """The whole vocabulary; immutable, extended by building a new one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = 1
+    entity_types: dict[str, Described]
+    state_kinds: dict[str, Described]
+    predicates: dict[str, Predicate]
+    link_labels: dict[str, Described]
+    event_kinds: dict[str, Described]
+    privacy_tags: dict[str, PrivacyTag]
+
+    @field_validator("predicates", mode="before")
+    @classmethod
+    def _named(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {k: {"name": k, **(v or {})} for k, v in value.items()}
+        return value
+
+    def predicate(self, name: str, *, field: str = "predicate") -> Predicate:
+        """The predicate called ``name``; a clear error listing the known ones if there is none."""
+        try:
+            return self.predicates[name]
+        except KeyError:
+            raise UnknownPredicate(name, allowed=self.predicates, field=field) from None
+
+    def check_kind(self, kind: str, *, field: str = "kind") -> str:
+        if kind not in self.event_kinds:
+            raise OntologyError(
+                f"unknown event kind {kind!r}; known: {', '.join(sorted(self.event_kinds))}; "
+                "add it under event_kinds in your ontology file",
+                field=field,
+            )
+        return kind
+
+    def check_entity_type(self, type_: str, *, field: str = "type") -> str:
+        if type_ not in self.entity_types:
+            raise OntologyError(
+                f"unknown entity type {type_!r}; known: {', '.join(sorted(self.entity_types))}",
+                field=field,
+            )
+        return type_
+
+    def check_link_label(self, label: str, *, field: str = "label") -> str:
+        if label not in self.link_labels:
+            raise OntologyError(
+                f"unknown link label {label!r}; known: {', '.join(sorted(self.link_labels))}", field=field
+            )
+        return label
+
+    def privacy_action(self, tag: str) -> str | None:
+        found = self.privacy_tags.get(tag)
+        return None if found is None else found.action
+
+    def with_predicate(self, predicate: Predicate) -> Ontology:
+        """A copy with ``predicate`` added (or replaced)."""
+        if predicate.kind not in self.state_kinds:
+            raise OntologyError(
+                f"unknown state kind {predicate.kind!r} for predicate {predicate.name!r}; "
+                f"known: {', '.join(sorted(self.state_kinds))}",
+                field="kind",
+            )
+        return self.model_copy(update={"predicates": {**self.predicates, predicate.name: predicate}})
+
+
+def core_ontology_path() -> Path:
+    """Where the shipped core vocabulary is: inside the wheel, else the source checkout's ``ontology/``."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "data" / "core.yaml", here.parents[1] / "ontology" / "core.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise OntologyError("the core vocabulary core.yaml is missing from this installation; reinstall graphmem")
+
+
+def load_ontology(extra: Iterable[str | Path] = ()) -> Ontology:
+    """The core vocabulary with each file in ``extra`` merged over it, section by section."""
+    merged: dict[str, Any] = {}
+    for path in (core_ontology_path(), *map(Path, extra)):
+        for section, entries in _read(path).items():
+            if isinstance(entries, Mapping):
+                merged.setdefault(section, {}).update(entries)
+            else:
+                merged[section] = entries
+    try:
+        return Ontology.model_validate(merged)
+    except ValidationError as exc:
+        problems = [{"field": ".".join(map(str, e["loc"])), "message": e["msg"]} for e in exc.errors()]
+        first = problems[0]
+        raise OntologyError(
+            f"ontology is invalid at {first['field']}: {first['message']}", field=first["field"], problems=problems
+        ) from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise OntologyError(f"cannot read ontology file {str(path)!r}: {exc.strerror}", field="ontology") from exc
+    except yaml.YAMLError as exc:
+        raise OntologyError(f"ontology file {str(path)!r} is not valid YAML: {exc}", field="ontology") from exc
+    if not isinstance(data, dict):
+        raise OntologyError(f"ontology file {str(path)!r} must be a mapping of sections", field="ontology")
+    return data

@@ -1,0 +1,103 @@
+"""Time views over states: ``as_of``, ``during`` and ``known_at``, combinable.
+
+The store pre-filters by loose instant bounds; the exact granularity-aware predicates of
+:mod:`graphmem.temporal` decide. Evidence (with each event's source) is attached in one batched read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from graphmem.ontology import Granularity, State, TimePoint
+from graphmem.store import GraphStore, StateQuery
+from graphmem.temporal import holds_at, holds_during, holds_throughout, period_end, truncate
+
+__all__ = ["TimeView", "attach_evidence"]
+
+EntityResolver = Callable[[str, str], str]  # (name or id, field) -> entity id
+
+
+@dataclass(frozen=True)
+class TimeView:
+    """A question about time, built up by chaining: ``mem.known_at(t1).as_of(t2).states(subject="Peter")``.
+
+    With neither ``at`` nor ``period`` the view asks what is true now (by the memory's clock), or, under
+    ``known_at(t)``, what memory believed at ``t`` was true at ``t``.
+    """
+
+    store: GraphStore
+    resolve_entity: EntityResolver
+    parse: Callable[[object, str], TimePoint]
+    clock: Callable[[], dt.datetime]
+    tz: dt.tzinfo
+    at: TimePoint | None = None
+    period: TimePoint | None = None
+    known: dt.datetime | None = None
+
+    def as_of(self, when: object) -> TimeView:
+        """What was true at ``when`` (the end of it, for a coarse period)."""
+        return replace(self, at=self.parse(when, "as_of"), period=None)
+
+    def during(self, period: object) -> TimeView:
+        """What held at any point of ``period``; each state says whether it held throughout."""
+        return replace(self, period=self.parse(period, "during"), at=None)
+
+    def known_at(self, when: object) -> TimeView:
+        """Restrict to what memory held at transaction time ``when``."""
+        point = self.parse(when, "known_at")
+        # a coarse transaction time means the end of that period
+        instant = point.at if point.granularity is Granularity.INSTANT else period_end(point, self.tz)
+        if point.granularity is not Granularity.INSTANT:
+            instant -= dt.timedelta(microseconds=1)
+        return replace(self, known=instant)
+
+    def states(
+        self,
+        subject: str | None = None,
+        predicate: str | None = None,
+        *,
+        object: str | None = None,
+        include_private: bool = False,
+        scopes: Sequence[str] | None = None,
+        evidence: bool = True,
+    ) -> list[State]:
+        """The states this view sees, ordered by subject, predicate and start."""
+        point = self.period or self.at or TimePoint(at=self.known or self.clock())
+        starts_before = period_end(point, self.tz)
+        ends_after = truncate(point.at, Granularity.YEAR, self.tz)
+        query = StateQuery(
+            subject_id=self.resolve_entity(subject, "subject") if subject else None,
+            predicate=predicate,
+            object_id=self.resolve_entity(object, "object") if object else None,
+            known_at=self.known,
+            starts_before=starts_before,
+            ends_after=ends_after,
+            include_private=include_private,
+            scopes=scopes,
+        )
+        found = [s for s in self.store.states(query) if self._keeps(s, point)]
+        if self.period is not None:
+            found = [
+                s.model_copy(update={"throughout": holds_throughout(s.valid.start, s.valid.end, point, self.tz)})
+                for s in found
+            ]
+        found.sort(key=lambda s: (s.subject, s.predicate, s.valid.start.at if s.valid.start else _MIN, s.id))
+        return attach_evidence(self.store, found) if evidence else found
+
+    def _keeps(self, s: State, point: TimePoint) -> bool:
+        if self.period is not None:
+            return holds_during(s.valid.start, s.valid.end, point, self.tz)
+        return holds_at(s.valid.start, s.valid.end, point, self.tz)
+
+
+_MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+def attach_evidence(store: GraphStore, states: list[State]) -> list[State]:
+    """The same states with their evidence events (content, time, source) filled in."""
+    if not states:
+        return states
+    by_state = store.evidence([s.id for s in states])
+    return [s.model_copy(update={"evidence": tuple(by_state.get(s.id, ()))}) for s in states]

@@ -1,0 +1,95 @@
+"""How the states of one subject and predicate form a timeline: a small pure function.
+
+Memory never deletes to resolve a conflict. For a single-valued predicate (``lives_in``) the timeline is a
+function of the set of assertions memory currently holds (not retracted), each with its ``valid_from``, an
+optional stated end ("left Acme in March") and the transaction time it was first recorded:
+
+* assertions are ordered by ``valid_from`` (an open start first);
+* each holds until the next *later* start, or its stated end if that comes first: a newer value closes the
+  old one at its start, and an older one arriving late is bounded by its successor;
+* two assertions with the same start: the one recorded later wins; the other is superseded with an empty
+  interval (its history stays);
+* a gap between a stated end and the next start stays a gap: disjoint intervals are never merged.
+
+Retracting an assertion removes it from the set, so whatever it had closed reopens. Multi-valued predicates
+(``likes``) never interact: each state ends only at its stated end. Other subjects and predicates are never
+looked at.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from graphmem.ontology import StateStatus, TimePoint
+
+__all__ = ["Assertion", "Resolved", "resolve_timeline"]
+
+_MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """What the timeline needs of one state."""
+
+    state_id: str
+    valid_from: TimePoint | None
+    stated_end: TimePoint | None
+    created_at: dt.datetime
+    done: bool = False
+    seq: int = 0  # order among assertions created in the same transaction
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A state's place in the timeline: where it ends and why."""
+
+    valid_to: TimePoint | None
+    status: StateStatus
+
+
+def resolve_timeline(assertions: Iterable[Assertion], *, single_valued: bool) -> dict[str, Resolved]:
+    """The end and status of every assertion of one (subject, predicate).
+
+    >>> from graphmem.ontology import TimePoint, Granularity
+    >>> y = lambda n: TimePoint(at=dt.datetime(n, 1, 1, tzinfo=dt.UTC), granularity=Granularity.YEAR)
+    >>> t = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    >>> out = resolve_timeline([Assertion("a", y(2010), None, t), Assertion("b", y(2015), None, t)],
+    ...                        single_valued=True)
+    >>> (out["a"].valid_to == y(2015), out["a"].status.value, out["b"].status.value)
+    (True, 'superseded', 'active')
+    """
+    items = list(assertions)
+    if not single_valued:
+        return {a.state_id: _own_end(a) for a in items}
+    ordered = sorted(items, key=lambda a: (_start(a), a.created_at, a.seq, a.state_id))
+    out: dict[str, Resolved] = {}
+    for i, current in enumerate(ordered):
+        later = ordered[i + 1 :]
+        same_start = [a for a in later if _start(a) == _start(current)]
+        if same_start:
+            out[current.state_id] = Resolved(valid_to=current.valid_from, status=StateStatus.SUPERSEDED)
+            continue
+        successor = later[0] if later else None
+        out[current.state_id] = _bounded(current, successor)
+    return out
+
+
+def _start(a: Assertion) -> dt.datetime:
+    return a.valid_from.at if a.valid_from is not None else _MIN
+
+
+def _own_end(a: Assertion) -> Resolved:
+    if a.stated_end is None:
+        return Resolved(valid_to=None, status=StateStatus.DONE if a.done else StateStatus.ACTIVE)
+    return Resolved(valid_to=a.stated_end, status=StateStatus.DONE if a.done else StateStatus.CLOSED)
+
+
+def _bounded(current: Assertion, successor: Assertion | None) -> Resolved:
+    own = _own_end(current)
+    if successor is None or successor.valid_from is None:
+        return own
+    if own.valid_to is not None and own.valid_to.at <= successor.valid_from.at:
+        return own
+    return Resolved(valid_to=successor.valid_from, status=StateStatus.SUPERSEDED)

@@ -1,0 +1,214 @@
+"""Applying state updates: assert (with confirm), close, retract, mark_done.
+
+Each function takes the current states of one (subject, predicate) and returns a :class:`Plan`: the new
+states, the new versions of states whose validity changed (supersede, split, reopen), the revisions with
+their reasons, all at one transaction time. The facade writes a plan in one transaction. The timeline rule
+itself is :func:`graphmem.reasoning.timeline.resolve_timeline`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from graphmem.errors import InvalidInput
+from graphmem.ontology import (
+    Interval,
+    Predicate,
+    Revision,
+    RevisionAction,
+    State,
+    StateStatus,
+    TimePoint,
+)
+from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
+from graphmem.temporal import holds_at
+
+__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_retract"]
+
+
+def make_id(prefix: str, *parts: object) -> str:
+    """A stable id from its parts: the same inputs give the same id."""
+    digest = hashlib.sha256("\x1f".join("" if p is None else str(p) for p in parts).encode()).hexdigest()
+    return f"{prefix}_{digest[:24]}"
+
+
+@dataclass
+class Plan:
+    """What one update changes."""
+
+    new_states: list[State] = field(default_factory=list)
+    versions: list[State] = field(default_factory=list)
+    retractions: list[State] = field(default_factory=list)
+    confirmations: list[tuple[str, dt.datetime]] = field(default_factory=list)
+    revisions: list[Revision] = field(default_factory=list)
+    supersedes: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
+    evidence_targets: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # (state id, event ids)
+    results: list[State] = field(default_factory=list)  # the state each request ended on, in request order
+
+
+def _assertion(s: State, seq: int = 0) -> Assertion:
+    return Assertion(s.id, s.valid.start, s.stated_end, s.created_at, done=s.status is StateStatus.DONE, seq=seq)
+
+
+def _revision(state: State, action: RevisionAction, reason: str, at: dt.datetime, evidence: Sequence[str]) -> Revision:
+    return Revision(
+        id=make_id("rv", state.id, at.isoformat(), action.value, state.valid.end.at if state.valid.end else None),
+        state_id=state.id, at=at, action=action, reason=reason, valid=state.valid, status=state.status,
+        confidence=state.confidence, evidence_ids=tuple(evidence),
+    )
+
+
+def _same_object(a: State, b: State) -> bool:
+    if a.object_id or b.object_id:
+        return a.object_id == b.object_id
+    return a.object.casefold() == b.object.casefold()
+
+
+def _confirms(existing: State, new: State) -> bool:
+    """A new assertion that restates what already holds is a confirmation, not a second state."""
+    if not _same_object(existing, new) or existing.status in (StateStatus.RETRACTED, StateStatus.REVOKED):
+        return False
+    if new.stated_end is not None and new.stated_end != existing.stated_end:
+        return False
+    if new.valid.start is None or existing.valid.start is None:
+        return new.valid.start == existing.valid.start
+    return holds_at(existing.valid.start, existing.valid.end, new.valid.start)
+
+
+def plan_assert(
+    current: Sequence[State],
+    requests: Sequence[tuple[State, Sequence[str], str]],
+    predicate: Predicate,
+    now: dt.datetime,
+) -> Plan:
+    """Add states to one (subject, predicate) timeline; ``requests`` are (new state, evidence ids, reason).
+
+    A request that restates a state that already holds at its start confirms that state instead.
+    """
+    plan = Plan()
+    live = [s for s in current if s.status is not StateStatus.RETRACTED]
+    added: list[State] = []
+    seqs: dict[str, int] = {}
+    for seq, (new, evidence, reason) in enumerate(requests, start=1):
+        match = next((s for s in (*live, *added) if _confirms(s, new)), None)
+        if match is not None:
+            plan.confirmations.append((match.id, now))
+            plan.evidence_targets.append((match.id, evidence))
+            plan.revisions.append(_revision(match, RevisionAction.CONFIRM, reason, now, evidence))
+            plan.results.append(match)
+            continue
+        added.append(new.model_copy(update={"created_at": now, "recorded_at": now}))
+        plan.evidence_targets.append((new.id, evidence))
+        plan.results.append(new)
+        seqs[new.id] = seq
+    resolved = resolve_timeline(
+        [_assertion(s) for s in live] + [_assertion(s, seqs[s.id]) for s in added],
+        single_valued=predicate.single_valued,
+    )
+    final_new = [_resolved(s, resolved[s.id], now) for s in added]
+    for s in final_new:
+        plan.new_states.append(s)
+        reason = next(r for n, _, r in requests if n.id == s.id)
+        evidence = next(e for n, e, _ in requests if n.id == s.id)
+        plan.revisions.append(_revision(s, RevisionAction.ASSERT, reason, now, evidence))
+    plan.results = [next((n for n in final_new if n.id == r.id), r) for r in plan.results]
+    _diff(live, resolved, now, plan, successors=final_new)
+    return plan
+
+
+def plan_close(
+    current: Sequence[State],
+    state_id: str,
+    end: TimePoint,
+    predicate: Predicate,
+    now: dt.datetime,
+    reason: str,
+    evidence: Sequence[str],
+    *,
+    done: bool = False,
+) -> Plan:
+    """End a state at ``end`` (``done`` marks a task done then)."""
+    plan = Plan()
+    live = [s for s in current if s.status is not StateStatus.RETRACTED]
+    target = next((s for s in live if s.id == state_id), None)
+    if target is None:
+        raise InvalidInput(f"state {state_id!r} is retracted or not in this timeline", field="state_id")
+    if target.valid.start is not None and end.at < target.valid.start.at:
+        raise InvalidInput(
+            f"valid_to {end.at.isoformat()} is before the state's valid_from {target.valid.start.at.isoformat()}; "
+            "a state cannot end before it starts",
+            field="valid_to",
+        )
+    assertions = [
+        _assertion(s) if s.id != state_id else Assertion(s.id, s.valid.start, end, s.created_at, done=done)
+        for s in live
+    ]
+    resolved = resolve_timeline(assertions, single_valued=predicate.single_valued)
+    action = RevisionAction.MARK_DONE if done else RevisionAction.CLOSE
+    _diff(live, resolved, now, plan, forced={state_id: (action, reason, evidence, end)})
+    plan.evidence_targets.append((state_id, evidence))
+    plan.results = [next((v for v in plan.versions if v.id == state_id), target)]
+    return plan
+
+
+def plan_retract(
+    current: Sequence[State], state_id: str, predicate: Predicate, now: dt.datetime, reason: str,
+    evidence: Sequence[str],
+) -> Plan:
+    """Withdraw a state in transaction time; what it had closed reopens. Its history stays readable."""
+    plan = Plan()
+    live = [s for s in current if s.status is not StateStatus.RETRACTED]
+    target = next((s for s in live if s.id == state_id), None)
+    if target is None:
+        raise InvalidInput(f"state {state_id!r} is already retracted or not in this timeline", field="state_id")
+    retracted = target.model_copy(
+        update={"status": StateStatus.RETRACTED, "retracted_at": now, "recorded_at": now}
+    )
+    plan.retractions.append(retracted)
+    plan.revisions.append(_revision(retracted, RevisionAction.RETRACT, reason, now, evidence))
+    plan.evidence_targets.append((state_id, evidence))
+    rest = [s for s in live if s.id != state_id]
+    resolved = resolve_timeline([_assertion(s) for s in rest], single_valued=predicate.single_valued)
+    _diff(rest, resolved, now, plan)
+    plan.results = [retracted]
+    return plan
+
+
+def _resolved(s: State, r: Resolved, now: dt.datetime) -> State:
+    return s.model_copy(
+        update={"valid": Interval.model_construct(start=s.valid.start, end=r.valid_to), "status": r.status,
+                "recorded_at": now}
+    )
+
+
+def _diff(
+    live: Sequence[State],
+    resolved: dict[str, Resolved],
+    now: dt.datetime,
+    plan: Plan,
+    *,
+    successors: Sequence[State] = (),
+    forced: dict[str, tuple[RevisionAction, str, Sequence[str], TimePoint]] | None = None,
+) -> None:
+    """New versions for the existing states whose end or status changed."""
+    forced = forced or {}
+    for s in live:
+        r = resolved[s.id]
+        stated_end = forced[s.id][3] if s.id in forced else s.stated_end
+        if r.valid_to == s.valid.end and r.status is s.status and stated_end == s.stated_end:
+            continue
+        version = _resolved(s, r, now).model_copy(update={"stated_end": stated_end})
+        plan.versions.append(version)
+        if s.id in forced:
+            action, reason, evidence, _ = forced[s.id]
+        elif r.status is StateStatus.SUPERSEDED:
+            action, reason, evidence = RevisionAction.SUPERSEDE, "a newer value starts here", ()
+            cause = next((n.id for n in successors if n.valid.start == r.valid_to), None)
+            if cause is not None:
+                plan.supersedes.append((cause, s.id, now))
+        else:
+            action, reason, evidence = RevisionAction.REOPEN, "the state that bounded it is gone", ()
+        plan.revisions.append(_revision(version, action, reason, now, evidence))

@@ -1,0 +1,456 @@
+"""The embedded graph store on Kuzu: the only module that imports ``kuzu``.
+
+Engine facts this adapter is built around:
+
+* one read-write process per database file; a second process fails to open it (-> :class:`StoreLocked`);
+* inside a process, concurrent write transactions fail at once instead of waiting, so writes go through one
+  connection under one lock; reads use a connection per thread and run concurrently;
+* timestamps lose their offset silently, so only naive UTC reaches the engine, always as parameters;
+* bulk edges are fast through ``COPY rel FROM <arrow table>`` and slow row by row, so a batch with many rows
+  of one table goes through COPY, inside the same transaction as the rest of the batch.
+"""
+
+from __future__ import annotations
+
+import importlib.util  # noqa: F401  (kuzu's Arrow import path needs importlib.util loaded)
+import logging
+import threading
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import pyarrow as pa
+
+from graphmem.errors import StoreError, StoreLocked
+from graphmem.ontology import Entity, Event, Evidence, Revision, State, Thread
+from graphmem.store import rows
+from graphmem.store.port import StateQuery, StoreStats, WriteBatch
+from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
+
+__all__ = ["KuzuStore"]
+
+log = logging.getLogger(__name__)
+
+COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
+_TABLES = {t.name: t for t in (*NODES, *RELS)}
+_ARROW_TYPES = {
+    "STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(), "INT64": pa.int64(),
+    "BOOLEAN": pa.bool_(), "STRING[]": pa.list_(pa.string()),
+}
+
+
+def _props(table: Table, prefix: str = "") -> str:
+    return ", ".join(f"{c}: ${prefix}{c}" for c in table.column_names)
+
+
+_CREATE = {t.name: f"CREATE (:{t.name} {{{_props(t)}}})" for t in NODES}
+_STATE_CREATE = (
+    f"MATCH (n:Entity {{id: $subject_id}}) CREATE (s:State {{{_props(_TABLES['State'])}}}) "
+    f"CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
+)
+_STATE_VERSION = (
+    "MATCH (n:Entity {id: $subject_id})-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
+    "SET h.replaced_at = $h_recorded_at, "
+    + ", ".join(f"s.{c} = ${c}" for c in _TABLES["State"].column_names if c not in ("id", "subject_id"))
+    + f" WITH n, s CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
+)
+_STATE_RETRACT = (
+    "MATCH (n:Entity)-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
+    "SET h.replaced_at = $retracted_at, h.retracted_at = $retracted_at, s.retracted_at = $retracted_at, "
+    "s.status = $status, s.recorded_at = $retracted_at"
+)
+_S_COLS = ", ".join(f"s.{c} AS s_{c}" for c in _TABLES["State"].column_names)
+_H_COLS = ", ".join(f"h.{c} AS h_{c}" for c in _TABLES["HAS_STATE"].column_names)
+_E_COLS = ", ".join(f"e.{c} AS {c}" for c in _TABLES["Event"].column_names)
+
+
+class KuzuStore:
+    """A :class:`~graphmem.store.port.GraphStore` on an embedded Kuzu database.
+
+    >>> store = KuzuStore(":memory:")
+    >>> store.stats().events
+    0
+    """
+
+    def __init__(self, path: str | Path, *, buffer_pool_mb: int = 1024, read_only: bool = False) -> None:
+        self.path = str(path)
+        self._read_only = read_only
+        try:
+            self._db = kuzu.Database(
+                self.path, buffer_pool_size=buffer_pool_mb * 1024 * 1024, read_only=read_only
+            )
+        except RuntimeError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLocked(
+                    f"database {self.path!r} is open in another process; only one process may hold it. "
+                    "Send reads and writes to the process that holds it (graphmem serve), or stop that process"
+                ) from exc
+            raise StoreError(f"cannot open database {self.path!r}: {exc}") from exc
+        self._writer = kuzu.Connection(self._db)
+        self._write_lock = threading.RLock()
+        self._local = threading.local()
+        self._prepared: dict[tuple[int, str], Any] = {}
+        self._closed = False
+        if not read_only:
+            self._migrate()
+
+    # -- connections and statements ---------------------------------------------------------------------
+
+    def _reader(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = kuzu.Connection(self._db)
+            self._local.conn = conn
+        return conn
+
+    def _run(self, conn: Any, query: str, params: dict[str, Any] | None = None) -> Any:
+        key = (id(conn), query)
+        statement = self._prepared.get(key)
+        try:
+            if statement is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    statement = conn.prepare(query)
+                self._prepared[key] = statement
+            return conn.execute(statement, params or {})
+        except RuntimeError as exc:
+            raise StoreError(f"database error: {exc}") from exc
+
+    def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = self._run(self._reader(), query, params)
+        names = result.get_column_names()
+        return [dict(zip(names, values, strict=True)) for values in result.get_all()]
+
+    @contextmanager
+    def write_lock(self) -> Iterator[object]:
+        with self._write_lock:
+            yield self
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        with self._write_lock:
+            conn = self._writer
+            self._run(conn, "BEGIN TRANSACTION")
+            try:
+                yield conn
+            except BaseException:
+                try:
+                    conn.execute("ROLLBACK")
+                except RuntimeError:
+                    pass  # the engine already rolled back the failed transaction
+                raise
+            self._run(conn, "COMMIT")
+
+    def _migrate(self) -> None:
+        conn = self._writer
+        self._run(conn, "CREATE NODE TABLE IF NOT EXISTS " + NODES[0].ddl().removeprefix("CREATE NODE TABLE "))
+        done = {r[0] for r in self._run(conn, "MATCH (m:Migration) RETURN m.name").get_all()}
+        for migration in MIGRATIONS:
+            if migration.name in done:
+                continue
+            with self._transaction() as tx:
+                for statement in migration.statements:
+                    tx.execute(statement)
+                self._run(
+                    tx, "CREATE (:Migration {name: $name, applied_at: current_timestamp()})", {"name": migration.name}
+                )
+            log.info("applied migration %s to %s", migration.name, self.path)
+
+    def migrations(self) -> list[str]:
+        return [r["name"] for r in self._rows("MATCH (m:Migration) RETURN m.name AS name ORDER BY name")]
+
+    # -- writes -----------------------------------------------------------------------------------------
+
+    def write(self, batch: WriteBatch) -> None:
+        if not len(batch):
+            return
+        with self._transaction() as tx:
+            self._write_nodes(tx, batch)
+            self._write_edges(tx, batch)
+            self._write_states(tx, batch)
+
+    def _write_nodes(self, tx: Any, b: WriteBatch) -> None:
+        self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
+        self._insert(tx, "Entity", [rows.entity_row(e) for e in b.entities])
+        for e in b.entity_updates:
+            self._run(tx, "MATCH (n:Entity {id: $id}) SET n.name = $name, n.type = $type, n.aliases = $aliases",
+                      {"id": e.id, "name": e.name, "type": e.type, "aliases": list(e.aliases)})
+        self._insert(tx, "Alias", [{"key": k, "entity_id": v} for k, v in b.aliases])
+        self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
+        self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
+                     upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
+
+    def _write_edges(self, tx: Any, b: WriteBatch) -> None:
+        self._link(tx, "IN_THREAD", "Event", "Thread", [(e, t, {}) for e, t in b.in_thread], "key")
+        self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, {}) for e, n in b.mentions])
+        self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
+
+    def _write_states(self, tx: Any, b: WriteBatch) -> None:
+        if len(b.new_states) > COPY_THRESHOLD:
+            self._copy(tx, "State", [rows.state_row(s) for s in b.new_states])
+            self._copy(tx, "HAS_STATE", [{"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states])
+        else:
+            for s in b.new_states:
+                params = rows.state_row(s) | {f"h_{k}": v for k, v in rows.version_row(s).items()}
+                self._run(tx, _STATE_CREATE, params)
+        self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
+        for s in b.state_versions:
+            params = rows.state_row(s) | {f"h_{k}": v for k, v in rows.version_row(s).items()}
+            self._run(tx, _STATE_VERSION, params)
+        for s in b.retractions:
+            self._run(tx, _STATE_RETRACT, {"id": s.id, "retracted_at": rows.naive(s.retracted_at),
+                                           "status": s.status.value})
+        for state_id, at in b.confirmations:
+            self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at", {"id": state_id,
+                                                                                       "at": rows.naive(at)})
+        self._link(tx, "EVIDENCE", "Event", "State",
+                   [(e, s, {"stance": st.value, "at": rows.naive(at)}) for e, s, st, at in b.evidence])
+        self._link(tx, "SUPERSEDES", "State", "State", [(n, o, {"at": rows.naive(at)}) for n, o, at in b.supersedes])
+        self._insert(tx, "Revision", [rows.revision_row(r) for r in b.revisions])
+        self._link(tx, "HAS_REVISION", "State", "Revision", [(r.state_id, r.id, {}) for r in b.revisions])
+
+    def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
+        if not items:
+            return
+        if upsert is None and len(items) > COPY_THRESHOLD:
+            self._copy(tx, table, items)
+            return
+        query = upsert or _CREATE[table]
+        for item in items:
+            self._run(tx, query, item)
+
+    def _link(
+        self,
+        tx: Any,
+        rel: str,
+        src: str,
+        dst: str,
+        edges: list[tuple[str, str, dict[str, Any]]],
+        dst_key: str = "id",
+    ) -> None:
+        if not edges:
+            return
+        if len(edges) > COPY_THRESHOLD:
+            self._copy(tx, rel, [{"from": a, "to": b, **props} for a, b, props in edges])
+            return
+        src_key = "key" if src == "Thread" else "id"
+        props = ", ".join(f"{c}: ${c}" for c in _TABLES[rel].column_names)
+        query = (
+            f"MATCH (a:{src} {{{src_key}: $a}}), (b:{dst} {{{dst_key}: $b}}) "
+            f"CREATE (a)-[:{rel} {{{props}}}]->(b)"
+        )
+        for a, b, extra in edges:
+            self._run(tx, query, {"a": a, "b": b, **extra})
+
+    def _copy(self, tx: Any, table: str, items: list[dict[str, Any]]) -> None:
+        spec = _TABLES[table]
+        columns: dict[str, pa.Array] = {}
+        if spec.endpoints is not None:
+            columns["from"] = pa.array([i["from"] for i in items], type=pa.string())
+            columns["to"] = pa.array([i["to"] for i in items], type=pa.string())
+        for name, type_ in spec.columns:
+            columns[name] = pa.array([i.get(name) for i in items], type=_ARROW_TYPES[type_])
+        data = pa.table(columns)
+        self._run(tx, f"COPY {table} FROM $data", {"data": data})
+
+    # -- reads ------------------------------------------------------------------------------------------
+
+    def existing_event_ids(self, ids: Iterable[str]) -> set[str]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return set()
+        if len(wanted) == 1:
+            found = self._rows("MATCH (e:Event {id: $id}) RETURN e.id AS id", {"id": wanted[0]})
+        else:
+            found = self._rows("UNWIND $ids AS i MATCH (e:Event {id: i}) RETURN e.id AS id", {"ids": wanted})
+        return {r["id"] for r in found}
+
+    def events(self, ids: Sequence[str]) -> list[Event]:
+        if not ids:
+            return []
+        found = self._rows(f"UNWIND $ids AS i MATCH (e:Event {{id: i}}) RETURN {_E_COLS}", {"ids": list(ids)})
+        by_id = {r["id"]: rows.event_from_row(r) for r in found}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def events_mentioning(
+        self, entity_id: str, *, limit: int, include_private: bool, scopes: Sequence[str] | None
+    ) -> list[Event]:
+        query = (
+            f"MATCH (e:Event)-[:MENTIONS]->(n:Entity {{id: $id}}) WHERE ($private OR NOT e.private) "
+            f"AND ($any_scope OR e.scope IN $scopes) RETURN DISTINCT {_E_COLS} "
+            "ORDER BY occurred_at DESC, recorded_at DESC LIMIT $limit"
+        )
+        found = self._rows(query, {"id": entity_id, "limit": limit, "private": include_private,
+                                   "any_scope": scopes is None, "scopes": list(scopes or [])})
+        return [rows.event_from_row(r) for r in found]
+
+    def events_between(
+        self,
+        *,
+        since: Any,
+        until: Any,
+        limit: int,
+        include_private: bool,
+        scopes: Sequence[str] | None,
+    ) -> list[Event]:
+        query = (
+            "MATCH (e:Event) WHERE ($since IS NULL OR e.occurred_at >= $since) "
+            "AND ($until IS NULL OR e.occurred_at < $until) AND ($private OR NOT e.private) "
+            f"AND ($any_scope OR e.scope IN $scopes) RETURN {_E_COLS} "
+            "ORDER BY occurred_at DESC, recorded_at DESC LIMIT $limit"
+        )
+        found = self._rows(query, {"since": rows.naive(since), "until": rows.naive(until), "limit": limit,
+                                   "private": include_private, "any_scope": scopes is None,
+                                   "scopes": list(scopes or [])})
+        return [rows.event_from_row(r) for r in found]
+
+    def entity_id_for_key(self, key: str) -> str | None:
+        found = self._rows("MATCH (a:Alias {key: $key}) RETURN a.entity_id AS id", {"key": key})
+        return found[0]["id"] if found else None
+
+    def entity_ids_for_keys(self, keys: Iterable[str]) -> dict[str, str]:
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return {}
+        found = self._rows(
+            "UNWIND $keys AS k MATCH (a:Alias {key: k}) RETURN a.key AS key, a.entity_id AS id", {"keys": wanted}
+        )
+        return {r["key"]: r["id"] for r in found}
+
+    def entities(self, ids: Sequence[str]) -> list[Entity]:
+        if not ids:
+            return []
+        found = self._rows(
+            "UNWIND $ids AS i MATCH (n:Entity {id: i}) RETURN n.id AS id, n.name AS name, n.type AS type, "
+            "n.aliases AS aliases, n.created_at AS created_at", {"ids": list(ids)},
+        )
+        by_id = {r["id"]: rows.entity_from_row(r) for r in found}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def thread(self, key: str) -> Thread | None:
+        found = self._rows(
+            "MATCH (t:Thread {key: $key}) RETURN t.key AS key, t.title AS title, t.created_at AS created_at",
+            {"key": key},
+        )
+        return rows.thread_from_row(found[0]) if found else None
+
+    def known_thread_keys(self, keys: Iterable[str]) -> set[str]:
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return set()
+        found = self._rows("UNWIND $keys AS k MATCH (t:Thread {key: k}) RETURN t.key AS key", {"keys": wanted})
+        return {r["key"] for r in found}
+
+    def states(self, query: StateQuery) -> list[State]:
+        where, params = _state_filters(query)
+        cypher = "MATCH (n:Entity {id: $subject_id})" if query.subject_id else "MATCH (n:Entity)"
+        cypher += "-[h:HAS_STATE]->(s:State)"
+        if query.subject_id:
+            params["subject_id"] = query.subject_id
+        if query.object_id:
+            cypher += ", (s)-[:OBJECT]->(:Entity {id: $object_id})"
+            params["object_id"] = query.object_id
+        cypher += (
+            f" WHERE {' AND '.join(where) or 'true'} RETURN n.name AS subject, {_S_COLS}, {_H_COLS}"
+            " ORDER BY h_valid_from, h_recorded_at, s_id"
+        )
+        if query.limit is not None:
+            cypher += " LIMIT $limit"
+            params["limit"] = query.limit
+        return [_state(r) for r in self._rows(cypher, params)]
+
+    def states_by_id(self, ids: Sequence[str]) -> list[State]:
+        """Current values of the given states (retracted ones included), in the order asked."""
+        if not ids:
+            return []
+        found = self._rows(f"UNWIND $ids AS i MATCH (s:State {{id: i}}) RETURN {_S_COLS}", {"ids": list(ids)})
+        names = {e.id: e.name for e in self.entities(list({r["s_subject_id"] for r in found}))}
+        by_id = {r["s_id"]: _state(r | {"subject": names.get(r["s_subject_id"], "")}, current_node=True)
+                 for r in found}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]:
+        out: dict[str, list[Evidence]] = {i: [] for i in state_ids}
+        if not state_ids:
+            return out
+        found = self._rows(
+            f"UNWIND $ids AS i MATCH (e:Event)-[r:EVIDENCE]->(s:State {{id: i}}) "
+            f"RETURN s.id AS state_id, r.stance AS stance, r.at AS at, {_E_COLS} ORDER BY at",
+            {"ids": list(state_ids)},
+        )
+        for r in found:
+            out[r["state_id"]].append(rows.evidence_from_row(r["state_id"], r, r))
+        return out
+
+    def revisions(self, state_id: str) -> list[Revision]:
+        cols = ", ".join(f"r.{c} AS {c}" for c in _TABLES["Revision"].column_names)
+        found = self._rows(
+            f"MATCH (s:State {{id: $id}})-[:HAS_REVISION]->(r:Revision) RETURN {cols} ORDER BY at, id", {"id": state_id}
+        )
+        return [rows.revision_from_row(r) for r in found]
+
+    def defined_predicates(self) -> list[tuple[str, str]]:
+        found = self._rows("MATCH (p:DefinedPredicate) RETURN p.name AS name, p.definition AS definition")
+        return [(r["name"], r["definition"]) for r in found]
+
+    def stats(self) -> StoreStats:
+        def count(q: str) -> int:
+            return int(self._rows(q)[0]["n"])
+
+        return StoreStats(
+            events=count("MATCH (e:Event) RETURN count(*) AS n"),
+            entities=count("MATCH (e:Entity) RETURN count(*) AS n"),
+            threads=count("MATCH (t:Thread) RETURN count(*) AS n"),
+            states=count("MATCH (s:State) RETURN count(*) AS n"),
+            state_versions=count("MATCH ()-[h:HAS_STATE]->() RETURN count(*) AS n"),
+            revisions=count("MATCH (r:Revision) RETURN count(*) AS n"),
+            engine=f"kuzu {kuzu.__version__}",
+            path=self.path,
+        )
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._write_lock:
+            self._prepared.clear()
+            self._writer.close()
+            self._db.close()
+
+
+def _state_filters(q: StateQuery) -> tuple[list[str], dict[str, Any]]:
+    where: list[str] = []
+    params: dict[str, Any] = {}
+    if q.predicate:
+        where.append("h.predicate = $predicate")
+        params["predicate"] = q.predicate
+    if q.all_versions:
+        pass
+    elif q.known_at is not None:
+        where.append("h.recorded_at <= $known_at AND (h.replaced_at IS NULL OR h.replaced_at > $known_at)")
+        params["known_at"] = rows.naive(q.known_at)
+    elif q.include_retracted:
+        where.append("(h.replaced_at IS NULL OR h.replaced_at = h.retracted_at)")
+    else:
+        where.append("h.replaced_at IS NULL")
+    if q.starts_before is not None:
+        where.append("(h.valid_from IS NULL OR h.valid_from < $starts_before)")
+        params["starts_before"] = rows.naive(q.starts_before)
+    if q.ends_after is not None:
+        where.append("(h.valid_to IS NULL OR h.valid_to >= $ends_after)")
+        params["ends_after"] = rows.naive(q.ends_after)
+    if not q.include_private:
+        where.append("NOT s.private")
+    if q.scopes is not None:
+        where.append("s.scope IN $scopes")
+        params["scopes"] = list(q.scopes)
+    return where, params
+
+
+def _state(r: dict[str, Any], *, current_node: bool = False) -> State:
+    s = {k[2:]: v for k, v in r.items() if k.startswith("s_")}
+    h = None if current_node else {k[2:]: v for k, v in r.items() if k.startswith("h_")}
+    return rows.state_from_row(r["subject"], s, h)

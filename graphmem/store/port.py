@@ -1,0 +1,127 @@
+"""The graph store port: what memory needs from a database, in ontology models only.
+
+An adapter (the embedded Kuzu one, later a server engine) implements :class:`GraphStore`. Writes arrive as a
+:class:`WriteBatch`, a unit of work applied in one transaction: all of it lands or none of it does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
+
+__all__ = ["GraphStore", "StateQuery", "StoreStats", "WriteBatch"]
+
+
+@dataclass
+class WriteBatch:
+    """Everything one logical write adds or changes. Empty lists are free."""
+
+    events: list[Event] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    entity_updates: list[Entity] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # (name key, entity id)
+    threads: list[Thread] = field(default_factory=list)
+    in_thread: list[tuple[str, str]] = field(default_factory=list)  # (event id, thread key)
+    mentions: list[tuple[str, str]] = field(default_factory=list)  # (event id, entity id)
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # (from event, to event, label)
+    new_states: list[State] = field(default_factory=list)
+    state_versions: list[State] = field(default_factory=list)  # a new current version of an existing state
+    retractions: list[State] = field(default_factory=list)  # the retracted state's final values
+    confirmations: list[tuple[str, dt.datetime]] = field(default_factory=list)  # (state id, at)
+    evidence: list[tuple[str, str, EvidenceStance, dt.datetime]] = field(default_factory=list)
+    supersedes: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (newer, older, at)
+    revisions: list[Revision] = field(default_factory=list)
+    predicates: list[tuple[str, str]] = field(default_factory=list)  # (name, JSON definition)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in vars(self).values())
+
+
+@dataclass(frozen=True)
+class StateQuery:
+    """Which states to read. Time filters here are coarse pre-filters; exact time logic is the caller's.
+
+    ``known_at`` selects the versions memory held at that transaction time; otherwise the current ones.
+    ``starts_before`` / ``ends_after`` bound valid time loosely (instants, exclusive/inclusive as named).
+    """
+
+    subject_id: str | None = None
+    predicate: str | None = None
+    object_id: str | None = None
+    known_at: dt.datetime | None = None
+    starts_before: dt.datetime | None = None
+    ends_after: dt.datetime | None = None
+    include_retracted: bool = False
+    all_versions: bool = False
+    scopes: Sequence[str] | None = None
+    include_private: bool = False
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    events: int
+    entities: int
+    threads: int
+    states: int
+    state_versions: int
+    revisions: int
+    engine: str
+    path: str
+
+
+class GraphStore(Protocol):
+    """The operations memory performs on its database."""
+
+    def write_lock(self) -> AbstractContextManager[object]:
+        """Held while a write is computed and applied: one writer at a time in this process."""
+
+    def write(self, batch: WriteBatch) -> None:
+        """Apply ``batch`` in one transaction."""
+
+    def existing_event_ids(self, ids: Iterable[str]) -> set[str]: ...
+
+    def events(self, ids: Sequence[str]) -> list[Event]: ...
+
+    def events_mentioning(
+        self, entity_id: str, *, limit: int, include_private: bool, scopes: Sequence[str] | None
+    ) -> list[Event]: ...
+
+    def events_between(
+        self,
+        *,
+        since: dt.datetime | None,
+        until: dt.datetime | None,
+        limit: int,
+        include_private: bool,
+        scopes: Sequence[str] | None,
+    ) -> list[Event]: ...
+
+    def entity_id_for_key(self, key: str) -> str | None: ...
+
+    def entity_ids_for_keys(self, keys: Iterable[str]) -> dict[str, str]: ...
+
+    def entities(self, ids: Sequence[str]) -> list[Entity]: ...
+
+    def thread(self, key: str) -> Thread | None: ...
+
+    def known_thread_keys(self, keys: Iterable[str]) -> set[str]: ...
+
+    def states(self, query: StateQuery) -> list[State]: ...
+
+    def states_by_id(self, ids: Sequence[str]) -> list[State]: ...
+
+    def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]: ...
+
+    def revisions(self, state_id: str) -> list[Revision]: ...
+
+    def defined_predicates(self) -> list[tuple[str, str]]: ...
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...

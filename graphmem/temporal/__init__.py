@@ -1,0 +1,38 @@
+"""Time: reading times, calendar arithmetic, and the as-of / during / known-at predicates."""
+
+from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint, to_utc
+from graphmem.temporal.intervals import (
+    format_interval,
+    holds_at,
+    holds_during,
+    holds_throughout,
+    known_at,
+    not_ended_by,
+    period_of,
+    started_by,
+)
+from graphmem.temporal.parse import TimeInput, parse_point
+from graphmem.temporal.points import add_period, coarser, format_point, period_end, truncate
+
+__all__ = [
+    "UTC",
+    "Granularity",
+    "Interval",
+    "TimeInput",
+    "TimePoint",
+    "add_period",
+    "coarser",
+    "format_interval",
+    "format_point",
+    "holds_at",
+    "holds_during",
+    "holds_throughout",
+    "known_at",
+    "not_ended_by",
+    "parse_point",
+    "period_end",
+    "period_of",
+    "started_by",
+    "to_utc",
+    "truncate",
+]

@@ -1,0 +1,112 @@
+"""Validity intervals and the three time questions: as-of, during, known-at.
+
+A state holds over ``[valid_from, valid_to)``; either end may be open (``None``): an open start means "since
+before anything recorded", an open end "still true". Each boundary is a :class:`TimePoint` with its own
+granularity, and a question is a point or a period with one too.
+
+**How boundaries compare.** A boundary and a question point are compared at the *coarser* of their two
+granularities, both truncated to that granularity's period start:
+
+=====================  ====================  ==========================================================
+boundary               question              rule
+=====================  ====================  ==========================================================
+start 2018 (year)      2018-03-06 (day)      compared as years: 2018 <= 2018, so the state has started
+start 2018-07-25 (day)  2018 (year)           compared as years: started; ``as_of("2018")`` is the end of 2018
+end 2018 (year)        2018-03-06 (day)      compared as years: 2018 < 2018 is false, so it has ended
+end 2018-07-25 (day)   2018 (year)           compared as years: ended within 2018, so not true at its end
+end 2025-12-01 (day)   2025-11 (month)       compared as months: 2025-11 < 2025-12, still true
+instant                instant               exact: ``valid_from <= t < valid_to``
+=====================  ====================  ==========================================================
+
+So ``as_of(P)`` for a coarse P answers what was true at the *end* of P: everything that had started by then
+(its start known to be no later than P) and not ended by then.
+
+``during(P)`` keeps the states that hold at some point of P: started by the end of P and not ended at P's
+first point (P's start at the end boundary's granularity when that is finer). ``throughout`` additionally
+requires the state to have started by P's first point and not ended by P's end.
+
+``known_at(t')`` is transaction time: a version of a state counts when ``recorded_at <= t'`` and it was not
+replaced or retracted by ``t'``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from graphmem.ontology.time import UTC, Interval, TimePoint
+from graphmem.temporal.points import coarser, format_point, period_end, truncate
+
+__all__ = [
+    "format_interval",
+    "holds_at",
+    "holds_during",
+    "holds_throughout",
+    "known_at",
+    "period_of",
+    "started_by",
+    "not_ended_by",
+]
+
+
+def format_interval(interval: Interval, tz: dt.tzinfo = UTC) -> str:
+    """``[2025-11-27, …)``."""
+    left = format_point(interval.start, tz) if interval.start else "…"
+    right = format_point(interval.end, tz) if interval.end else "…"
+    return f"[{left}, {right})"
+
+
+def period_of(point: TimePoint, tz: dt.tzinfo = UTC) -> Interval:
+    """The period a point denotes as instants: ``Nov 2025`` -> ``[2025-11-01, 2025-12-01)``."""
+    return Interval(start=TimePoint(at=point.at), end=TimePoint(at=period_end(point, tz)))
+
+
+def started_by(valid_from: TimePoint | None, point: TimePoint, tz: dt.tzinfo = UTC) -> bool:
+    """The state has begun by ``point`` (by its end, for a coarse point)."""
+    if valid_from is None:
+        return True
+    g = coarser(valid_from.granularity, point.granularity)
+    return truncate(valid_from.at, g, tz) <= truncate(point.at, g, tz)
+
+
+def not_ended_by(valid_to: TimePoint | None, point: TimePoint, tz: dt.tzinfo = UTC) -> bool:
+    """The state has not ended by ``point`` (by its end, for a coarse point)."""
+    if valid_to is None:
+        return True
+    g = coarser(valid_to.granularity, point.granularity)
+    return truncate(point.at, g, tz) < truncate(valid_to.at, g, tz)
+
+
+def holds_at(
+    valid_from: TimePoint | None, valid_to: TimePoint | None, point: TimePoint, tz: dt.tzinfo = UTC
+) -> bool:
+    """The as-of question: did the state hold at ``point``?"""
+    return started_by(valid_from, point, tz) and not_ended_by(valid_to, point, tz)
+
+
+def _first_point(period: TimePoint, boundary: TimePoint | None) -> TimePoint:
+    """``period``'s first point at the boundary's granularity when that is finer than the period's."""
+    if boundary is None or boundary.granularity.rank >= period.granularity.rank:
+        return period
+    return TimePoint(at=period.at, granularity=boundary.granularity)
+
+
+def holds_during(
+    valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC
+) -> bool:
+    """The during question: did the state hold at some point of ``period``?"""
+    return started_by(valid_from, period, tz) and not_ended_by(valid_to, _first_point(period, valid_to), tz)
+
+
+def holds_throughout(
+    valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC
+) -> bool:
+    """Did the state hold at every point of ``period``?"""
+    return started_by(valid_from, _first_point(period, valid_from), tz) and not_ended_by(valid_to, period, tz)
+
+
+def known_at(
+    recorded_at: dt.datetime, replaced_at: dt.datetime | None, at: dt.datetime
+) -> bool:
+    """The known-at question: did memory hold this version at transaction time ``at``?"""
+    return recorded_at <= at and (replaced_at is None or at < replaced_at)
+
