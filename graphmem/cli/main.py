@@ -1,0 +1,363 @@
+"""``graphmem``: the command line. Every command opens a :class:`~graphmem.Memory` and calls one method.
+
+Examples::
+
+    graphmem --db memory.kuzu init
+    graphmem record "Peter moved to Marrakesh." --occurred-at 2025-11-27 --agent claude
+    graphmem assert Peter lives_in Marrakesh --from 2025-11-27 --evidence ev_...
+    graphmem asof "Nov 2025" --entity Peter
+    graphmem during "Nov 2025" --entity Peter
+    graphmem timeline Peter --predicate lives_in
+    graphmem entity Peter --json
+    graphmem ingest events.jsonl
+    graphmem stats
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from graphmem.cli.render import state_rows, table, to_json
+from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.memory import Memory
+from graphmem.settings import Settings
+
+__all__ = ["main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+INGEST_BATCH = 2000
+
+
+class Context:
+    def __init__(self, settings: Settings, as_json: bool) -> None:
+        self.settings = settings
+        self.as_json = as_json
+        self._memory: Memory | None = None
+
+    def memory(self) -> Memory:
+        if self._memory is None:
+            s = self.settings
+            self._memory = Memory.open(s.db, ontology=s.ontology, timezone=s.timezone, privacy=s.privacy,
+                                       buffer_pool_mb=s.buffer_pool_mb)
+        return self._memory
+
+    def emit(self, value: Any, text: str) -> None:
+        click.echo(to_json(value) if self.as_json else text)
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
+
+def _errors(fn: F) -> F:
+    """Errors become a one-line message (or JSON with --json) and exit code 2; nothing is written."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except GraphmemError as exc:
+            ctx = click.get_current_context().find_object(Context)
+            if ctx is not None and ctx.as_json:
+                click.echo(json.dumps({"error": exc.to_dict()}, ensure_ascii=False), err=True)
+            else:
+                click.echo(f"error [{exc.code}]: {exc.message}", err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(help=__doc__)
+@click.option("--db", envvar="GRAPHMEM_DB", default=None, help="Database file (default memory.kuzu).")
+@click.option("--timezone", envvar="GRAPHMEM_TIMEZONE", default=None, help="Timezone of naive input times.")
+@click.option("--ontology", envvar="GRAPHMEM_ONTOLOGY", default=None, help="Your own vocabulary file (YAML).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.pass_context
+def main(ctx: click.Context, db: str | None, timezone: str | None, ontology: str | None, as_json: bool) -> None:
+    settings = Settings.from_env(db=db, timezone=timezone, ontology=ontology)
+    ctx.obj = Context(settings, as_json)
+    ctx.call_on_close(ctx.obj.close)
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+@main.command()
+@pass_ctx
+@_errors
+def init(ctx: Context) -> None:
+    """Create the database (or open an existing one) and show what it holds.
+
+    Example: graphmem --db memory.kuzu init
+    """
+    stats = ctx.memory().stats()
+    ctx.emit(stats, f"memory ready at {stats.path} ({stats.engine}); {stats.events} events, {stats.states} states")
+
+
+@main.command()
+@click.argument("content")
+@click.option("--occurred-at", help="When it happened (default: now).")
+@click.option("--agent", "agent_id", default="cli", show_default=True)
+@click.option("--scope", default="global", show_default=True)
+@click.option("--kind", default="observation", show_default=True)
+@click.option("--thread")
+@click.option("--tag", "tags", multiple=True)
+@click.option("--privacy", multiple=True, help="no_mem, block, redact, mask, private, sensitive")
+@click.option("--entity", "entities", multiple=True, help="An entity the event mentions.")
+@click.option("--dedupe-key")
+@click.option("--source-ref", help="Where it came from, e.g. memory/2025-11-27.md#L12.")
+@pass_ctx
+@_errors
+def record(ctx: Context, content: str, occurred_at: str | None, agent_id: str, scope: str, kind: str,
+           thread: str | None, tags: tuple[str, ...], privacy: tuple[str, ...], entities: tuple[str, ...],
+           dedupe_key: str | None, source_ref: str | None) -> None:
+    """Record one event.
+
+    Example: graphmem record "Peter moved to Marrakesh." --occurred-at 2025-11-27 --entity Peter
+    """
+    result = ctx.memory().record(
+        content, occurred_at=occurred_at, agent_id=agent_id, scope=scope, kind=kind, thread=thread, tags=tags,
+        privacy=privacy, entities=entities, dedupe_key=dedupe_key, source={"system": "cli", "ref": source_ref},
+    )
+    ctx.emit(result, f"{result.status}: {result.id or '(not stored)'}")
+
+
+@main.command(name="assert")
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object")
+@click.option("--from", "valid_from", help="Start of validity (open when left out).")
+@click.option("--to", "valid_to", help="Stated end of validity.")
+@click.option("--evidence", multiple=True, help="Id of an event that supports it.")
+@click.option("--confidence", default="1.0", show_default=True)
+@pass_ctx
+@_errors
+def assert_(ctx: Context, subject: str, predicate: str, object: str, valid_from: str | None,
+            valid_to: str | None, evidence: tuple[str, ...], confidence: str) -> None:
+    """Assert a state: SUBJECT PREDICATE OBJECT.
+
+    Example: graphmem assert Peter lives_in Marrakesh --from 2025-11-27
+    """
+    state = ctx.memory().assert_state(subject, predicate, object, valid_from=valid_from, valid_to=valid_to,
+                                      evidence=evidence, confidence=confidence)
+    ctx.emit(state, f"{state.id}: {state.text} {state.status.value}")
+
+
+@main.command()
+@click.argument("state_id")
+@click.option("--at", "valid_to", required=True, help="When it stopped holding.")
+@click.option("--reason", default="closed", show_default=True)
+@pass_ctx
+@_errors
+def close(ctx: Context, state_id: str, valid_to: str, reason: str) -> None:
+    """End a state at a time.
+
+    Example: graphmem close st_1234 --at "2026-03" --reason "left Acme"
+    """
+    state = ctx.memory().close_state(state_id, valid_to=valid_to, reason=reason)
+    ctx.emit(state, f"{state.id}: {state.status.value}")
+
+
+@main.command()
+@click.argument("state_id")
+@click.option("--reason", required=True)
+@pass_ctx
+@_errors
+def retract(ctx: Context, state_id: str, reason: str) -> None:
+    """Withdraw a wrong state (its history stays).
+
+    Example: graphmem retract st_1234 --reason "typo: it was Madrid"
+    """
+    state = ctx.memory().retract_state(state_id, reason=reason)
+    ctx.emit(state, f"{state.id}: {state.status.value}")
+
+
+def _batches(path: Path, size: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    batch: list[dict[str, Any]] = []
+    first_line = 1
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {number} of {path} is not JSON: {exc.msg}", field=f"line {number}") from exc
+            if not isinstance(item, dict):
+                raise InvalidInput(f"line {number} of {path} must be a JSON object", field=f"line {number}")
+            if not batch:
+                first_line = number
+            batch.append(item)
+            if len(batch) >= size:
+                yield first_line, batch
+                batch = []
+    if batch:
+        yield first_line, batch
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--batch-size", default=INGEST_BATCH, show_default=True, help="Events per transaction.")
+@pass_ctx
+@_errors
+def ingest(ctx: Context, path: Path, batch_size: int) -> None:
+    """Record every event of a JSONL file (one JSON object per line; may carry "states").
+
+    Each batch is one transaction; a bad line stops the ingest before its batch is written. Running the same
+    file again writes nothing new.
+
+    Example: graphmem ingest events.jsonl
+    """
+    mem = ctx.memory()
+    counts = {"created": 0, "duplicate": 0, "dropped": 0}
+    total = sum(1 for line in path.open(encoding="utf-8") if line.strip())
+    with click.progressbar(length=total, label="ingesting", file=sys.stderr) as bar:
+        for first_line, batch in _batches(path, batch_size):
+            try:
+                results = mem.record_many(batch)
+            except GraphmemError as exc:
+                exc.message = f"batch starting at line {first_line}: {exc.message}"
+                raise
+            for r in results:
+                counts[r.status] += 1
+            bar.update(len(batch))
+    ctx.emit(counts, ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+def _show_states(ctx: Context, states: list[Any], title: str) -> None:
+    headers, rows = state_rows(states)
+    ctx.emit(states, f"{title}\n{table(headers, rows)}")
+
+
+@main.command()
+@click.argument("when")
+@click.option("--entity", help="Only this subject.")
+@click.option("--predicate")
+@click.option("--known-at", help="As memory knew it at this transaction time.")
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def asof(ctx: Context, when: str, entity: str | None, predicate: str | None, known_at: str | None,
+         include_private: bool) -> None:
+    """What was true at WHEN (a coarse WHEN means its end).
+
+    Example: graphmem asof "Nov 2025" --entity Peter
+    """
+    view = ctx.memory().view()
+    if known_at:
+        view = view.known_at(known_at)
+    states = view.as_of(when).states(subject=entity, predicate=predicate, include_private=include_private)
+    _show_states(ctx, states, f"as of {when}:")
+
+
+@main.command()
+@click.argument("period")
+@click.option("--entity", help="Only this subject.")
+@click.option("--predicate")
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def during(ctx: Context, period: str, entity: str | None, predicate: str | None, include_private: bool) -> None:
+    """What held at any point of PERIOD, marked throughout or partly.
+
+    Example: graphmem during "2025" --entity Peter --predicate lives_in
+    """
+    states = ctx.memory().during(period).states(subject=entity, predicate=predicate,
+                                                include_private=include_private)
+    _show_states(ctx, states, f"during {period}:")
+
+
+@main.command()
+@click.argument("subject")
+@click.option("--predicate")
+@click.option("--include-retracted", is_flag=True)
+@pass_ctx
+@_errors
+def timeline(ctx: Context, subject: str, predicate: str | None, include_retracted: bool) -> None:
+    """Every state of SUBJECT, in order.
+
+    Example: graphmem timeline Peter --predicate lives_in
+    """
+    states = ctx.memory().timeline(subject, predicate, include_retracted=include_retracted)
+    headers, rows = state_rows(states, with_subject=False)
+    ctx.emit(states, f"timeline of {subject}:\n{table(headers, rows)}")
+
+
+@main.command()
+@click.argument("name")
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def entity(ctx: Context, name: str, include_private: bool) -> None:
+    """An entity: aliases, what holds now, recent events.
+
+    Example: graphmem entity Peter
+    """
+    view = ctx.memory().entity(name, include_private=include_private)
+    e = view.entity
+    headers, rows = state_rows(view.states, with_subject=False)
+    events = table(["occurred", "content", "source"],
+                   [[str(ev.occurred_at.at.date()), ev.content[:80], ev.source.ref or ev.id]
+                    for ev in view.recent_events])
+    text = (f"{e.name} ({e.type}, id {e.id})" + (f", also {', '.join(e.aliases)}" if e.aliases else "")
+            + f"\n\nnow:\n{table(headers, rows)}\n\nrecent events:\n{events}")
+    ctx.emit(view, text)
+
+
+@main.command()
+@pass_ctx
+@_errors
+def stats(ctx: Context) -> None:
+    """Counts of what memory holds.
+
+    Example: graphmem stats --json
+    """
+    s = ctx.memory().stats()
+    ctx.emit(s, table(["what", "count"], [[k, v] for k, v in vars(s).items()]))
+
+
+SAMPLE_QUESTIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
+    ("Where did Peter live in Nov 2025?", "as_of", {"when": "Nov 2025", "subject": "Peter",
+                                                    "predicate": "lives_in"}),
+    ("Where did Peter live on 2025-11-01?", "as_of", {"when": "2025-11-01", "subject": "Peter",
+                                                      "predicate": "lives_in"}),
+    ("Who worked at Acme during Dec 2025?", "during", {"when": "Dec 2025", "predicate": "works_at",
+                                                       "object": "Acme"}),
+    ("What was true about Aiko at the end of 2025?", "as_of", {"when": "2025", "subject": "Aiko"}),
+    ("What was Peter's role over 2025 and 2026?", "timeline", {"subject": "Peter", "predicate": "role"}),
+)
+
+
+@main.command()
+@pass_ctx
+@_errors
+def demo(ctx: Context) -> None:
+    """Load the bundled sample memory (a fictional team) and answer the sample questions.
+
+    Example: graphmem --db /tmp/demo.kuzu demo
+    """
+    mem = ctx.memory()
+    sample = resources.files("graphmem.samples").joinpath("team.jsonl").read_text(encoding="utf-8")
+    items = [json.loads(line) for line in sample.splitlines() if line.strip()]
+    results = mem.record_many(items)
+    click.echo(f"loaded sample memory: {sum(r.status == 'created' for r in results)} events into {mem.store.stats().path}")
+    for question, kind, args in SAMPLE_QUESTIONS:
+        if kind == "timeline":
+            states = mem.timeline(args["subject"], args.get("predicate"))
+        else:
+            view = mem.as_of(args["when"]) if kind == "as_of" else mem.during(args["when"])
+            states = view.states(subject=args.get("subject"), predicate=args.get("predicate"),
+                                 object=args.get("object"))
+        headers, rows = state_rows(states)
+        click.echo(f"\nQ: {question}\n{table(headers, rows)}")
+    entity_view = mem.entity("Peter")
+    click.echo(f"\nEntity page data for {entity_view.entity.name}: {len(entity_view.states)} current states, "
+               f"{len(entity_view.recent_events)} recent events")

@@ -1,0 +1,44 @@
+"""Settings for the command line and the server, read from ``GRAPHMEM_*`` environment variables.
+
+The library itself takes these as keyword arguments of :meth:`graphmem.Memory.open`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.privacy import PrivacyPolicy
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseModel):
+    """Every knob of the CLI and server; each field reads ``GRAPHMEM_<FIELD>`` from the environment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    db: str = Field(default="memory.kuzu", description="path of the database file")
+    timezone: str = Field(default="UTC", description="timezone naive input times are read in (IANA name)")
+    ontology: str | None = Field(default=None, description="a YAML vocabulary merged over the core one")
+    secrets: Literal["refuse", "mask"] = Field(default="refuse", description="what to do with secrets found")
+    pii: Literal["refuse", "mask", "allow"] = Field(default="mask", description="what to do with personal data")
+    buffer_pool_mb: int = Field(default=1024, ge=64, description="database page cache, in MiB")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name in cls.model_fields:
+            key = f"GRAPHMEM_{name.upper()}"
+            if key in env:
+                values[name] = env[key]
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)
+
+    @property
+    def privacy(self) -> PrivacyPolicy:
+        return PrivacyPolicy(secrets=self.secrets, pii=self.pii)
