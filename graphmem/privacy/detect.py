@@ -38,7 +38,7 @@ def _luhn(digits: str) -> bool:
 
 def _card(match: str) -> bool:
     digits = re.sub(r"\D", "", match)
-    return 13 <= len(digits) <= 19 and len(set(digits)) > 2 and _luhn(digits)
+    return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits)
 
 
 def _iban(match: str) -> bool:
@@ -83,7 +83,7 @@ _DETECTORS: list[tuple[str, Category, re.Pattern[str], Callable[[re.Match[str]],
     ("slack_webhook", "secret", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"), None),
     ("google_api_key", "secret", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), None),
     ("jwt", "secret", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), None),
-    ("telegram_bot_token", "secret", re.compile(r"\b\d{8,10}:[A-Za-z0-9_-]{35}\b"), None),
+    ("telegram_bot_token", "secret", re.compile(r"\b\d{8,10}:[A-Za-z0-9_-]{30,40}\b"), None),
     ("bearer_token", "secret", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}"), None),
     ("connection_string", "secret",
      re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s@/]+@[^\s]+"), None),
@@ -100,10 +100,10 @@ _DETECTORS: list[tuple[str, Category, re.Pattern[str], Callable[[re.Match[str]],
     ("ssn", "pii", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), None),
     ("phone", "pii",
      re.compile(
-         r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}"
+         r"(?<![A-Za-z0-9_+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}"
          r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
          r"|\d{3}[.-]\d{3}[.-]\d{4}"
-         r"|0\d{1,4}-\d{1,4}-\d{4})(?![\w-])"
+         r"|0\d{1,4}-\d{1,4}-\d{4})(?![A-Za-z0-9_-])"
      ),
      lambda m: _phone(m[0])),
 ]

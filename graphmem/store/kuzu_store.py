@@ -13,6 +13,7 @@ Engine facts this adapter is built around:
 from __future__ import annotations
 
 import importlib.util  # noqa: F401  (kuzu's Arrow import path needs importlib.util loaded)
+import datetime as dt
 import logging
 import threading
 import warnings
@@ -25,7 +26,7 @@ import kuzu
 import pyarrow as pa
 
 from graphmem.errors import StoreError, StoreLocked
-from graphmem.ontology import Entity, Event, Evidence, Revision, State, Thread
+from graphmem.ontology import Entity, Event, Evidence, Revision, State, StateStatus, Thread
 from graphmem.store import rows
 from graphmem.store.port import StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
@@ -360,7 +361,7 @@ class KuzuStore:
         if query.limit is not None:
             cypher += " LIMIT $limit"
             params["limit"] = query.limit
-        return [_state(r) for r in self._rows(cypher, params)]
+        return [_as_known(_state(r), query.known_at) for r in self._rows(cypher, params)]
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]:
         """Current values of the given states (retracted ones included), in the order asked."""
@@ -448,6 +449,15 @@ def _state_filters(q: StateQuery) -> tuple[list[str], dict[str, Any]]:
         where.append("s.scope IN $scopes")
         params["scopes"] = list(q.scopes)
     return where, params
+
+
+def _as_known(s: State, known_at: dt.datetime | None) -> State:
+    """A version read as of ``known_at``: a retraction after that time had not happened yet."""
+    if s.retracted_at is None:
+        return s
+    if known_at is not None and s.retracted_at > known_at:
+        return s.model_copy(update={"retracted_at": None})
+    return s.model_copy(update={"status": StateStatus.RETRACTED})
 
 
 def _state(r: dict[str, Any], *, current_node: bool = False) -> State:

@@ -138,7 +138,7 @@ def _calendar_point(
     try:
         local = dt.datetime(year, month, day)
     except ValueError as exc:
-        raise MalformedTime(raw, field=field, hint=str(exc)) from exc
+        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}") from exc
     return TimePoint(at=_checked_utc(local, tz, field), granularity=granularity)
 
 
@@ -146,7 +146,7 @@ def _week_point(year: int, week: int, tz: dt.tzinfo, field: str | None, raw: str
     try:
         monday = dt.date.fromisocalendar(year, week, 1)
     except ValueError as exc:
-        raise MalformedTime(raw, field=field, hint=str(exc)) from exc
+        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}") from exc
     local = dt.datetime(monday.year, monday.month, monday.day)
     return TimePoint(at=_checked_utc(local, tz, field), granularity=Granularity.WEEK)
 
@@ -155,6 +155,6 @@ def _checked_utc(value: dt.datetime, tz: dt.tzinfo, field: str | None) -> dt.dat
     try:
         return to_utc(value, tz)
     except MalformedTime as exc:
-        raise MalformedTime(value, field=field, hint=exc.message.split("; ", 1)[-1]) from exc
+        raise MalformedTime(value, field=field, hint=f"{exc.message.split('; ', 1)[-1]}; {_HINT}") from exc
     except (OverflowError, ValueError) as exc:
-        raise MalformedTime(value, field=field) from exc
+        raise MalformedTime(value, field=field, hint=f"{exc}; {_HINT}") from exc

@@ -1,0 +1,253 @@
+"""The Memory facade against the real embedded database."""
+
+import datetime as dt
+
+import pytest
+
+from graphmem import (
+    InvalidInput,
+    InvalidInterval,
+    MalformedTime,
+    Memory,
+    NotFound,
+    PrivacyRefused,
+    StateStatus,
+    UnknownPredicate,
+)
+
+
+def objects(states):
+    return [s.object for s in states]
+
+
+def test_the_issue_walkthrough(mem):
+    ev = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27", source={"system": "cli"},
+                    agent_id="claude", scope="global")
+    mem.assert_state(subject="Peter", predicate="lives_in", object="Marrakesh", valid_from="2025-11-27",
+                     evidence=[ev.id])
+    [state] = mem.as_of("2025-11-30").states(subject="Peter")
+    assert (state.predicate, state.object) == ("lives_in", "Marrakesh")
+    assert state.evidence[0].event_id == ev.id and state.evidence[0].source.system == "cli"
+    assert mem.as_of("2025-11-26").states(subject="Peter") == []
+    [during] = mem.during("Nov 2025").states(subject="Peter")
+    assert during.throughout is False
+    assert objects(mem.timeline(subject="Peter", predicate="lives_in")) == ["Marrakesh"]
+    view = mem.entity("peter")
+    assert view.entity.name == "Peter" and objects(view.states) == ["Marrakesh"]
+    assert [e.id for e in view.recent_events] == [ev.id]
+
+
+def test_supersede_closes_the_previous_value_and_keeps_it(mem):
+    mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27")
+    berlin, marrakesh = mem.timeline("Peter", "lives_in")
+    assert berlin.status is StateStatus.SUPERSEDED and berlin.valid_to == marrakesh.valid_from
+    assert objects(mem.as_of("2025-11-26").states("Peter")) == ["Berlin"]
+    assert objects(mem.as_of("Nov 2025").states("Peter")) == ["Marrakesh"]
+    assert objects(mem.as_of("2019").states("Peter")) == []
+
+
+def test_late_arriving_older_fact_is_split_into_the_timeline(mem):
+    mem.assert_state("Ana", "works_at", "Acme", valid_from="2010")
+    mem.assert_state("Ana", "works_at", "Globex", valid_from="2020")
+    mem.assert_state("Ana", "works_at", "Initech", valid_from="2015")
+    assert [(s.object, str(s.valid_to.at.year) if s.valid_to else None)
+            for s in mem.timeline("Ana", "works_at")] == [("Acme", "2015"), ("Initech", "2020"), ("Globex", None)]
+
+
+def test_other_subjects_and_predicates_are_never_touched(mem):
+    mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    mem.assert_state("Peter", "works_at", "Acme", valid_from="2020")
+    mem.assert_state("Zoe", "lives_in", "Paris", valid_from="2021")
+    mem.assert_state("Peter", "lives_in", "Rome", valid_from="2022")
+    assert mem.timeline("Peter", "works_at")[0].status is StateStatus.ACTIVE
+    assert mem.timeline("Zoe", "lives_in")[0].status is StateStatus.ACTIVE
+
+
+def test_multi_valued_predicates_coexist(mem):
+    mem.assert_state("Peter", "likes", "tea", valid_from="2020")
+    mem.assert_state("Peter", "likes", "coffee", valid_from="2021")
+    assert sorted(objects(mem.as_of("2022").states("Peter", "likes"))) == ["coffee", "tea"]
+
+
+def test_restating_what_holds_confirms_instead_of_duplicating(mem):
+    first = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    again = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2023-05-01")
+    assert again.id == first.id
+    assert len(mem.timeline("Peter", "lives_in")) == 1
+    assert mem.state(first.id).last_confirmed_at is not None
+    assert [r.action.value for r in mem.revisions(first.id)] == ["assert", "confirm"]
+
+
+def test_disjoint_intervals_of_the_same_value_are_not_merged(mem):
+    s = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2010", valid_to="2012")
+    mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2015")
+    assert len(mem.timeline("Peter", "lives_in")) == 2
+    assert mem.state(s.id).status is StateStatus.CLOSED
+
+
+def test_explicit_close_and_mark_done(mem):
+    s = mem.assert_state("Peter", "works_at", "Acme", valid_from="2020")
+    closed = mem.close_state(s.id, valid_to="2025-03", reason="left Acme in March")
+    assert closed.status is StateStatus.CLOSED and str(closed.valid_to.at.date()) == "2025-03-01"
+    assert objects(mem.as_of("Feb 2025").states("Peter")) == ["Acme"]
+    assert mem.as_of("2025-03-15").states("Peter") == []
+    task = mem.assert_state("Peter", "todo", "write the report", valid_from="2025-01-02")
+    done = mem.mark_done(task.id, at="2025-01-05")
+    assert done.status is StateStatus.DONE
+    assert [r.reason for r in mem.revisions(s.id)] == ["asserted", "left Acme in March"]
+
+
+def test_retract_keeps_history_and_reopens_what_it_closed(mem, clock):
+    berlin = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    wrong = mem.assert_state("Peter", "lives_in", "Madrid", valid_from="2024")
+    believed_madrid = clock.last
+    mem.retract_state(wrong.id, reason="it was a typo")
+    assert objects(mem.as_of("2025").states("Peter")) == ["Berlin"]
+    assert mem.state(berlin.id).status is StateStatus.ACTIVE
+    # transaction time: before the retraction memory believed Madrid
+    assert objects(mem.known_at(believed_madrid).as_of("2025").states("Peter")) == ["Madrid"]
+    history = mem.timeline("Peter", "lives_in", include_retracted=True)
+    assert {s.object: s.status for s in history}["Madrid"] is StateStatus.RETRACTED
+    assert [r.action.value for r in mem.revisions(berlin.id)] == ["assert", "supersede", "reopen"]
+
+
+def test_known_at_sees_each_version_as_it_was(mem, clock):
+    mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    before = clock.last
+    mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27")
+    [then] = mem.known_at(before).as_of("2025-12-01").states("Peter")
+    assert then.object == "Berlin" and then.valid_to is None
+    [now] = mem.as_of("2025-12-01").states("Peter")
+    assert now.object == "Marrakesh"
+    assert mem.known_at(before - dt.timedelta(seconds=1)).as_of("2025-12-01").states() == []
+
+
+def test_open_start_is_bounded_by_a_successor(mem):
+    mem.assert_state("Peter", "lives_in", "Lyon")
+    mem.assert_state("Peter", "lives_in", "Oslo", valid_from="2024")
+    assert objects(mem.as_of("1990").states("Peter")) == ["Lyon"]
+    assert objects(mem.as_of("2024-06").states("Peter")) == ["Oslo"]
+
+
+def test_recording_is_idempotent_and_append_only(mem):
+    a = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")
+    b = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")
+    assert (a.status, b.status, a.id) == ("created", "duplicate", b.id)
+    assert mem.stats().events == 1
+    # same dedupe_key, new content: last write wins as a new event; the old one stays
+    c = mem.record(content="Deploy freeze on Fridays.", kind="decision", dedupe_key="deploy-freeze")
+    d = mem.record(content="Deploy freeze on Fridays and Mondays.", kind="decision", dedupe_key="deploy-freeze")
+    e = mem.record(content="Deploy freeze on Fridays.", kind="decision", dedupe_key="deploy-freeze")
+    assert c.id != d.id and e.status == "duplicate" and mem.stats().events == 3
+
+
+def test_supersedes_links_to_the_replaced_event(mem):
+    old = mem.record(content="Bot token lives in ~/.env", kind="config", dedupe_key="bot-token-location")
+    new = mem.record(content="Bot token lives in the vault", kind="config", dedupe_key="bot-token-location",
+                     supersedes=old.id)
+    assert mem.get([new.id])[0].supersedes == old.id
+    with pytest.raises(NotFound) as info:
+        mem.record(content="x", supersedes="ev_nope")
+    assert info.value.field == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "field"),
+    [
+        (lambda m: m.assert_state("Peter", "lives_at", "Paris"), UnknownPredicate, "predicate"),
+        (lambda m: m.assert_state("Peter", "lives_in", "Paris", valid_from="someday"), MalformedTime, "valid_from"),
+        (lambda m: m.assert_state("Peter", "lives_in", "Paris", valid_from="2025", valid_to="2024"),
+         InvalidInterval, "valid_to"),
+        (lambda m: m.assert_state("", "lives_in", "Paris"), InvalidInput, "subject"),
+        (lambda m: m.assert_state("Peter", "lives_in", " "), InvalidInput, "object"),
+        (lambda m: m.assert_state("Peter", "lives_in", "Paris", evidence=["ev_missing"]), NotFound, "evidence"),
+        (lambda m: m.assert_state("Peter", "lives_in", "Paris", confidence=1.5), InvalidInput, "confidence"),
+        (lambda m: m.record(content="x" * 100_001), InvalidInput, "content"),
+        (lambda m: m.record(content="   "), InvalidInput, "content"),
+        (lambda m: m.record(content="x", scope="team"), InvalidInput, "scope"),
+        (lambda m: m.record(content="x", kind="gossip"), InvalidInput, "kind"),
+        (lambda m: m.record(content="x", dedupe_key="Has Spaces"), InvalidInput, "dedupe_key"),
+        (lambda m: m.record(content="x", occurred_at="2025-02-30"), MalformedTime, "occurred_at"),
+        (lambda m: m.record(content="x", privacy=["secret-ish"]), InvalidInput, "privacy"),
+        (lambda m: m.record(content="x", agent_id="Claude Bot"), InvalidInput, "agent_id"),
+        (lambda m: m.record(content="x", links={"replies": "ev_1"}), InvalidInput, "links"),
+    ],
+)
+def test_bad_input_names_the_field_and_writes_nothing(mem, call, error, field):
+    before = mem.stats()
+    with pytest.raises(error) as info:
+        call(mem)
+    assert info.value.field == field, info.value.message
+    assert info.value.message
+    after = mem.stats()
+    assert (after.events, after.entities, after.states, after.revisions) == (
+        before.events, before.entities, before.states, before.revisions)
+
+
+def test_a_bad_item_in_a_batch_writes_nothing_of_the_batch(mem):
+    with pytest.raises(InvalidInput) as info:
+        mem.record_many([{"content": "fine"}, {"content": "also fine", "scope": "nope"}])
+    assert info.value.field == "[1].scope"
+    assert mem.stats().events == 0
+
+
+def test_states_attached_to_events_use_the_event_as_evidence(mem):
+    [r] = mem.record_many([{
+        "content": "Aiko joined Globex.", "occurred_at": "2025-12-01", "source": {"system": "log", "ref": "a.md#L2"},
+        "states": [{"subject": "Aiko", "predicate": "works_at", "object": "Globex", "valid_from": "2025-12"}],
+    }])
+    [s] = mem.as_of("2026").states("Aiko")
+    assert s.evidence[0].event_id == r.id and s.evidence[0].source.ref == "a.md#L2"
+
+
+def test_privacy_guard(mem):
+    dropped = mem.record(content="do not keep this", privacy=["no_mem"])
+    assert dropped.status == "dropped" and dropped.id is None and mem.stats().events == 0
+    with pytest.raises(PrivacyRefused) as info:
+        mem.record(content="the key is sk-proj-abcdefghijklmnopqrstuvwxyz0123")
+    assert info.value.field == "content" and "redact" in info.value.message
+    masked = mem.record(content="key sk-proj-abcdefghijklmnopqrstuvwxyz0123", privacy=["redact"])
+    assert "sk-proj" not in mem.get([masked.id])[0].content and masked.redactions == ("api_key",)
+    pii = mem.record(content="mail peter@example.com about it")
+    assert mem.get([pii.id])[0].content == "mail [REDACTED:email] about it"
+
+
+def test_private_items_are_excluded_unless_asked(mem):
+    ev = mem.record(content="Aiko is interviewing elsewhere.", privacy=["private"], entities=["Aiko"])
+    mem.assert_state("Aiko", "status", "interviewing", valid_from="2025-11", private=True, evidence=[ev.id])
+    assert mem.as_of("2026").states("Aiko") == []
+    assert objects(mem.as_of("2026").states("Aiko", include_private=True)) == ["interviewing"]
+    assert mem.entity("Aiko").recent_events == []
+    assert len(mem.entity("Aiko", include_private=True).recent_events) == 1
+
+
+def test_define_predicate_persists_across_reopen(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path) as mem:
+        mem.define_predicate("capital_of", cardinality="one")
+        mem.assert_state("Bonn", "capital_of", "West Germany", valid_from="1949", valid_to="1990")
+    with Memory.open(path) as mem:
+        assert mem.ontology.predicate("capital_of").single_valued
+        assert objects(mem.as_of("1970").states("Bonn")) == ["West Germany"]
+
+
+def test_aliases_resolve_to_one_entity(mem):
+    mem.assert_state("New York City", "located_in", "USA")
+    mem.add_alias("New York City", "NYC")
+    assert mem.entity("nyc").entity.name == "New York City"
+    assert mem.resolve_entity("@New York City") == mem.resolve_entity("NYC")
+    mem.assert_state("Zoë", "lives_in", "NYC", valid_from="2024")
+    [s] = mem.as_of("2025").states("zoe")
+    assert s.object == "New York City"
+    with pytest.raises(NotFound):
+        mem.entity("Gotham")
+
+
+def test_timezone_is_applied_to_naive_input():
+    with Memory.in_memory(timezone="Asia/Tokyo") as mem:
+        ev = mem.record(content="x", occurred_at="2025-11-27T09:00")
+        assert mem.get([ev.id])[0].occurred_at.at == dt.datetime(2025, 11, 27, 0, 0, tzinfo=dt.UTC)
+    with pytest.raises(InvalidInput) as info:
+        Memory.in_memory(timezone="Mars/Olympus")
+    assert info.value.field == "timezone"
