@@ -65,14 +65,9 @@ def resolve_timeline(assertions: Iterable[Assertion], *, single_valued: bool) ->
         return {a.state_id: _own_end(a) for a in items}
     ordered = sorted(items, key=lambda a: (_start(a), a.created_at, a.seq, a.state_id))
     out: dict[str, Resolved] = {}
+    # ties sort the later-recorded last, so the earlier one is bounded at its own start (an empty interval)
     for i, current in enumerate(ordered):
-        later = ordered[i + 1 :]
-        same_start = [a for a in later if _start(a) == _start(current)]
-        if same_start:
-            out[current.state_id] = Resolved(valid_to=current.valid_from, status=StateStatus.SUPERSEDED)
-            continue
-        successor = later[0] if later else None
-        out[current.state_id] = _bounded(current, successor)
+        out[current.state_id] = _bounded(current, ordered[i + 1] if i + 1 < len(ordered) else None)
     return out
 
 

@@ -48,17 +48,21 @@ class Plan:
     evidence_targets: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # (state id, event ids)
     results: list[State] = field(default_factory=list)  # the state each request ended on, in request order
 
+    def revise(
+        self, state: State, action: RevisionAction, reason: str, at: dt.datetime, evidence: Sequence[str]
+    ) -> None:
+        """Record one change of ``state`` (ids stay unique within the plan by their position)."""
+        self.revisions.append(
+            Revision(
+                id=make_id("rv", state.id, at.isoformat(), action.value, len(self.revisions)),
+                state_id=state.id, at=at, action=action, reason=reason, valid=state.valid, status=state.status,
+                confidence=state.confidence, evidence_ids=tuple(evidence),
+            )
+        )
+
 
 def _assertion(s: State, seq: int = 0) -> Assertion:
     return Assertion(s.id, s.valid.start, s.stated_end, s.created_at, done=s.status is StateStatus.DONE, seq=seq)
-
-
-def _revision(state: State, action: RevisionAction, reason: str, at: dt.datetime, evidence: Sequence[str]) -> Revision:
-    return Revision(
-        id=make_id("rv", state.id, at.isoformat(), action.value, state.valid.end.at if state.valid.end else None),
-        state_id=state.id, at=at, action=action, reason=reason, valid=state.valid, status=state.status,
-        confidence=state.confidence, evidence_ids=tuple(evidence),
-    )
 
 
 def _same_object(a: State, b: State) -> bool:
@@ -97,7 +101,7 @@ def plan_assert(
         if match is not None:
             plan.confirmations.append((match.id, now))
             plan.evidence_targets.append((match.id, evidence))
-            plan.revisions.append(_revision(match, RevisionAction.CONFIRM, reason, now, evidence))
+            plan.revise(match, RevisionAction.CONFIRM, reason, now, evidence)
             plan.results.append(match)
             continue
         added.append(new.model_copy(update={"created_at": now, "recorded_at": now}))
@@ -113,7 +117,7 @@ def plan_assert(
         plan.new_states.append(s)
         reason = next(r for n, _, r in requests if n.id == s.id)
         evidence = next(e for n, e, _ in requests if n.id == s.id)
-        plan.revisions.append(_revision(s, RevisionAction.ASSERT, reason, now, evidence))
+        plan.revise(s, RevisionAction.ASSERT, reason, now, evidence)
     plan.results = [next((n for n in final_new if n.id == r.id), r) for r in plan.results]
     _diff(live, resolved, now, plan, successors=final_new)
     return plan
@@ -168,7 +172,7 @@ def plan_retract(
         update={"status": StateStatus.RETRACTED, "retracted_at": now, "recorded_at": now}
     )
     plan.retractions.append(retracted)
-    plan.revisions.append(_revision(retracted, RevisionAction.RETRACT, reason, now, evidence))
+    plan.revise(retracted, RevisionAction.RETRACT, reason, now, evidence)
     plan.evidence_targets.append((state_id, evidence))
     rest = [s for s in live if s.id != state_id]
     resolved = resolve_timeline([_assertion(s) for s in rest], single_valued=predicate.single_valued)
@@ -211,4 +215,4 @@ def _diff(
                 plan.supersedes.append((cause, s.id, now))
         else:
             action, reason, evidence = RevisionAction.REOPEN, "the state that bounded it is gone", ()
-        plan.revisions.append(_revision(version, action, reason, now, evidence))
+        plan.revise(version, action, reason, now, evidence)

@@ -255,7 +255,10 @@ class KuzuStore:
         for name, type_ in spec.columns:
             columns[name] = pa.array([i.get(name) for i in items], type=_ARROW_TYPES[type_])
         data = pa.table(columns)
-        self._run(tx, f"COPY {table} FROM $data", {"data": data})
+        try:  # COPY cannot be prepared: its parameter's type is only known at execution
+            tx.execute(f"COPY {table} FROM $data", {"data": data})
+        except RuntimeError as exc:
+            raise StoreError(f"database error while copying into {table}: {exc}") from exc
 
     # -- reads ------------------------------------------------------------------------------------------
 

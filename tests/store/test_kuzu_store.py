@@ -1,0 +1,92 @@
+import datetime as dt
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphmem import Memory, StoreLocked
+from graphmem.store.kuzu_store import KuzuStore
+from graphmem.store.schema import render_cypher
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_checked_in_schema_matches_the_generated_one():
+    assert (ROOT / "ontology" / "schema.cypher").read_text() == render_cypher(), (
+        "regenerate with: python -c \"from graphmem.store.schema import render_cypher; "
+        "open('ontology/schema.cypher','w').write(render_cypher())\""
+    )
+
+
+def test_migrations_are_recorded_and_applied_once(tmp_path):
+    path = tmp_path / "m.kuzu"
+    store = KuzuStore(path)
+    assert store.migrations() == ["0001_initial"]
+    store.close()
+    store = KuzuStore(path)
+    assert store.migrations() == ["0001_initial"]
+    store.close()
+
+
+def test_times_are_stored_as_utc_whatever_the_offset(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu") as mem:
+        tokyo = dt.timezone(dt.timedelta(hours=9))
+        ev = mem.record(content="x", occurred_at=dt.datetime(2025, 11, 27, 9, 0, tzinfo=tokyo))
+    with Memory.open(tmp_path / "m.kuzu") as mem:
+        assert mem.get([ev.id])[0].occurred_at.at == dt.datetime(2025, 11, 27, 0, 0, tzinfo=dt.UTC)
+
+
+def test_a_second_process_gets_a_clear_error(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path):
+        code = (
+            "import sys\nfrom graphmem import Memory, StoreLocked\n"
+            "try:\n    Memory.open(sys.argv[1])\nexcept StoreLocked as e:\n    print(e.code, e.message)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert out.stdout.startswith("store_locked"), out.stderr
+    assert "graphmem serve" in out.stdout
+
+
+def test_concurrent_writers_in_one_process_are_serialised(tmp_path):
+    import threading
+
+    with Memory.open(tmp_path / "m.kuzu") as mem:
+        errors = []
+
+        def write(worker):
+            try:
+                for i in range(40):
+                    mem.record(content=f"worker {worker} event {i}")
+                    mem.assert_state(f"subject {worker}", "lives_in", f"city {i}", valid_from=f"2020-01-{i % 28 + 1:02d}")
+            except Exception as exc:  # noqa: BLE001 - the test reports any failure
+                errors.append(exc)
+
+        threads = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert mem.stats().events == 160
+
+
+def test_store_locked_is_a_store_error():
+    from graphmem import StoreError
+
+    assert issubclass(StoreLocked, StoreError)
+
+
+@pytest.mark.parametrize("n", [3, 200])
+def test_small_and_bulk_batches_write_the_same_graph(n):
+    with Memory.in_memory() as mem:
+        items = [{"content": f"event {i}", "thread": "t", "entities": ["Ann", f"thing {i % 5}"],
+                  "states": [{"subject": "Ann", "predicate": "likes", "object": f"thing {i % 5}"}]}
+                 for i in range(n)]
+        results = mem.record_many(items)
+        stats = mem.stats()
+        assert stats.events == n and stats.threads == 1
+        assert stats.states == min(n, 5)
+        assert len(mem.entity("Ann", recent=1000).recent_events) == n
+        assert all(r.status == "created" for r in results)

@@ -1,0 +1,192 @@
+"""Property: after any sequence of assert / close / retract / backfill, the as-of, during and known-at answers
+of the real database equal a brute-force reference computed from the same operations.
+
+The reference replays the operations with a deliberately naive O(n^2) model: a single-valued state ends at
+the earliest later start of any other live assertion (or its stated end), a tie at the same start goes to
+the one recorded later, and known_at(t) is a replay of only the operations recorded up to t.
+"""
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import Granularity, Memory, NotFound, TimePoint
+from graphmem.temporal import holds_at, holds_during, holds_throughout
+
+from .conftest import FakeClock
+
+BASE = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+SUBJECTS = ["ann", "bob"]
+PREDICATES = {"lives_in": True, "likes": False}  # name -> single-valued
+OBJECTS = ["oslo", "rome", "lima"]
+
+
+def day(n):
+    return TimePoint(at=BASE + dt.timedelta(days=n), granularity=Granularity.DAY)
+
+
+@dataclass
+class RefAssertion:
+    ref: int
+    subject: str
+    predicate: str
+    obj: str
+    start: int | None
+    end: int | None
+    created: int
+    retracted: bool = False
+
+
+@dataclass
+class Reference:
+    items: list[RefAssertion] = field(default_factory=list)
+
+    def live(self, subject, predicate):
+        return [a for a in self.items if a.subject == subject and a.predicate == predicate and not a.retracted]
+
+    def interval(self, a):
+        """(start, end) of ``a`` in days; None = open."""
+        if not PREDICATES[a.predicate]:
+            return a.start, a.end
+        key = -(10**9) if a.start is None else a.start
+        others = [b for b in self.live(a.subject, a.predicate) if b is not a]
+        if any(((-(10**9) if b.start is None else b.start) == key) and b.created > a.created for b in others):
+            return a.start, a.start
+        later = [b.start for b in others if b.start is not None and b.start > key]
+        ends = [x for x in [a.end, min(later) if later else None] if x is not None]
+        return a.start, (min(ends) if ends else None)
+
+    def holds(self, a, point):
+        start, end = self.interval(a)
+        return holds_at(day(start) if start is not None else None, day(end) if end is not None else None, point)
+
+    def apply(self, op, tick):
+        kind = op[0]
+        if kind == "assert":
+            _, subject, predicate, obj, start, end = op
+            for a in self.live(subject, predicate):
+                same_start = (a.start is None) == (start is None) and (start is None or self.holds(a, day(start)))
+                if a.obj == obj and (end is None or a.end == end) and same_start:
+                    return a.ref
+            ref = len(self.items)
+            self.items.append(RefAssertion(ref, subject, predicate, obj, start, end, tick))
+            return ref
+        _, ref, value = op
+        target = self.items[ref]
+        if kind == "close":
+            target.end = value
+        else:
+            target.retracted = True
+        return ref
+
+    def answer(self, subject, point=None, period=None):
+        out = set()
+        for a in self.items:
+            if a.retracted or a.subject != subject:
+                continue
+            start, end = self.interval(a)
+            vf = day(start) if start is not None else None
+            vt = day(end) if end is not None else None
+            if period is not None:
+                if holds_during(vf, vt, period):
+                    out.add((a.predicate, a.obj, start, end, holds_throughout(vf, vt, period)))
+            elif holds_at(vf, vt, point):
+                out.add((a.predicate, a.obj, start, end, None))
+        return out
+
+
+def days_of(point):
+    return None if point is None else (point.at - BASE).days
+
+
+def observed(states):
+    return {(s.predicate, s.object, days_of(s.valid.start), days_of(s.valid.end), s.throughout) for s in states}
+
+
+op_assert = st.tuples(
+    st.just("assert"), st.sampled_from(SUBJECTS), st.sampled_from(list(PREDICATES)), st.sampled_from(OBJECTS),
+    st.one_of(st.none(), st.integers(0, 40)), st.one_of(st.none(), st.integers(1, 20)),
+)
+op_change = st.tuples(st.sampled_from(["close", "retract"]), st.integers(0, 50), st.integers(1, 30))
+queries = st.lists(
+    st.one_of(
+        st.integers(-5, 70).map(day),
+        st.sampled_from(["2020-01", "2020-02", "2020", "2019"]),
+    ),
+    min_size=3, max_size=6,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=st.lists(st.one_of(op_assert, op_assert, op_change), min_size=1, max_size=14), points=queries)
+def test_answers_equal_a_brute_force_reference(ops, points):
+    clock = FakeClock()
+    with Memory.in_memory(clock=clock) as mem:
+        ref_to_id: dict[int, str] = {}
+        history: list[tuple[dt.datetime, Reference]] = []
+        reference = Reference()
+        applied: list[tuple] = []
+        for op in ops:
+            op = _concrete(op, reference)
+            if op is None:
+                continue
+            applied.append(op)
+            state = _apply(mem, op, ref_to_id)
+            tick = clock.last
+            ref = reference.apply(op, tick)
+            if op[0] == "assert":
+                assert ref_to_id.setdefault(ref, state.id) == state.id, "confirm decisions differ"
+            history.append((tick, _replay(applied)))
+        for raw in points:
+            point = mem.parse_time(raw) if isinstance(raw, str) else raw
+            for subject in SUBJECTS:
+                if not _known(mem, subject):
+                    continue
+                assert observed(mem.as_of(point).states(subject)) == reference.answer(subject, point=point)
+                assert observed(mem.during(point).states(subject)) == reference.answer(subject, period=point)
+                for tick, past in history:
+                    got = mem.known_at(tick).as_of(point).states(subject)
+                    assert observed(got) == past.answer(subject, point=point)
+
+
+def _known(mem, subject):
+    try:
+        mem.resolve_entity(subject)
+    except NotFound:
+        return False
+    return True
+
+
+def _concrete(op, reference):
+    """Turn a drawn operation into a valid one against the current reference (or skip it)."""
+    if op[0] == "assert":
+        _, subject, predicate, obj, start, length = op
+        end = None if length is None or start is None or length > 15 else start + length
+        return ("assert", subject, predicate, obj, start, end)
+    live = [a for a in reference.items if not a.retracted]
+    if not live:
+        return None
+    target = live[op[1] % len(live)]
+    if op[0] == "close":
+        return ("close", target.ref, (target.start or 0) + op[2])
+    return ("retract", target.ref, None)
+
+
+def _apply(mem, op, ref_to_id):
+    if op[0] == "assert":
+        _, subject, predicate, obj, start, end = op
+        return mem.assert_state(subject, predicate, obj, valid_from=day(start) if start is not None else None,
+                                valid_to=day(end) if end is not None else None)
+    state_id = ref_to_id[op[1]]
+    if op[0] == "close":
+        return mem.close_state(state_id, valid_to=day(op[2]))
+    return mem.retract_state(state_id, reason="wrong")
+
+
+def _replay(applied):
+    ref = Reference()
+    for tick, op in enumerate(applied):
+        ref.apply(op, tick)
+    return ref
