@@ -251,3 +251,10 @@ def test_timezone_is_applied_to_naive_input():
     with pytest.raises(InvalidInput) as info:
         Memory.in_memory(timezone="Mars/Olympus")
     assert info.value.field == "timezone"
+
+
+def test_two_open_starts_the_later_replaces_the_earlier(mem):
+    first = mem.assert_state("Ann", "lives_in", "Oslo")
+    mem.assert_state("Ann", "lives_in", "Rome")
+    assert objects(mem.as_of("2000").states("Ann")) == ["Rome"]
+    assert mem.state(first.id).status is StateStatus.SUPERSEDED

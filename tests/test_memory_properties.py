@@ -23,6 +23,9 @@ PREDICATES = {"lives_in": True, "likes": False}  # name -> single-valued
 OBJECTS = ["oslo", "rome", "lima"]
 
 
+NEVER_DAY = (dt.datetime(1, 1, 1, tzinfo=dt.UTC) - BASE).days  # an end before any time: holds nowhere
+
+
 def day(n):
     return TimePoint(at=BASE + dt.timedelta(days=n), granularity=Granularity.DAY)
 
@@ -53,7 +56,7 @@ class Reference:
         key = -(10**9) if a.start is None else a.start
         others = [b for b in self.live(a.subject, a.predicate) if b is not a]
         if any(((-(10**9) if b.start is None else b.start) == key) and b.created > a.created for b in others):
-            return a.start, a.start
+            return a.start, (a.start if a.start is not None else NEVER_DAY)
         later = [b.start for b in others if b.start is not None and b.start > key]
         ends = [x for x in [a.end, min(later) if later else None] if x is not None]
         return a.start, (min(ends) if ends else None)

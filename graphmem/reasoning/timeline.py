@@ -8,7 +8,7 @@ optional stated end ("left Acme in March") and the transaction time it was first
 * each holds until the next *later* start, or its stated end if that comes first: a newer value closes the
   old one at its start, and an older one arriving late is bounded by its successor;
 * two assertions with the same start: the one recorded later wins; the other is superseded with an empty
-  interval (its history stays);
+  interval (its history stays; for two open starts the loser ends at :data:`NEVER`);
 * a gap between a stated end and the next start stays a gap: disjoint intervals are never merged.
 
 Retracting an assertion removes it from the set, so whatever it had closed reopens. Multi-valued predicates
@@ -24,9 +24,11 @@ from dataclasses import dataclass
 
 from graphmem.ontology import StateStatus, TimePoint
 
-__all__ = ["Assertion", "Resolved", "resolve_timeline"]
+__all__ = ["NEVER", "Assertion", "Resolved", "resolve_timeline"]
 
 _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
+# the end given to an open-start state replaced by a later open-start one: before any time, so it never holds
+NEVER = TimePoint(at=dt.datetime(1, 1, 1, tzinfo=dt.UTC))
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,10 @@ def _own_end(a: Assertion) -> Resolved:
 
 def _bounded(current: Assertion, successor: Assertion | None) -> Resolved:
     own = _own_end(current)
-    if successor is None or successor.valid_from is None:
+    if successor is None:
         return own
+    if successor.valid_from is None:  # both starts open: the later-recorded one replaces this one entirely
+        return Resolved(valid_to=NEVER, status=StateStatus.SUPERSEDED)
     if own.valid_to is not None and own.valid_to.at <= successor.valid_from.at:
         return own
     return Resolved(valid_to=successor.valid_from, status=StateStatus.SUPERSEDED)

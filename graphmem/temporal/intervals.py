@@ -41,6 +41,7 @@ __all__ = [
     "holds_at",
     "holds_during",
     "holds_throughout",
+    "is_empty",
     "known_at",
     "period_of",
     "started_by",
@@ -76,10 +77,17 @@ def not_ended_by(valid_to: TimePoint | None, point: TimePoint, tz: dt.tzinfo = U
     return truncate(point.at, g, tz) < truncate(valid_to.at, g, tz)
 
 
+def is_empty(valid_from: TimePoint | None, valid_to: TimePoint | None) -> bool:
+    """An interval that ends where (or before) it starts holds nowhere: a value replaced at its own start."""
+    return valid_to is not None and valid_from is not None and valid_to.at <= valid_from.at
+
+
 def holds_at(
     valid_from: TimePoint | None, valid_to: TimePoint | None, point: TimePoint, tz: dt.tzinfo = UTC
 ) -> bool:
     """The as-of question: did the state hold at ``point``?"""
+    if is_empty(valid_from, valid_to):
+        return False
     return started_by(valid_from, point, tz) and not_ended_by(valid_to, point, tz)
 
 
@@ -94,6 +102,8 @@ def holds_during(
     valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC
 ) -> bool:
     """The during question: did the state hold at some point of ``period``?"""
+    if is_empty(valid_from, valid_to):
+        return False
     return started_by(valid_from, period, tz) and not_ended_by(valid_to, _first_point(period, valid_to), tz)
 
 
@@ -101,6 +111,8 @@ def holds_throughout(
     valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC
 ) -> bool:
     """Did the state hold at every point of ``period``?"""
+    if is_empty(valid_from, valid_to):
+        return False
     return started_by(valid_from, _first_point(period, valid_from), tz) and not_ended_by(valid_to, period, tz)
 
 

@@ -80,3 +80,10 @@ def test_known_at_is_half_open_in_transaction_time():
     assert known_at(t, later, t)
     assert not known_at(t, later, later)
     assert not known_at(later, None, t)
+
+
+def test_an_empty_interval_holds_nowhere():
+    start = p("2025-11-10")
+    assert not holds_at(start, start, p("2025-11-10"))
+    assert not holds_during(start, start, p("Nov 2025"))
+    assert not holds_throughout(start, start, p("Nov 2025"))
