@@ -48,3 +48,7 @@ def test_leaves_ordinary_text_alone(text):
 def test_mask_replaces_each_finding_with_its_kind():
     text = "mail a@b.io or call +1 415 555 0132"
     assert mask(text, scan(text)) == "mail [REDACTED:email] or call [REDACTED:phone]"
+
+
+def test_keys_ending_in_a_dash_are_still_found():
+    assert [f.kind for f in scan("key AIzaSLYfhz-t01x7OW3A0fmM9W8TZg2HYSbwDK- here")] == ["google_api_key"]
