@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import json
@@ -77,10 +78,10 @@ class StateInput:
     subject: str
     predicate: str
     object: str
-    valid_from: object = None
-    valid_to: object = None
+    valid_from: Any = None
+    valid_to: Any = None
     evidence: Sequence[str] = ()
-    confidence: object = 1.0
+    confidence: Any = 1.0
     text: str | None = None
     scope: str = "global"
     private: bool = False
@@ -406,10 +407,13 @@ class Memory:
                 (index, state, request.evidence, request.reason)
             )
         results: dict[int, State] = {}
+        known = sorted({subject for subject, _ in groups if subject not in entities.created})
+        existing: dict[tuple[str, str], list[State]] = {}
+        if known:
+            for state in self.store.states(StateQuery(subject_ids=known, include_private=True)):
+                existing.setdefault((state.subject_id, state.predicate), []).append(state)
         for (subject_id, predicate), items in groups.items():
-            current = [] if subject_id in entities.created else self.store.states(
-                StateQuery(subject_id=subject_id, predicate=predicate, include_private=True)
-            )
+            current = existing.get((subject_id, predicate), [])
             plan = plan_assert(current, [(s, e, r) for _, s, e, r in items], self.ontology.predicate(predicate), now)
             self._add_plan(plan, batch, now)
             for (index, *_), state in zip(items, plan.results, strict=True):
@@ -548,7 +552,7 @@ class Memory:
         description: str = "",
     ) -> Predicate:
         """Add a predicate to this memory's vocabulary; it is stored, so it survives reopening."""
-        predicate = _validated(
+        predicate: Predicate = _validated(
             Predicate,
             dict(name=name, cardinality=cardinality, kind=kind, object=object, subject_types=tuple(subject_types),
                  object_types=tuple(object_types), inverse=inverse, synonyms=tuple(synonyms),
@@ -805,12 +809,9 @@ def _state_input(raw: Any, event_id: str) -> StateInput:
 
 
 def _at_index(exc: GraphmemError, index: int) -> GraphmemError:
-    field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
-    error = type(exc).__new__(type(exc))
-    GraphmemError.__init__(error, f"item {index}: {exc.message}", field=field)
-    for name, value in vars(exc).items():
-        if name not in ("message", "field", "args"):
-            setattr(error, name, value)
-    if isinstance(exc, InvalidInput) and not hasattr(error, "problems"):
-        error.problems = []
-    return error
+    """The same error, its message and field prefixed with the index of the batch item it is about."""
+    located = copy.copy(exc)
+    located.message = f"item {index}: {exc.message}"
+    located.field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
+    located.args = (located.message,)
+    return located

@@ -69,6 +69,12 @@ _KEY_WORDS = (
     r"refresh[_ -]?token|bot[_ -]?token|private[_ -]?token|secret|token|credentials?)"
 )
 
+_PROSE_VALUES = {
+    "weak", "strong", "wrong", "incorrect", "correct", "required", "needed", "missing", "expired", "reset",
+    "changed", "different", "same", "simple", "secure", "protected", "forgotten", "forgot", "stored", "saved",
+    "shared", "there", "here", "that", "this", "what", "easy", "hard", "long", "short", "the", "not", "still",
+}
+
 _DETECTORS: list[tuple[str, Category, re.Pattern[str], Callable[[re.Match[str]], bool] | None]] = [
     ("private_key", "secret",
      re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*)",
@@ -108,11 +114,6 @@ _DETECTORS: list[tuple[str, Category, re.Pattern[str], Callable[[re.Match[str]],
      lambda m: _phone(m[0])),
 ]
 
-_PROSE_VALUES = {
-    "weak", "strong", "wrong", "incorrect", "correct", "required", "needed", "missing", "expired", "reset",
-    "changed", "different", "same", "simple", "secure", "protected", "forgotten", "forgot", "stored", "saved",
-    "shared", "there", "here", "that", "this", "what", "easy", "hard", "long", "short", "the", "not", "still",
-}
 
 
 def scan(text: str) -> list[Finding]:

@@ -349,6 +349,14 @@ class KuzuStore:
         return {r["key"] for r in found}
 
     def states(self, query: StateQuery) -> list[State]:
+        if query.subject_ids is not None:
+            found = self._rows(
+                f"UNWIND $ids AS i MATCH (n:Entity {{id: i}})-[h:HAS_STATE]->(s:State) "
+                f"RETURN n.name AS subject, {_S_COLS}, {_H_COLS}",
+                {"ids": list(query.subject_ids)},
+            ) if query.subject_ids else []
+            found = sorted((r for r in found if _keep(query, r)), key=_row_order)
+            return [_as_known(_state(r), query.known_at) for r in found]
         if query.subject_id:
             # one subject has few edges: fetching them all and filtering here is several times faster
             # than asking the engine to evaluate the filters

@@ -51,6 +51,7 @@ class StateQuery:
     """
 
     subject_id: str | None = None
+    subject_ids: Sequence[str] | None = None  # many subjects in one read (bulk writes)
     predicate: str | None = None
     object_id: str | None = None
     known_at: dt.datetime | None = None

@@ -1,0 +1,132 @@
+"""Scale: synthetic events, entities and states at 10k, 100k and 1M events on an on-disk database.
+
+Per size, in a fresh process (so peak RSS is that size's own): bulk ingest through ``record_many`` (batches of
+10,000 events, each mentioning two entities and joining a thread) and bulk states through ``assert_states``
+(one single-valued ``lives_in`` move and one ``works_at`` change per entity, plus ``likes``), then
+``record`` one by one (each call one durable transaction), then as-of entity queries and timeline queries on
+random entities. Prints rates, p50/p95 latencies, database size and peak RSS.
+
+    python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import percentiles, table, write_results
+
+BATCH = 10_000
+ONE_BY_ONE = 2_000
+QUERIES = 500
+WORDS = ("deploy review budget search index latency roadmap hiring design offsite retro incident "
+         "customer launch pricing migration backlog sprint planning oncall").split()
+
+
+def event(i: int, n_entities: int, rng: random.Random) -> dict:
+    a, b = rng.randrange(n_entities), rng.randrange(n_entities)
+    text = " ".join(rng.choice(WORDS) for _ in range(28))[:200]
+    day = 1 + i % 28
+    return {
+        "content": f"{text} #{i}", "occurred_at": f"2025-{1 + i % 12:02d}-{day:02d}T{i % 24:02d}:00:00Z",
+        "agent_id": "bench", "thread": f"thread-{i % 1000}", "entities": [f"person {a}", f"person {b}"],
+        "source": {"system": "bench", "ref": f"synthetic#{i}"},
+    }
+
+
+def run_size(n_events: int, path: str) -> dict:
+    from graphmem import Memory, StateInput
+
+    rng = random.Random(n_events)
+    n_entities = max(100, n_events // 10)
+    result: dict = {"events": n_events, "entities": n_entities}
+    with Memory.open(path) as mem:
+        t0 = time.perf_counter()
+        for start in range(0, n_events, BATCH):
+            mem.record_many([event(i, n_entities, rng) for i in range(start, min(n_events, start + BATCH))])
+        result["bulk_events_per_s"] = n_events / (time.perf_counter() - t0)
+
+        states = []
+        for e in range(n_entities):
+            name = f"person {e}"
+            states += [
+                StateInput(subject=name, predicate="lives_in", object=f"city {e % 50}", valid_from="2020"),
+                StateInput(subject=name, predicate="lives_in", object=f"city {(e + 7) % 50}",
+                           valid_from=f"2024-{1 + e % 12:02d}-01"),
+                StateInput(subject=name, predicate="works_at", object=f"company {e % 200}",
+                           valid_from=f"2021-{1 + e % 12:02d}"),
+                StateInput(subject=name, predicate="likes", object=f"topic {e % 30}", valid_from="2022"),
+            ]
+        t0 = time.perf_counter()
+        for start in range(0, len(states), 4 * BATCH):
+            mem.assert_states(states[start:start + 4 * BATCH])
+        result["bulk_states"] = len(states)
+        result["bulk_states_per_s"] = len(states) / (time.perf_counter() - t0)
+
+        t0 = time.perf_counter()
+        for i in range(ONE_BY_ONE):
+            mem.record(**event(n_events + i, n_entities, rng))
+        result["record_one_by_one_per_s"] = ONE_BY_ONE / (time.perf_counter() - t0)
+
+        picks = [f"person {rng.randrange(n_entities)}" for _ in range(QUERIES)]
+        asof, timeline = [], []
+        for name in picks:
+            when = f"2024-{rng.randrange(1, 13):02d}-15"
+            q0 = time.perf_counter()
+            mem.as_of(when).states(subject=name)
+            asof.append((time.perf_counter() - q0) * 1000)
+            q0 = time.perf_counter()
+            mem.timeline(name, "lives_in")
+            timeline.append((time.perf_counter() - q0) * 1000)
+        result["as_of_entity"] = percentiles(asof)
+        result["timeline"] = percentiles(timeline)
+        stats = mem.stats()
+        result["stored_events"] = stats.events
+        result["stored_states"] = stats.states
+    size = sum(p.stat().st_size for p in Path(path).parent.glob(Path(path).name + "*"))
+    result["db_mb"] = size / 2**20
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--runs", type=int, default=1, help="runs per size (medians of runs are reported)")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(run_size(args.child, os.path.join(tmp, "scale.kuzu"))))
+        return
+    results = []
+    for n in [int(s) for s in args.sizes.split(",")]:
+        for run in range(args.runs):
+            t0 = time.perf_counter()
+            out = subprocess.run([sys.executable, __file__, "--child", str(n)], capture_output=True, text=True,
+                                 check=True)
+            res = json.loads(out.stdout.strip().splitlines()[-1])
+            res["run"], res["wall_s"] = run + 1, time.perf_counter() - t0
+            results.append(res)
+            print(f"{n:,} events, run {run + 1}: done in {res['wall_s']:.0f} s", flush=True)
+    rows = [[f"{r['events']:,}", r["run"], f"{r['bulk_events_per_s']:,.0f}", f"{r['bulk_states_per_s']:,.0f}",
+             f"{r['record_one_by_one_per_s']:,.0f}",
+             f"{r['as_of_entity']['p50_ms']:.2f} / {r['as_of_entity']['p95_ms']:.2f}",
+             f"{r['timeline']['p50_ms']:.2f} / {r['timeline']['p95_ms']:.2f}",
+             f"{r['db_mb']:,.0f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
+    print()
+    print(table(["events", "run", "bulk ev/s", "bulk states/s", "record ev/s", "as-of p50/p95 ms",
+                 "timeline p50/p95 ms", "DB MB", "peak RSS MB"], rows))
+    write_results("scale", {"runs": results})
+
+
+if __name__ == "__main__":
+    main()
