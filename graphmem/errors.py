@@ -11,7 +11,8 @@ The tree::
     ├── NotFound                       not_found            an id or name that memory does not hold
     ├── PrivacyRefused                 privacy_refused      the event carries a secret or personal data
     └── StoreError                     store_error          the database failed
-        └── StoreLocked                store_locked         another process holds the database
+        ├── StoreLocked                store_locked         another process holds the database
+        └── DuplicateKey               duplicate_key        a write hit an id that already exists
 
 Every error names what is wrong and how to fix it; ``field`` names the offending input field when there is
 one. The GraphQL layer puts ``code`` and ``field`` in ``errors[].extensions``. Raising any of these
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "DuplicateKey",
     "GraphmemError",
     "InvalidInput",
     "InvalidInterval",
@@ -154,3 +156,9 @@ class StoreLocked(StoreError):
     """Another process holds the database file."""
 
     code = "store_locked"
+
+
+class DuplicateKey(StoreError):
+    """A write hit an id that already exists (for events: a replay, which memory reports as a duplicate)."""
+
+    code = "duplicate_key"

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ValidationError
 
-from graphmem.errors import GraphmemError, InvalidInput, NotFound
+from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, NotFound
 from graphmem.ontology import (
     UTC,
     Entity,
@@ -127,6 +127,9 @@ class Memory:
         self._last_tx = dt.datetime.min.replace(tzinfo=UTC)
         self._tx_lock = threading.Lock()
         self._known_threads: set[str] = set()
+        # name key -> entity id, for entities this process has seen committed; this process is the only
+        # writer of its database and keys never move to another entity, so entries never go stale
+        self._entity_ids: dict[str, str] = {}
         base = ontology or load_ontology()
         for name, definition in store.defined_predicates():
             base = base.with_predicate(Predicate.model_validate_json(definition))
@@ -295,7 +298,9 @@ class Memory:
 
     def _write_events(self, prepared: list[tuple[Event | None, Mapping[str, Any]]]) -> list[RecordResult]:
         ids = [e.id for e, _ in prepared if e is not None]
-        existing = self.store.existing_event_ids(ids)
+        # a single event skips the existence read: a replay fails on the event's primary key instead
+        single = len(ids) == 1 and not prepared[0][1].get("states")
+        existing = set() if single else self.store.existing_event_ids(ids)
         now = self.now()
         batch = WriteBatch()
         entities = _EntityCache(self, batch, now)
@@ -314,25 +319,34 @@ class Memory:
             seen.add(event.id)
             event = event.model_copy(update={"recorded_at": now})
             batch.events.append(event)
-            self._event_edges(event, item, batch, entities, seen | existing, now)
+            self._event_edges(event, item, batch, entities, (seen, existing), now)
             for raw in item.get("states") or ():
                 state_requests.append((_state_input(raw, event.id), event.id))
             results.append(RecordResult(id=event.id, status="created", event=event))
         if state_requests:
             self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
-        self.store.write(batch)
+        try:
+            self.store.write(batch)
+        except DuplicateKey:
+            self._known_threads.difference_update(t.key for t in batch.threads)
+            if not single:
+                raise
+            return [RecordResult(id=ids[0], status="duplicate")]
+        except GraphmemError:
+            self._known_threads.difference_update(t.key for t in batch.threads)
+            raise
+        entities.committed()
         return results
 
     def _event_edges(
         self, event: Event, item: Mapping[str, Any], batch: WriteBatch, entities: _EntityCache,
-        known: set[str], now: dt.datetime,
+        known: tuple[set[str], set[str]], now: dt.datetime,
     ) -> None:
         thread = event.thread or event.source.thread_id or event.source.session_id
         if thread:
             if thread not in self._known_threads and not self.store.known_thread_keys([thread]):
-                if all(t.key != thread for t in batch.threads):
-                    batch.threads.append(Thread(key=thread, created_at=now))
-            self._known_threads.add(thread)
+                batch.threads.append(Thread(key=thread, created_at=now))
+            self._known_threads.add(thread)  # pending in this batch, or stored
             batch.in_thread.append((event.id, thread))
         for name in event.entities:
             batch.mentions.append((event.id, entities.resolve(name, None, field="entities")))
@@ -343,7 +357,8 @@ class Memory:
             self.ontology.check_link_label(label, field="links")
             targets.extend((label, t) for t in ([to] if isinstance(to, str) else to))
         if targets:
-            missing = {t for _, t in targets} - known - self.store.existing_event_ids(t for _, t in targets)
+            wanted = {t for _, t in targets} - known[0] - known[1]
+            missing = wanted - self.store.existing_event_ids(wanted)
             if missing:
                 field = "supersedes" if event.supersedes in missing else "links"
                 raise NotFound("event", sorted(missing)[0], field=field, hint="link only to recorded events")
@@ -386,8 +401,10 @@ class Memory:
         with self.store.write_lock():
             now = self.now()
             batch = WriteBatch()
-            results = self._plan_states(requests, batch, _EntityCache(self, batch, now), now, known_events=set())
+            entities = _EntityCache(self, batch, now)
+            results = self._plan_states(requests, batch, entities, now, known_events=set())
             self.store.write(batch)
+            entities.committed()
         return results
 
     def _plan_states(
@@ -689,9 +706,13 @@ class _EntityCache:
         self._checked_keys: set[str] = set()
         self.created: set[str] = set()
 
+    def committed(self) -> None:
+        """The write landed: remember its resolutions for later writes of this process."""
+        self._memory._entity_ids.update(self._by_key)
+
     def prefetch(self, names: Iterable[str]) -> None:
         """Resolve many names with two reads instead of two per name (the bulk paths call this)."""
-        keys = {name_key(n) for n in names} - set(self._by_key)
+        keys = {name_key(n) for n in names} - set(self._by_key) - set(self._memory._entity_ids)
         keys.discard("")
         if not keys:
             return
@@ -707,7 +728,9 @@ class _EntityCache:
             raise InvalidInput(f"{field} holds an empty entity name", field=field)
         if key in self._by_key:
             return self._by_key[key]
-        found = None if key in self._checked_keys else self._memory.store.entity_id_for_key(key)
+        found = self._memory._entity_ids.get(key)
+        if found is None and key not in self._checked_keys:
+            found = self._memory.store.entity_id_for_key(key)
         if found is None:
             if type_ is not None:
                 self._memory.ontology.check_entity_type(type_, field=f"{field}_type")

@@ -25,7 +25,7 @@ from typing import Any
 import kuzu
 import pyarrow as pa
 
-from graphmem.errors import StoreError, StoreLocked
+from graphmem.errors import DuplicateKey, StoreError, StoreLocked
 from graphmem.ontology import Entity, Event, Evidence, Revision, State, StateStatus, Thread
 from graphmem.store import rows
 from graphmem.store.port import StateQuery, StoreStats, WriteBatch
@@ -36,6 +36,9 @@ __all__ = ["KuzuStore"]
 log = logging.getLogger(__name__)
 
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
+# the engine answers `UNWIND $keys MATCH (n {pk: k})` with a scan of the whole table, but a single-key
+# MATCH with a primary-key lookup: up to this many keys, one lookup per key is faster
+LOOKUP_LOOP_MAX = 48
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
     "STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(), "INT64": pa.int64(),
@@ -118,12 +121,26 @@ class KuzuStore:
                 self._prepared[key] = statement
             return conn.execute(statement, params or {})
         except RuntimeError as exc:
+            if "duplicated primary key" in str(exc):
+                raise DuplicateKey(f"database error: {exc}") from exc
             raise StoreError(f"database error: {exc}") from exc
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         result = self._run(self._reader(), query, params)
         names = result.get_column_names()
         return [dict(zip(names, values, strict=True)) for values in result.get_all()]
+
+    def _lookup(self, single: str, many: str, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """Rows for ``keys``: ``single`` takes ``$key``, ``many`` takes ``$keys`` (see LOOKUP_LOOP_MAX)."""
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return []
+        if len(wanted) > LOOKUP_LOOP_MAX:
+            return self._rows(many, {"keys": wanted})
+        found: list[dict[str, Any]] = []
+        for key in wanted:
+            found.extend(self._rows(single, {"key": key}))
+        return found
 
     @contextmanager
     def write_lock(self) -> Iterator[object]:
@@ -168,13 +185,16 @@ class KuzuStore:
     def write(self, batch: WriteBatch) -> None:
         if not len(batch):
             return
+        if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions):
+            with self._write_lock:  # one statement commits by itself: no BEGIN / COMMIT round trips
+                self._write_one_event(self._writer, batch)
+            return
         with self._transaction() as tx:
             self._write_nodes(tx, batch)
             self._write_edges(tx, batch)
             self._write_states(tx, batch)
 
     def _write_nodes(self, tx: Any, b: WriteBatch) -> None:
-        self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         self._insert(tx, "Entity", [rows.entity_row(e) for e in b.entities])
         for e in b.entity_updates:
             self._run(tx, "MATCH (n:Entity {id: $id}) SET n.name = $name, n.type = $type, n.aliases = $aliases",
@@ -183,6 +203,28 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
+        if len(b.events) == 1:
+            self._write_one_event(tx, b)
+        else:
+            self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
+
+    def _write_one_event(self, tx: Any, b: WriteBatch) -> None:
+        """One event and its own edges in a single statement: the hot path of ``record``."""
+        event = b.events[0]
+        threads = [t for e, t in b.in_thread if e == event.id]
+        mentions = list(dict.fromkeys(n for e, n in b.mentions if e == event.id))
+        b.in_thread = [x for x in b.in_thread if x[0] != event.id]
+        b.mentions = [x for x in b.mentions if x[0] != event.id]
+        params = rows.event_row(event)
+        matches = [f"(t{i}:Thread {{key: $t{i}}})" for i in range(len(threads))]
+        matches += [f"(m{i}:Entity {{id: $m{i}}})" for i in range(len(mentions))]
+        creates = [f"(e)-[:IN_THREAD]->(t{i})" for i in range(len(threads))]
+        creates += [f"(e)-[:MENTIONS]->(m{i})" for i in range(len(mentions))]
+        params |= {f"t{i}": t for i, t in enumerate(threads)} | {f"m{i}": m for i, m in enumerate(mentions)}
+        query = _CREATE["Event"].replace("CREATE (:Event", "CREATE (e:Event", 1)
+        if creates:
+            query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
+        self._run(tx, query, params)
 
     def _write_edges(self, tx: Any, b: WriteBatch) -> None:
         self._link(tx, "IN_THREAD", "Event", "Thread", [(e, t, {}) for e, t in b.in_thread], "key")
@@ -263,19 +305,13 @@ class KuzuStore:
     # -- reads ------------------------------------------------------------------------------------------
 
     def existing_event_ids(self, ids: Iterable[str]) -> set[str]:
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return set()
-        if len(wanted) == 1:
-            found = self._rows("MATCH (e:Event {id: $id}) RETURN e.id AS id", {"id": wanted[0]})
-        else:
-            found = self._rows("UNWIND $ids AS i MATCH (e:Event {id: i}) RETURN e.id AS id", {"ids": wanted})
+        found = self._lookup("MATCH (e:Event {id: $key}) RETURN e.id AS id",
+                             "UNWIND $keys AS k MATCH (e:Event {id: k}) RETURN e.id AS id", list(ids))
         return {r["id"] for r in found}
 
     def events(self, ids: Sequence[str]) -> list[Event]:
-        if not ids:
-            return []
-        found = self._rows(f"UNWIND $ids AS i MATCH (e:Event {{id: i}}) RETURN {_E_COLS}", {"ids": list(ids)})
+        found = self._lookup(f"MATCH (e:Event {{id: $key}}) RETURN {_E_COLS}",
+                             f"UNWIND $keys AS k MATCH (e:Event {{id: k}}) RETURN {_E_COLS}", ids)
         by_id = {r["id"]: rows.event_from_row(r) for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
@@ -316,21 +352,15 @@ class KuzuStore:
         return found[0]["id"] if found else None
 
     def entity_ids_for_keys(self, keys: Iterable[str]) -> dict[str, str]:
-        wanted = list(dict.fromkeys(keys))
-        if not wanted:
-            return {}
-        found = self._rows(
-            "UNWIND $keys AS k MATCH (a:Alias {key: k}) RETURN a.key AS key, a.entity_id AS id", {"keys": wanted}
-        )
+        found = self._lookup("MATCH (a:Alias {key: $key}) RETURN a.key AS key, a.entity_id AS id",
+                             "UNWIND $keys AS k MATCH (a:Alias {key: k}) RETURN a.key AS key, a.entity_id AS id",
+                             list(keys))
         return {r["key"]: r["id"] for r in found}
 
     def entities(self, ids: Sequence[str]) -> list[Entity]:
-        if not ids:
-            return []
-        found = self._rows(
-            "UNWIND $ids AS i MATCH (n:Entity {id: i}) RETURN n.id AS id, n.name AS name, n.type AS type, "
-            "n.aliases AS aliases, n.created_at AS created_at", {"ids": list(ids)},
-        )
+        cols = "n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.created_at AS created_at"
+        found = self._lookup(f"MATCH (n:Entity {{id: $key}}) RETURN {cols}",
+                             f"UNWIND $keys AS k MATCH (n:Entity {{id: k}}) RETURN {cols}", ids)
         by_id = {r["id"]: rows.entity_from_row(r) for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
@@ -342,10 +372,8 @@ class KuzuStore:
         return rows.thread_from_row(found[0]) if found else None
 
     def known_thread_keys(self, keys: Iterable[str]) -> set[str]:
-        wanted = list(dict.fromkeys(keys))
-        if not wanted:
-            return set()
-        found = self._rows("UNWIND $keys AS k MATCH (t:Thread {key: k}) RETURN t.key AS key", {"keys": wanted})
+        found = self._lookup("MATCH (t:Thread {key: $key}) RETURN t.key AS key",
+                             "UNWIND $keys AS k MATCH (t:Thread {key: k}) RETURN t.key AS key", list(keys))
         return {r["key"] for r in found}
 
     def states(self, query: StateQuery) -> list[State]:
@@ -388,9 +416,8 @@ class KuzuStore:
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]:
         """Current values of the given states (retracted ones included), in the order asked."""
-        if not ids:
-            return []
-        found = self._rows(f"UNWIND $ids AS i MATCH (s:State {{id: i}}) RETURN {_S_COLS}", {"ids": list(ids)})
+        found = self._lookup(f"MATCH (s:State {{id: $key}}) RETURN {_S_COLS}",
+                             f"UNWIND $keys AS k MATCH (s:State {{id: k}}) RETURN {_S_COLS}", ids)
         names = {e.id: e.name for e in self.entities(list({r["s_subject_id"] for r in found}))}
         by_id = {r["s_id"]: _state(r | {"subject": names.get(r["s_subject_id"], "")}, current_node=True)
                  for r in found}
@@ -398,15 +425,15 @@ class KuzuStore:
 
     def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]:
         out: dict[str, list[Evidence]] = {i: [] for i in state_ids}
-        if not state_ids:
-            return out
-        found = self._rows(
-            f"UNWIND $ids AS i MATCH (e:Event)-[r:EVIDENCE]->(s:State {{id: i}}) "
-            f"RETURN s.id AS state_id, r.stance AS stance, r.at AS at, {_E_COLS} ORDER BY at",
-            {"ids": list(state_ids)},
-        )
-        for r in found:
-            out[r["state_id"]].append(rows.evidence_from_row(r["state_id"], r, r))
+        cols = "s.id AS state_id, r.stance AS stance, r.at AS at, e.id AS event_id"
+        links = self._lookup(f"MATCH (s:State {{id: $key}})<-[r:EVIDENCE]-(e:Event) RETURN {cols}",
+                             f"UNWIND $keys AS k MATCH (s:State {{id: k}})<-[r:EVIDENCE]-(e:Event) RETURN {cols}",
+                             state_ids)
+        events = {e.id: e for e in self.events([r["event_id"] for r in links])}
+        for r in sorted(links, key=lambda r: (r["at"], r["event_id"])):
+            event = events.get(r["event_id"])
+            if event is not None:
+                out[r["state_id"]].append(rows.evidence_of(r, event))
         return out
 
     def revisions(self, state_id: str) -> list[Revision]:

@@ -197,14 +197,9 @@ def revision_from_row(r: Row) -> Revision:
     )
 
 
-def evidence_from_row(state_id: str, rel: Row, event: Row) -> Evidence:
-    del state_id
+def evidence_of(link: Row, event: Event) -> Evidence:
+    """Evidence from an EVIDENCE edge row (stance, at) and the event it comes from."""
     return Evidence.model_construct(
-        event_id=event["id"], stance=EvidenceStance(rel["stance"]), at=_req(rel["at"]), content=event["content"],
-        occurred_at=point(event["occurred_at"], event["occurred_g"]),
-        source=Source.model_construct(
-            system=event["source_system"], ref=event["source_ref"], thread_id=event["source_thread_id"],
-            session_id=event["source_session_id"], message_id=event["source_message_id"],
-            run_id=event["source_run_id"],
-        ),
+        event_id=event.id, stance=EvidenceStance(link["stance"]), at=_req(link["at"]), content=event.content,
+        occurred_at=event.occurred_at, source=event.source,
     )
