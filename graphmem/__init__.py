@@ -7,6 +7,7 @@
 """
 
 from graphmem.errors import (
+    DuplicateKey,
     GraphmemError,
     InvalidInput,
     InvalidInterval,
@@ -38,6 +39,7 @@ from graphmem.privacy import PrivacyPolicy
 __version__ = "0.1.0"
 
 __all__ = [
+    "DuplicateKey",
     "Entity",
     "EntityView",
     "Event",

@@ -289,7 +289,7 @@ class Memory:
             **{
                 **dict(draft),
                 "content": decision.content,
-                "id": _event_id(draft, content_hash),
+                "id": _event_id(draft, content_hash, timed=occurred is not None),
                 "recorded_at": dt.datetime.min.replace(tzinfo=UTC),
                 "content_hash": content_hash,
                 "redactions": decision.redactions,
@@ -805,14 +805,16 @@ def _clean(message: str) -> str:
     return message.removeprefix("Value error, ")
 
 
-def _event_id(draft: EventDraft, content_hash: str) -> str:
-    """Replays of the same event get the same id: by dedupe_key (and content) in a scope, else by everything."""
+def _event_id(draft: EventDraft, content_hash: str, *, timed: bool) -> str:
+    """Replays of the same event get the same id: by dedupe_key (and content) in a scope, else by everything
+    the writer said (an occurred_at the writer left out defaults to the clock and is not part of the id)."""
     if draft.dedupe_key:
         material: list[object] = ["dk", draft.scope, draft.dedupe_key, content_hash]
     else:
         material = [
             "ev", draft.scope, draft.agent_id, draft.kind, draft.thread, draft.source.model_dump_json(),
-            draft.occurred_at.at.isoformat(), draft.occurred_at.granularity.value, content_hash,
+            draft.occurred_at.at.isoformat() if timed else None,
+            draft.occurred_at.granularity.value if timed else None, content_hash,
         ]
     return make_id("ev", json.dumps(material))
 

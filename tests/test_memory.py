@@ -258,3 +258,9 @@ def test_two_open_starts_the_later_replaces_the_earlier(mem):
     mem.assert_state("Ann", "lives_in", "Rome")
     assert objects(mem.as_of("2000").states("Ann")) == ["Rome"]
     assert mem.state(first.id).status is StateStatus.SUPERSEDED
+
+
+def test_events_without_a_time_are_idempotent_too(mem):
+    a = mem.record(content="no time given")
+    b = mem.record(content="no time given")
+    assert b.status == "duplicate" and a.id == b.id

@@ -1,0 +1,68 @@
+"""The command line against a real database file (click's runner, in process)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from graphmem.cli.main import main
+
+
+@pytest.fixture
+def run(tmp_path):
+    db = str(tmp_path / "cli.kuzu")
+
+    def invoke(*args):
+        return CliRunner().invoke(main, ["--db", db, *args], catch_exceptions=False)
+
+    return invoke
+
+
+def test_record_assert_and_ask(run):
+    out = run("--json", "record", "Peter moved to Marrakesh.", "--occurred-at", "2025-11-27", "--entity", "Peter")
+    event_id = json.loads(out.output)["id"]
+    assert run("assert", "Peter", "lives_in", "Berlin", "--from", "2020").exit_code == 0
+    assert run("assert", "Peter", "lives_in", "Marrakesh", "--from", "2025-11-27", "--evidence", event_id).exit_code == 0
+    out = run("asof", "Nov 2025", "--entity", "Peter")
+    assert "Marrakesh" in out.output and "Berlin" not in out.output
+    states = json.loads(run("--json", "asof", "2025-11-01", "--entity", "Peter").output)
+    assert [s["object"] for s in states] == ["Berlin"]
+    timeline = json.loads(run("--json", "timeline", "Peter", "--predicate", "lives_in").output)
+    assert [(s["object"], s["status"]) for s in timeline] == [("Berlin", "superseded"), ("Marrakesh", "active")]
+    during = run("during", "Nov 2025", "--entity", "Peter").output
+    assert "Berlin" in during and "Marrakesh" in during and "(partly)" in during
+    entity = json.loads(run("--json", "entity", "peter").output)
+    assert entity["entity"]["name"] == "Peter" and len(entity["recent_events"]) == 1
+    assert json.loads(run("--json", "stats").output)["events"] == 1
+
+
+def test_errors_are_one_line_with_the_code_and_exit_2(run):
+    out = CliRunner().invoke(main, ["--db", "x.kuzu", "assert", "Peter", "lives_at", "Paris"])
+    assert out.exit_code == 2
+    assert "unknown_predicate" in out.output and "lives_in" in out.output
+
+
+def _last_json(output):
+    start = output.rindex("{")
+    return json.loads(output[start:])
+
+
+def test_ingest_counts_then_replays(run, tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps({"content": f"event {i}"}) for i in range(12)) + "\n")
+    assert _last_json(run("--json", "ingest", str(path)).output) == {"created": 12, "duplicate": 0, "dropped": 0}
+    assert _last_json(run("--json", "ingest", str(path)).output) == {"created": 0, "duplicate": 12, "dropped": 0}
+
+
+def test_ingest_stops_at_a_bad_line(run, tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"content": "fine"}\n{"content": "bad", "scope": "nope"}\n')
+    out = CliRunner().invoke(main, ["--db", str(tmp_path / "b.kuzu"), "ingest", str(path)])
+    assert out.exit_code == 2 and "scope" in out.output
+    assert _last_json(run("--json", "stats").output)["events"] == 0
+
+
+def test_demo_answers_the_sample_questions(run):
+    out = run("demo")
+    assert out.exit_code == 0
+    assert "Q: Where did Peter live in Nov 2025?" in out.output and "Marrakesh" in out.output
