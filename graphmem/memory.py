@@ -232,14 +232,13 @@ class Memory:
         )
         return self.record_many([fields])[0]
 
-    def record_many(self, items: Iterable[Mapping[str, Any]], *, atomic: bool = True) -> list[RecordResult]:
+    def record_many(self, items: Iterable[Mapping[str, Any]]) -> list[RecordResult]:
         """Append many events in one transaction (the bulk path: COPY for large batches).
 
         Every item is validated first; one bad item raises :class:`InvalidInput` naming its index and field,
         and nothing of the batch is written. Items may carry ``states`` (a list of state dicts whose evidence
         is that event) and ``links`` ({label: event id}).
         """
-        del atomic  # one transaction per call, always
         listed = list(items)
         prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
         for index, item in enumerate(listed):
@@ -551,7 +550,7 @@ class Memory:
     def confirm_state(self, state_id: str, *, evidence: Sequence[str] = (), reason: str = "confirmed") -> State:
         """Record that a state was seen to hold again (``last_confirmed_at``)."""
         def build(state: State, current: list[State], now: dt.datetime) -> Plan:
-            return plan_assert(current, [(state.model_copy(update={"stated_end": state.stated_end}), evidence,
+            return plan_assert(current, [(state, evidence,
                                           reason)], self.ontology.predicate(state.predicate), now)
         return self._update(build, state_id, evidence)
 

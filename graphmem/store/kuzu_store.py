@@ -377,26 +377,19 @@ class KuzuStore:
         return {r["key"] for r in found}
 
     def states(self, query: StateQuery) -> list[State]:
-        if query.subject_ids is not None:
-            found = self._rows(
-                f"UNWIND $ids AS i MATCH (n:Entity {{id: i}})-[h:HAS_STATE]->(s:State) "
-                f"RETURN n.name AS subject, {_S_COLS}, {_H_COLS}",
-                {"ids": list(query.subject_ids)},
-            ) if query.subject_ids else []
-            found = sorted((r for r in found if _keep(query, r)), key=_row_order)
-            return [_as_known(_state(r), query.known_at) for r in found]
-        if query.subject_id:
-            # one subject has few edges: fetching them all and filtering here is several times faster
-            # than asking the engine to evaluate the filters
-            found = self._rows(
-                f"MATCH (n:Entity {{id: $subject_id}})-[h:HAS_STATE]->(s:State) "
-                f"RETURN n.name AS subject, {_S_COLS}, {_H_COLS}",
-                {"subject_id": query.subject_id},
+        subjects = [query.subject_id] if query.subject_id else query.subject_ids
+        if subjects is not None:
+            # a subject has few edges: fetching them all and filtering here is several times faster than
+            # asking the engine to evaluate the filters
+            cols = f"n.name AS subject, {_S_COLS}, {_H_COLS}"
+            found = self._lookup(
+                f"MATCH (n:Entity {{id: $key}})-[h:HAS_STATE]->(s:State) RETURN {cols}",
+                f"UNWIND $keys AS k MATCH (n:Entity {{id: k}})-[h:HAS_STATE]->(s:State) RETURN {cols}",
+                subjects,
             )
-            found = [r for r in found if _keep(query, r)]
+            found = sorted((r for r in found if _keep(query, r)), key=_row_order)
             if query.object_id:
                 found = [r for r in found if r["s_object_id"] == query.object_id]
-            found.sort(key=_row_order)
             if query.limit is not None:
                 found = found[: query.limit]
             return [_as_known(_state(r), query.known_at) for r in found]
