@@ -3,10 +3,13 @@
 Per size, in a fresh process (so peak RSS is that size's own): bulk ingest through ``record_many`` (batches of
 10,000 events, each mentioning two entities and joining a thread) and bulk states through ``assert_states``
 (one single-valued ``lives_in`` move and one ``works_at`` change per entity, plus ``likes``), then
-``record`` one by one (each call one durable transaction), then as-of entity queries and timeline queries on
+``record`` one by one (each call one durable transaction, so its floor is the disk's sync time), then
+``record`` from 8 threads at once (concurrent calls share commits: group commit), then as-of entity queries and timeline queries on
 random entities. Prints rates, p50/p95 latencies, database size and peak RSS.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1]
+
+A durable commit costs at least one disk sync; the script prints the sync time of the disk it runs on.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -26,6 +30,7 @@ from _common import percentiles, table, write_results
 
 BATCH = 10_000
 ONE_BY_ONE = 2_000
+WRITERS = 8
 QUERIES = 500
 WORDS = ("deploy review budget search index latency roadmap hiring design offsite retro incident "
          "customer launch pricing migration backlog sprint planning oncall").split()
@@ -76,6 +81,17 @@ def run_size(n_events: int, path: str) -> dict:
             mem.record(**event(n_events + i, n_entities, rng))
         result["record_one_by_one_per_s"] = ONE_BY_ONE / (time.perf_counter() - t0)
 
+        per_writer = ONE_BY_ONE // WRITERS
+        batches = [[event(n_events + ONE_BY_ONE + w * per_writer + i, n_entities, rng) for i in range(per_writer)]
+                   for w in range(WRITERS)]
+        writers = [threading.Thread(target=lambda b: [mem.record(**e) for e in b], args=(b,)) for b in batches]
+        t0 = time.perf_counter()
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join()
+        result["record_concurrent_per_s"] = per_writer * WRITERS / (time.perf_counter() - t0)
+
         picks = [f"person {rng.randrange(n_entities)}" for _ in range(QUERIES)]
         asof, timeline = [], []
         for name in picks:
@@ -95,6 +111,21 @@ def run_size(n_events: int, path: str) -> dict:
     result["db_mb"] = size / 2**20
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
+
+
+def disk_sync_ms(directory: str, n: int = 200) -> float:
+    """Median time of one 4 KiB write + fsync in ``directory``: the floor under any durable commit."""
+    times = []
+    fd = os.open(os.path.join(directory, "sync-probe"), os.O_WRONLY | os.O_CREAT)
+    try:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            os.write(fd, b"x" * 4096)
+            os.fsync(fd)
+            times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        os.close(fd)
+    return percentiles(times)["p50_ms"]
 
 
 def main() -> None:
@@ -118,14 +149,17 @@ def main() -> None:
             results.append(res)
             print(f"{n:,} events, run {run + 1}: done in {res['wall_s']:.0f} s", flush=True)
     rows = [[f"{r['events']:,}", r["run"], f"{r['bulk_events_per_s']:,.0f}", f"{r['bulk_states_per_s']:,.0f}",
-             f"{r['record_one_by_one_per_s']:,.0f}",
+             f"{r['record_one_by_one_per_s']:,.0f}", f"{r['record_concurrent_per_s']:,.0f}",
              f"{r['as_of_entity']['p50_ms']:.2f} / {r['as_of_entity']['p95_ms']:.2f}",
              f"{r['timeline']['p50_ms']:.2f} / {r['timeline']['p95_ms']:.2f}",
              f"{r['db_mb']:,.0f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
     print()
-    print(table(["events", "run", "bulk ev/s", "bulk states/s", "record ev/s", "as-of p50/p95 ms",
+    print(table(["events", "run", "bulk ev/s", "bulk states/s", "record ev/s", f"record x{WRITERS} ev/s", "as-of p50/p95 ms",
                  "timeline p50/p95 ms", "DB MB", "peak RSS MB"], rows))
-    write_results("scale", {"runs": results})
+    with tempfile.TemporaryDirectory() as tmp:
+        sync = disk_sync_ms(tmp)
+    print(f"\ndisk sync (4 KiB write + fsync) here: {sync:.2f} ms median")
+    write_results("scale", {"runs": results, "disk_sync_ms": sync})
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ from graphmem.ontology import (
     Revision,
     Source,
     State,
-    StateStatus,
     Thread,
     TimePoint,
     Visibility,
@@ -51,6 +50,7 @@ from graphmem.privacy import PrivacyPolicy, guard
 from graphmem.query import TimeView, attach_evidence
 from graphmem.reasoning import Plan, make_id, plan_assert, plan_close, plan_retract
 from graphmem.store import GraphStore, StateQuery, StoreStats, WriteBatch, open_store
+from graphmem.store.group_commit import GroupCommit
 from graphmem.temporal import parse_point
 
 __all__ = ["EntityView", "Memory", "RecordResult", "StateInput"]
@@ -130,6 +130,10 @@ class Memory:
         # name key -> entity id, for entities this process has seen committed; this process is the only
         # writer of its database and keys never move to another entity, so entries never go stale
         self._entity_ids: dict[str, str] = {}
+        # concurrent record calls share commits (one disk sync for many events)
+        self._events_writer: GroupCommit[tuple[Event | None, Mapping[str, Any]], RecordResult] = GroupCommit(
+            self._write_prepared
+        )
         base = ontology or load_ontology()
         for name, definition in store.defined_predicates():
             base = base.with_predicate(Predicate.model_validate_json(definition))
@@ -248,8 +252,14 @@ class Memory:
                 if len(listed) == 1:
                     raise
                 raise _at_index(exc, index) from exc
+        return self._events_writer.submit(prepared)
+
+    def _write_prepared(self, prepared: list[tuple[Event | None, Mapping[str, Any]]]) -> list[RecordResult]:
         with self.store.write_lock():
-            return self._write_events(prepared)
+            try:  # optimistic: a fresh batch needs no existence read; a replayed event fails its primary key
+                return self._write_events(prepared, check_existing=False)
+            except DuplicateKey:
+                return self._write_events(prepared, check_existing=True)
 
     def _prepare_event(self, item: Mapping[str, Any]) -> Event | None:
         unknown = set(item) - _RECORD_FIELDS
@@ -295,16 +305,19 @@ class Memory:
             }
         )
 
-    def _write_events(self, prepared: list[tuple[Event | None, Mapping[str, Any]]]) -> list[RecordResult]:
+    def _write_events(
+        self, prepared: list[tuple[Event | None, Mapping[str, Any]]], *, check_existing: bool
+    ) -> list[RecordResult]:
+        """Write the prepared events; raises DuplicateKey when ``check_existing`` is off and one is stored."""
         ids = [e.id for e, _ in prepared if e is not None]
-        # a single event skips the existence read: a replay fails on the event's primary key instead
-        single = len(ids) == 1 and not prepared[0][1].get("states")
-        existing = set() if single else self.store.existing_event_ids(ids)
+        existing = self.store.existing_event_ids(ids) if check_existing else set()
         now = self.now()
         batch = WriteBatch()
         entities = _EntityCache(self, batch, now)
+        checked_threads: set[str] = set()
         if len(prepared) > 1:
             entities.prefetch(n for e, _ in prepared if e is not None for n in e.entities)
+            checked_threads = self._prefetch_threads(_thread_of(e) for e, _ in prepared if e is not None)
         results: list[RecordResult] = []
         seen: set[str] = set()
         state_requests: list[tuple[StateInput, str]] = []
@@ -318,7 +331,7 @@ class Memory:
             seen.add(event.id)
             event = event.model_copy(update={"recorded_at": now})
             batch.events.append(event)
-            self._event_edges(event, item, batch, entities, (seen, existing), now)
+            self._event_edges(event, item, batch, entities, (seen, existing), now, checked_threads)
             for raw in item.get("states") or ():
                 state_requests.append((_state_input(raw, event.id), event.id))
             results.append(RecordResult(id=event.id, status="created", event=event))
@@ -326,24 +339,28 @@ class Memory:
             self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
         try:
             self.store.write(batch)
-        except DuplicateKey:
-            self._known_threads.difference_update(t.key for t in batch.threads)
-            if not single:
-                raise
-            return [RecordResult(id=ids[0], status="duplicate")]
         except GraphmemError:
             self._known_threads.difference_update(t.key for t in batch.threads)
             raise
         entities.committed()
         return results
 
+    def _prefetch_threads(self, keys: Iterable[str | None]) -> set[str]:
+        """Look up many thread keys at once; returns the keys checked (stored ones become known)."""
+        unknown = {k for k in keys if k} - self._known_threads
+        if unknown:
+            self._known_threads.update(self.store.known_thread_keys(unknown))
+        return unknown
+
     def _event_edges(
         self, event: Event, item: Mapping[str, Any], batch: WriteBatch, entities: _EntityCache,
-        known: tuple[set[str], set[str]], now: dt.datetime,
+        known: tuple[set[str], set[str]], now: dt.datetime, checked_threads: set[str],
     ) -> None:
-        thread = event.thread or event.source.thread_id or event.source.session_id
+        thread = _thread_of(event)
         if thread:
-            if thread not in self._known_threads and not self.store.known_thread_keys([thread]):
+            if thread not in self._known_threads and (
+                thread in checked_threads or not self.store.known_thread_keys([thread])
+            ):
                 batch.threads.append(Thread(key=thread, created_at=now))
             self._known_threads.add(thread)  # pending in this batch, or stored
             batch.in_thread.append((event.id, thread))
@@ -816,6 +833,10 @@ def _event_id(draft: EventDraft, content_hash: str, *, timed: bool) -> str:
             draft.occurred_at.granularity.value if timed else None, content_hash,
         ]
     return make_id("ev", json.dumps(material))
+
+
+def _thread_of(event: Event) -> str | None:
+    return event.thread or event.source.thread_id or event.source.session_id
 
 
 def _state_input(raw: Any, event_id: str) -> StateInput:

@@ -75,55 +75,89 @@ _PROSE_VALUES = {
     "shared", "there", "here", "that", "this", "what", "easy", "hard", "long", "short", "the", "not", "still",
 }
 
-_DETECTORS: list[tuple[str, Category, re.Pattern[str], Callable[[re.Match[str]], bool] | None]] = [
-    ("private_key", "secret",
-     re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*)",
-                re.S), None),
-    ("aws_access_key", "secret", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), None),
-    ("github_token", "secret",
-     re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b"), None),
-    ("gitlab_token", "secret", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), None),
-    ("api_key", "secret", re.compile(r"\bsk-(?:ant-|proj-|live-)?[A-Za-z0-9_-]{20,}"), None),
-    ("stripe_key", "secret", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"), None),
-    ("slack_token", "secret", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), None),
-    ("slack_webhook", "secret", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"), None),
-    ("google_api_key", "secret", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), None),
-    ("jwt", "secret", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), None),
-    ("telegram_bot_token", "secret", re.compile(r"\b\d{8,10}:[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])"), None),
-    ("bearer_token", "secret", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}"), None),
-    ("connection_string", "secret",
-     re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s@/]+@[^\s]+"), None),
-    ("password", "secret",
-     re.compile(rf"(?i){_PASSWORD_WORDS}\s*(?:is|was|=|:|：|は)\s*[\"'`]?(?P<value>[^\s\"'`,;、。]+)"),
-     lambda m: len(m["value"]) >= 4 and m["value"].lower() not in _PROSE_VALUES),
-    ("credential", "secret",
-     re.compile(rf"(?i)\b{_KEY_WORDS}\b\s*(?:is|=|:|：)\s*[\"'`]?(?P<value>[^\s\"'`,;]+)"),
-     lambda m: _credential(m["value"])),
-    ("email", "pii", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"), None),
-    ("card_number", "pii", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), lambda m: _card(m[0])),
-    ("iban", "pii", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"),
-     lambda m: _iban(m[0])),
-    ("ssn", "pii", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), None),
-    ("phone", "pii",
-     re.compile(
-         r"(?<![A-Za-z0-9_+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}"
-         r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
-         r"|\d{3}[.-]\d{3}[.-]\d{4}"
-         r"|0\d{1,4}-\d{1,4}-\d{4})(?![A-Za-z0-9_-])"
-     ),
-     lambda m: _phone(m[0])),
-]
+# A detector runs only when its cheap prefilter finds what every match must contain: a literal (checked
+# on the lower-cased text) or, for the number shapes (cards, IBANs, SSNs, phones, bot tokens), a run of at
+# least eight digits with at most two separator characters between them, found once per text.
+# Most prose passes no prefilter at all.
+_DIGIT_RUN = re.compile(r"\d(?:[ .()+-]{0,2}\d){7}")
+DIGITS = "digits"
 
+
+@dataclass(frozen=True)
+class _Detector:
+    kind: str
+    category: Category
+    pattern: re.Pattern[str]
+    needs: tuple[str, ...]  # literals, or (DIGITS,)
+    check: Callable[[re.Match[str]], bool] | None = None
+
+
+_DETECTORS: list[_Detector] = [
+    _Detector("private_key", "secret",
+              re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*)",
+                         re.S), ("private key-----",)),
+    _Detector("aws_access_key", "secret", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
+              ("akia", "asia", "agpa", "aida", "aroa")),
+    _Detector("github_token", "secret",
+              re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})\b"),
+              ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _Detector("gitlab_token", "secret", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), ("glpat-",)),
+    _Detector("api_key", "secret", re.compile(r"\bsk-(?:ant-|proj-|live-)?[A-Za-z0-9_-]{20,}"), ("sk-",)),
+    _Detector("stripe_key", "secret", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+              ("_live_", "_test_")),
+    _Detector("slack_token", "secret", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), ("xox",)),
+    _Detector("slack_webhook", "secret", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
+              ("hooks.slack.com",)),
+    _Detector("google_api_key", "secret", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), ("aiza",)),
+    _Detector("jwt", "secret", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+              ("eyj",)),
+    _Detector("telegram_bot_token", "secret", re.compile(r"\b\d{8,10}:[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])"),
+              (DIGITS,)),
+    _Detector("bearer_token", "secret", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}"), ("bearer",)),
+    _Detector("connection_string", "secret",
+              re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:[^\s@/]+@[^\s]+"), ("://",)),
+    _Detector("password", "secret",
+              re.compile(rf"(?i){_PASSWORD_WORDS}\s*(?:is|was|=|:|：|は)\s*[\"'`]?(?P<value>[^\s\"'`,;、。]+)"),
+              ("pass", "pwd", "pin code", "パスワード", "暗証番号"),
+              lambda m: len(m["value"]) >= 4 and m["value"].lower() not in _PROSE_VALUES),
+    _Detector("credential", "secret",
+              re.compile(rf"(?i)\b{_KEY_WORDS}\b\s*(?:is|=|:|：)\s*[\"'`]?(?P<value>[^\s\"'`,;]+)"),
+              ("key", "secret", "token", "credential"), lambda m: _credential(m["value"])),
+    _Detector("email", "pii", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
+              ("@",)),
+    _Detector("card_number", "pii", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), (DIGITS,),
+              lambda m: _card(m[0])),
+    _Detector("iban", "pii", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"),
+              (DIGITS,), lambda m: _iban(m[0])),
+    _Detector("ssn", "pii", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), (DIGITS,)),
+    _Detector("phone", "pii",
+              re.compile(
+                  r"(?<![A-Za-z0-9_+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}"
+                  r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"
+                  r"|\d{3}[.-]\d{3}[.-]\d{4}"
+                  r"|0\d{1,4}-\d{1,4}-\d{4})(?![A-Za-z0-9_-])"
+              ),
+              (DIGITS,), lambda m: _phone(m[0])),
+]
 
 
 def scan(text: str) -> list[Finding]:
     """Every secret and piece of personal data in ``text``, non-overlapping, in order."""
     found: list[Finding] = []
-    for kind, category, pattern, check in _DETECTORS:
-        for m in pattern.finditer(text):
-            if check is not None and not check(m):
+    lower = text.lower()
+    digits: bool | None = None
+    for d in _DETECTORS:
+        if d.needs[0] == DIGITS:
+            if digits is None:
+                digits = _DIGIT_RUN.search(text) is not None
+            if not digits:
                 continue
-            found.append(Finding(kind, category, m.start(), m.end()))
+        elif not any(word in lower for word in d.needs):
+            continue
+        for m in d.pattern.finditer(text):
+            if d.check is not None and not d.check(m):
+                continue
+            found.append(Finding(d.kind, d.category, m.start(), m.end()))
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
     kept: list[Finding] = []
     for f in found:

@@ -36,8 +36,9 @@ __all__ = ["KuzuStore"]
 log = logging.getLogger(__name__)
 
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
-# the engine answers `UNWIND $keys MATCH (n {pk: k})` with a scan of the whole table, but a single-key
-# MATCH with a primary-key lookup: up to this many keys, one lookup per key is faster
+# a single-key MATCH is a primary-key lookup, while `UNWIND $keys AS k MATCH (n) WHERE n.pk = k` joins the
+# keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
+# plans worse): up to this many keys, one lookup per key is faster
 LOOKUP_LOOP_MAX = 48
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
@@ -130,16 +131,18 @@ class KuzuStore:
         names = result.get_column_names()
         return [dict(zip(names, values, strict=True)) for values in result.get_all()]
 
-    def _lookup(self, single: str, many: str, keys: Sequence[str]) -> list[dict[str, Any]]:
-        """Rows for ``keys``: ``single`` takes ``$key``, ``many`` takes ``$keys`` (see LOOKUP_LOOP_MAX)."""
+    def _lookup(self, pattern: str, key: str, returns: str, keys: Iterable[str]) -> list[dict[str, Any]]:
+        """``MATCH pattern WHERE key = k RETURN returns`` for every k of ``keys`` (see LOOKUP_LOOP_MAX)."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return []
         if len(wanted) > LOOKUP_LOOP_MAX:
-            return self._rows(many, {"keys": wanted})
+            return self._rows(f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}",
+                              {"keys": wanted})
+        single = f"MATCH {pattern} WHERE {key} = $key RETURN {returns}"
         found: list[dict[str, Any]] = []
-        for key in wanted:
-            found.extend(self._rows(single, {"key": key}))
+        for k in wanted:
+            found.extend(self._rows(single, {"key": k}))
         return found
 
     @contextmanager
@@ -203,14 +206,16 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
-        if len(b.events) == 1:
-            self._write_one_event(tx, b)
-        else:
+        if len(b.events) > COPY_THRESHOLD:
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
+        else:
+            for event in b.events:
+                self._write_one_event(tx, b, event)
 
-    def _write_one_event(self, tx: Any, b: WriteBatch) -> None:
-        """One event and its own edges in a single statement: the hot path of ``record``."""
-        event = b.events[0]
+    def _write_one_event(self, tx: Any, b: WriteBatch, event: Event | None = None) -> None:
+        """One event and its own edges in a single statement: the hot path of ``record`` (and of small
+        groups of concurrent ``record`` calls sharing one commit)."""
+        event = event or b.events[0]
         threads = [t for e, t in b.in_thread if e == event.id]
         mentions = list(dict.fromkeys(n for e, n in b.mentions if e == event.id))
         b.in_thread = [x for x in b.in_thread if x[0] != event.id]
@@ -305,13 +310,11 @@ class KuzuStore:
     # -- reads ------------------------------------------------------------------------------------------
 
     def existing_event_ids(self, ids: Iterable[str]) -> set[str]:
-        found = self._lookup("MATCH (e:Event {id: $key}) RETURN e.id AS id",
-                             "UNWIND $keys AS k MATCH (e:Event {id: k}) RETURN e.id AS id", list(ids))
+        found = self._lookup("(e:Event)", "e.id", "e.id AS id", list(ids))
         return {r["id"] for r in found}
 
     def events(self, ids: Sequence[str]) -> list[Event]:
-        found = self._lookup(f"MATCH (e:Event {{id: $key}}) RETURN {_E_COLS}",
-                             f"UNWIND $keys AS k MATCH (e:Event {{id: k}}) RETURN {_E_COLS}", ids)
+        found = self._lookup("(e:Event)", "e.id", _E_COLS, ids)
         by_id = {r["id"]: rows.event_from_row(r) for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
@@ -352,15 +355,12 @@ class KuzuStore:
         return found[0]["id"] if found else None
 
     def entity_ids_for_keys(self, keys: Iterable[str]) -> dict[str, str]:
-        found = self._lookup("MATCH (a:Alias {key: $key}) RETURN a.key AS key, a.entity_id AS id",
-                             "UNWIND $keys AS k MATCH (a:Alias {key: k}) RETURN a.key AS key, a.entity_id AS id",
-                             list(keys))
+        found = self._lookup("(a:Alias)", "a.key", "a.key AS key, a.entity_id AS id", list(keys))
         return {r["key"]: r["id"] for r in found}
 
     def entities(self, ids: Sequence[str]) -> list[Entity]:
         cols = "n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.created_at AS created_at"
-        found = self._lookup(f"MATCH (n:Entity {{id: $key}}) RETURN {cols}",
-                             f"UNWIND $keys AS k MATCH (n:Entity {{id: k}}) RETURN {cols}", ids)
+        found = self._lookup("(n:Entity)", "n.id", cols, ids)
         by_id = {r["id"]: rows.entity_from_row(r) for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
@@ -372,8 +372,7 @@ class KuzuStore:
         return rows.thread_from_row(found[0]) if found else None
 
     def known_thread_keys(self, keys: Iterable[str]) -> set[str]:
-        found = self._lookup("MATCH (t:Thread {key: $key}) RETURN t.key AS key",
-                             "UNWIND $keys AS k MATCH (t:Thread {key: k}) RETURN t.key AS key", list(keys))
+        found = self._lookup("(t:Thread)", "t.key", "t.key AS key", list(keys))
         return {r["key"] for r in found}
 
     def states(self, query: StateQuery) -> list[State]:
@@ -382,11 +381,7 @@ class KuzuStore:
             # a subject has few edges: fetching them all and filtering here is several times faster than
             # asking the engine to evaluate the filters
             cols = f"n.name AS subject, {_S_COLS}, {_H_COLS}"
-            found = self._lookup(
-                f"MATCH (n:Entity {{id: $key}})-[h:HAS_STATE]->(s:State) RETURN {cols}",
-                f"UNWIND $keys AS k MATCH (n:Entity {{id: k}})-[h:HAS_STATE]->(s:State) RETURN {cols}",
-                subjects,
-            )
+            found = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id", cols, subjects)
             found = sorted((r for r in found if _keep(query, r)), key=_row_order)
             if query.object_id:
                 found = [r for r in found if r["s_object_id"] == query.object_id]
@@ -409,8 +404,7 @@ class KuzuStore:
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]:
         """Current values of the given states (retracted ones included), in the order asked."""
-        found = self._lookup(f"MATCH (s:State {{id: $key}}) RETURN {_S_COLS}",
-                             f"UNWIND $keys AS k MATCH (s:State {{id: k}}) RETURN {_S_COLS}", ids)
+        found = self._lookup("(s:State)", "s.id", _S_COLS, ids)
         names = {e.id: e.name for e in self.entities(list({r["s_subject_id"] for r in found}))}
         by_id = {r["s_id"]: _state(r | {"subject": names.get(r["s_subject_id"], "")}, current_node=True)
                  for r in found}
@@ -419,9 +413,7 @@ class KuzuStore:
     def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]:
         out: dict[str, list[Evidence]] = {i: [] for i in state_ids}
         cols = "s.id AS state_id, r.stance AS stance, r.at AS at, e.id AS event_id"
-        links = self._lookup(f"MATCH (s:State {{id: $key}})<-[r:EVIDENCE]-(e:Event) RETURN {cols}",
-                             f"UNWIND $keys AS k MATCH (s:State {{id: k}})<-[r:EVIDENCE]-(e:Event) RETURN {cols}",
-                             state_ids)
+        links = self._lookup("(s:State)<-[r:EVIDENCE]-(e:Event)", "s.id", cols, state_ids)
         events = {e.id: e for e in self.events([r["event_id"] for r in links])}
         for r in sorted(links, key=lambda r: (r["at"], r["event_id"])):
             event = events.get(r["event_id"])
