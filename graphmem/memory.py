@@ -17,13 +17,14 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ValidationError
 
+from graphmem.extraction import Extraction, Extractor
 from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, NotFound
 from graphmem.ontology import (
     UTC,
@@ -56,6 +57,7 @@ from graphmem.temporal import parse_point
 __all__ = ["EntityView", "Memory", "RecordResult", "StateInput"]
 
 RECENT_EVENTS = 10
+GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class StateInput:
     reason: str = "asserted"
     subject_type: str | None = None
     object_type: str | None = None
+    action: Literal["assert", "close"] = "assert"
 
 
 @dataclass(frozen=True)
@@ -119,8 +122,12 @@ class Memory:
         timezone: str | dt.tzinfo = "UTC",
         privacy: PrivacyPolicy | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        extract: bool = True,
     ) -> None:
         self.store = store
+        self.extract = extract  # record() reads entities, times and statements out of text by default
+        self._extractor: Extractor | None = None
+        self._extractor_lock = threading.Lock()
         self.tz = _zone(timezone)
         self.privacy = privacy or PrivacyPolicy()
         self._clock = clock or (lambda: dt.datetime.now(UTC))
@@ -152,6 +159,7 @@ class Memory:
         clock: Callable[[], dt.datetime] | None = None,
         buffer_pool_mb: int = 1024,
         read_only: bool = False,
+        extract: bool = True,
     ) -> Memory:
         """Open (or create) the memory stored at ``path``.
 
@@ -164,7 +172,8 @@ class Memory:
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
         store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only)
-        return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock)
+        return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock,
+                   extract=extract)
 
     @classmethod
     def in_memory(cls, **options: Any) -> Memory:
@@ -198,6 +207,15 @@ class Memory:
     def _optional_time(self, value: object, field: str) -> TimePoint | None:
         return None if value is None else self.parse_time(value, field)
 
+    @property
+    def extractor(self) -> Extractor:
+        """The extraction pipeline, built on first use with the entities memory knows as its gazetteer."""
+        if self._extractor is None:
+            with self._extractor_lock:
+                if self._extractor is None:
+                    self._extractor = Extractor(self.ontology, known=self.store.entity_names(GAZETTEER_LIMIT))
+        return self._extractor
+
     # -- recording events -------------------------------------------------------------------------------
 
     def record(
@@ -220,6 +238,7 @@ class Memory:
         ttl_days: int | None = None,
         affect: Mapping[str, float] | None = None,
         links: Mapping[str, str | Sequence[str]] | None = None,
+        extract: bool | None = None,
     ) -> RecordResult:
         """Append one event. Replays return the first id and write nothing; bad input writes nothing.
 
@@ -232,7 +251,7 @@ class Memory:
             content=content, occurred_at=occurred_at, occurred_end=occurred_end, source=source, agent_id=agent_id,
             scope=scope, kind=kind, thread=thread, tags=tags, privacy=privacy, entities=entities,
             dedupe_key=dedupe_key, confidence=confidence, supersedes=supersedes, ttl_days=ttl_days,
-            affect=affect, links=links,
+            affect=affect, links=links, extract=extract,
         )
         return self.record_many([fields])[0]
 
@@ -247,7 +266,11 @@ class Memory:
         prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
         for index, item in enumerate(listed):
             try:
-                prepared.append((self._prepare_event(item), item))
+                event = self._prepare_event(item)
+                wanted = item.get("extract")
+                if event is not None and (self.extract if wanted is None else wanted) and event.content.strip():
+                    item = {**item, "_extraction": self.extractor.extract(event.content, event.occurred_at, tz=self.tz)}
+                prepared.append((event, item))
             except GraphmemError as exc:
                 if len(listed) == 1:
                     raise
@@ -275,7 +298,7 @@ class Memory:
             EventDraft,
             {
                 k: v for k, v in item.items()
-                if k not in ("occurred_at", "occurred_end", "links", "states") and v is not None
+                if k not in ("occurred_at", "occurred_end", "links", "states", "extract") and v is not None
             }
             | {"occurred_at": occurred or TimePoint(at=self._clock())}
             | ({"occurred_end": occurred_end} if occurred_end else {})
@@ -334,6 +357,9 @@ class Memory:
             self._event_edges(event, item, batch, entities, (seen, existing), now, checked_threads)
             for raw in item.get("states") or ():
                 state_requests.append((_state_input(raw, event.id), event.id))
+            extraction: Extraction | None = item.get("_extraction")
+            if extraction is not None:
+                state_requests.extend((s, event.id) for s in _extracted_states(extraction, event))
             results.append(RecordResult(id=event.id, status="created", event=event))
         if state_requests:
             self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
@@ -343,6 +369,8 @@ class Memory:
             self._known_threads.difference_update(t.key for t in batch.threads)
             raise
         entities.committed()
+        if self._extractor is not None and batch.entities:
+            self._extractor.add_known((e.name, e.type) for e in batch.entities)
         return results
 
     def _prefetch_threads(self, keys: Iterable[str | None]) -> set[str]:
@@ -366,6 +394,9 @@ class Memory:
             batch.in_thread.append((event.id, thread))
         for name in event.entities:
             batch.mentions.append((event.id, entities.resolve(name, None, field="entities")))
+        extraction: Extraction | None = item.get("_extraction")
+        for mention in extraction.entities if extraction else ():
+            batch.mentions.append((event.id, entities.resolve(mention.name, mention.type, field="content")))
         targets: list[tuple[str, str]] = []
         if event.supersedes:
             targets.append(("supersedes", event.supersedes))
@@ -418,15 +449,19 @@ class Memory:
             now = self.now()
             batch = WriteBatch()
             entities = _EntityCache(self, batch, now)
-            results = self._plan_states(requests, batch, entities, now, known_events=set())
+            planned = self._plan_states(requests, batch, entities, now, known_events=set())
+            missing = [i for i, state in enumerate(planned) if state is None]
+            if missing:
+                raise InvalidInput(f"item {missing[0]}: no open state matches this close; nothing to end",
+                                   field=f"[{missing[0]}].object")
             self.store.write(batch)
             entities.committed()
-        return results
+        return [state for state in planned if state is not None]
 
     def _plan_states(
         self, requests: Sequence[StateInput], batch: WriteBatch, entities: _EntityCache, now: dt.datetime,
         *, known_events: set[str],
-    ) -> list[State]:
+    ) -> list[State | None]:
         evidence_ids = {e for r in requests for e in r.evidence}
         missing = evidence_ids - known_events - self.store.existing_event_ids(evidence_ids - known_events)
         if missing:
@@ -434,13 +469,18 @@ class Memory:
         if len(requests) > 1:
             entities.prefetch([n for r in requests for n in (r.subject, str(r.object or ""))])
         groups: dict[tuple[str, str], list[tuple[int, State, Sequence[str], str]]] = {}
+        closes: list[tuple[int, State, StateInput]] = []
         for index, request in enumerate(requests):
+            if request.action == "close":
+                closes.append((index, self._new_state(replace(request, valid_to=None), entities, now), request))
+                continue
             state = self._new_state(request, entities, now)
             groups.setdefault((state.subject_id, state.predicate), []).append(
                 (index, state, request.evidence, request.reason)
             )
         results: dict[int, State] = {}
-        known = sorted({subject for subject, _ in groups if subject not in entities.created})
+        known = sorted({subject for subject, _ in (*groups, *((s.subject_id, s.predicate) for _, s, _ in closes))
+                        if subject not in entities.created})
         existing: dict[tuple[str, str], list[State]] = {}
         if known:
             for state in self.store.states(StateQuery(subject_ids=known, include_private=True)):
@@ -451,7 +491,17 @@ class Memory:
             self._add_plan(plan, batch, now)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state
-        return [results[i] for i in range(len(requests))]
+        for index, probe, request in closes:
+            end = self._optional_time(request.valid_to, "valid_to")
+            current = existing.get((probe.subject_id, probe.predicate), [])
+            target = _state_to_close(current, probe, end)
+            if target is None or end is None:
+                continue  # nothing stated holds that this could end
+            plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
+                              request.reason, request.evidence)
+            self._add_plan(plan, batch, now)
+            results[index] = plan.results[0]
+        return [results.get(i) for i in range(len(requests))]
 
     def _new_state(self, r: StateInput, entities: _EntityCache, now: dt.datetime) -> State:
         predicate = self.ontology.predicate(r.predicate)
@@ -704,7 +754,7 @@ class Memory:
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
 _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
-    "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states",
+    "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",
 }
 
 
@@ -833,6 +883,32 @@ def _event_id(draft: EventDraft, content_hash: str, *, timed: bool) -> str:
             draft.occurred_at.granularity.value if timed else None, content_hash,
         ]
     return make_id("ev", json.dumps(material))
+
+
+def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
+    """State requests for the statements read out of an event's text, dated by the event when undated."""
+    out = []
+    for s in extraction.statements:
+        closing = s.action == "close"
+        out.append(StateInput(
+            subject=s.subject, predicate=s.predicate, object=s.object,
+            valid_from=None if closing else (s.valid_from or event.occurred_at),
+            valid_to=(s.valid_to or event.occurred_at) if closing else s.valid_to,
+            evidence=(event.id,), confidence=s.confidence, text=s.span, scope=event.scope,
+            private=event.visibility is Visibility.PRIVATE, reason=f"extracted from: {s.span}"[:200],
+            subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
+        ))
+    return out
+
+
+def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None) -> State | None:
+    """The live state with the probe's object that a close at ``end`` would end (the latest such)."""
+    key = probe.object_id or probe.object.casefold()
+    live = [s for s in current if s.status.value != "retracted" and (s.object_id or s.object.casefold()) == key
+            and (s.valid.end is None or end is None or s.valid.end.at > end.at)
+            and (s.valid.start is None or end is None or s.valid.start.at < end.at)]
+    return max(live, key=lambda s: s.valid.start.at if s.valid.start else dt.datetime.min.replace(tzinfo=UTC),
+               default=None)
 
 
 def _thread_of(event: Event) -> str | None:

@@ -364,6 +364,11 @@ class KuzuStore:
         by_id = {r["id"]: rows.entity_from_row(r) for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
+    def entity_names(self, limit: int) -> list[tuple[str, str]]:
+        found = self._rows("MATCH (n:Entity) RETURN n.name AS name, n.type AS type, n.aliases AS aliases "
+                           "ORDER BY n.created_at DESC LIMIT $limit", {"limit": limit})
+        return [(name, r["type"]) for r in found for name in (r["name"], *(r["aliases"] or ()))]
+
     def thread(self, key: str) -> Thread | None:
         found = self._rows(
             "MATCH (t:Thread {key: $key}) RETURN t.key AS key, t.title AS title, t.created_at AS created_at",

@@ -1,0 +1,358 @@
+"""Text -> entities, times and statements, offline and without a model download.
+
+English runs through a spaCy pipeline built blank (sentencizer + entity ruler): the ruler holds the
+gazetteer (entities memory already knows, with their aliases and types), the tool and place lists of
+``ontology/extraction.yaml``, ``@mentions`` and "<Name> Inc"-style organisations. Capitalised runs the ruler
+did not claim become candidates typed by context (after in/to/from: place; after a project cue: project;
+otherwise person), and a statement template that uses one as its object retypes it to the predicate's
+object type. When ``GRAPHMEM_SPACY_MODEL`` names an installed spaCy package, its statistical entities are
+used as well.
+
+Japanese text (detected by its script) does not go through spaCy unless the ``ja`` extra (sudachipy) is
+installed: without it, times, ``@mentions`` and gazetteer/place names are found by matching the text
+directly, and no statements are extracted; with it, the same plus tokenised gazetteer matching.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.extraction.rules import Rules, Template, load_rules
+from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
+from graphmem.ontology.time import UTC
+from graphmem.temporal.expressions import TimeMention, find_times
+
+__all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of"]
+
+CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
+_JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
+_JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
+_CLAUSE_END = re.compile(r"[.;!?。！？\n]|,\s|\s(?:and|but|because|since|until|from|in|on|at|after|before|when|over|than|"
+                         r"instead|rather|more|so|as|while|though|although)\s")
+
+
+@dataclass(frozen=True)
+class EntityMention:
+    text: str
+    start: int
+    end: int
+    type: str
+    source: str  # gazetteer | mention | rule | model
+
+    @property
+    def name(self) -> str:
+        return self.text.lstrip("@")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A state read from a sentence: what, from when, the span it came from and how sure we are."""
+
+    subject: str
+    predicate: str
+    object: str
+    action: str  # assert | close
+    span: str
+    start: int
+    end: int
+    confidence: float
+    valid_from: TimePoint | None = None
+    valid_to: TimePoint | None = None
+    subject_type: str | None = None
+    object_type: str | None = None
+
+
+@dataclass
+class Extraction:
+    language: str
+    entities: list[EntityMention] = field(default_factory=list)
+    times: list[TimeMention] = field(default_factory=list)
+    statements: list[Statement] = field(default_factory=list)
+
+
+def language_of(text: str) -> str:
+    """'ja' when the text is written in Japanese script, else 'en'."""
+    return "ja" if _JA.search(text) else "en"
+
+
+class Extractor:
+    """Builds the pipeline once; ``extract`` is then pure and thread-safe for reading."""
+
+    def __init__(self, ontology: Ontology, *, rules: Rules | None = None,
+                 known: Iterable[tuple[str, str]] = ()) -> None:
+        import spacy  # the only import of spaCy in graphmem
+
+        self.ontology = ontology
+        self.rules = rules or load_rules(ontology)
+        model = os.environ.get("GRAPHMEM_SPACY_MODEL")
+        self.model: str | None = None
+        if model and importlib.util.find_spec(model) is not None:
+            self.nlp = spacy.load(model, exclude=["lemmatizer"])
+            self.model = model
+        else:
+            self.nlp = spacy.blank("en")
+        if "sentencizer" not in self.nlp.pipe_names and "parser" not in self.nlp.pipe_names:
+            self.nlp.add_pipe("sentencizer")
+        ruler: Any = self.nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": "LOWER", "overwrite_ents": False},
+                                       before="ner" if "ner" in self.nlp.pipe_names else None)
+        ruler.add_patterns(self._base_patterns())
+        self._ruler = ruler
+        self._gazetteer: dict[str, str] = {}
+        self._ja_names: dict[str, str] = {p: "place" for p in self.rules.places if _JA.search(p)}
+        self.add_known(known)
+
+    # -- the gazetteer ------------------------------------------------------------------------------------
+
+    def _base_patterns(self) -> list[dict[str, object]]:
+        def exact(label: str, name: str) -> dict[str, object]:  # case-sensitive: "Go" the tool, not "go"
+            return {"label": label, "pattern": [{"ORTH": w} for w in name.split()], "id": "list"}
+
+        patterns = [exact("tool", t) for t in self.rules.tools]
+        patterns += [exact("place", p) for p in self.rules.places if not _JA.search(p)]
+        patterns.append({"label": "person", "pattern": [{"TEXT": {"REGEX": r"^@\w[\w.-]*$"}}]})
+        patterns.append({"label": "org", "pattern": [{"IS_TITLE": True, "OP": "+"},
+                                                     {"TEXT": {"IN": sorted(self.rules.org_suffixes)}}]})
+        return patterns
+
+    def add_known(self, names: Iterable[tuple[str, str]]) -> None:
+        """Teach the gazetteer ``(name, type)`` pairs: entities and aliases memory already holds."""
+        fresh = []
+        for name, type_ in names:
+            key = name_key(name)
+            if not key or key in self._gazetteer or len(name) < 2:
+                continue
+            self._gazetteer[key] = type_
+            if _JA.search(name):
+                self._ja_names[name] = type_
+            else:
+                fresh.append({"label": type_, "pattern": name, "id": "gazetteer"})
+        if fresh:
+            self._ruler.add_patterns(fresh)
+
+    # -- extraction ---------------------------------------------------------------------------------------
+
+    def extract(self, text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC) -> Extraction:
+        language = language_of(text)
+        result = Extraction(language=language, times=find_times(text, anchor, tz=tz))
+        if language == "ja":
+            result.entities = self._japanese_entities(text)
+            return result
+        doc = self.nlp(text)
+        taken = _Spans(result.times)
+        for ent in doc.ents:
+            label = ent.label_.lower()
+            label = {"gpe": "place", "loc": "place", "fac": "place", "norp": "concept",
+                     "product": "tool", "work_of_art": "concept"}.get(label, label)
+            if label not in self.ontology.entity_types or not taken.free(ent.start_char, ent.end_char):
+                continue
+            source = "mention" if ent.text.startswith("@") else (
+                "gazetteer" if ent.ent_id_ == "gazetteer" or name_key(ent.text) in self._gazetteer
+                else "list" if ent.ent_id_ == "list" else "rule")
+            result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
+            taken.add(ent.start_char, ent.end_char)
+        result.entities += self._capitalised_runs(doc, taken)
+        result.entities.sort(key=lambda e: e.start)
+        for sent in doc.sents:
+            result.statements += self._statements(text, sent.start_char, sent.end_char, result)
+        # a statement's object type is better evidence than capitalisation: "left Initech" -> org
+        retype = {s.object: s.object_type for s in result.statements if s.object_type}
+        result.entities = [
+            EntityMention(e.text, e.start, e.end, retype[e.name], e.source)
+            if e.source == "rule" and e.name in retype else e for e in result.entities
+        ]
+        return result
+
+    def _capitalised_runs(self, doc: object, taken: _Spans) -> list[EntityMention]:
+        found: list[EntityMention] = []
+        tokens = list(doc)  # type: ignore[call-overload]
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if not _name_word(tok.text) or tok.text in self.rules.not_names or not taken.free(tok.idx, tok.idx + 1):
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(tokens) and _name_word(tokens[j + 1].text) and tokens[j + 1].text not in self.rules.not_names \
+                    and taken.free(tokens[j + 1].idx, tokens[j + 1].idx + 1) and j - i < 3:
+                j += 1
+            start, end = tok.idx, tokens[j].idx + len(tokens[j].text.rstrip("."))
+            prev = tokens[i - 1].lower_ if i > 0 else ""
+            nxt = tokens[j + 1].lower_ if j + 1 < len(tokens) else ""
+            if prev in self.rules.project_cues or nxt in self.rules.project_cues:
+                type_ = "project"
+            elif prev in self.rules.place_prepositions and prev != "at":
+                type_ = "place"
+            elif prev in ("at", "of", "for"):
+                type_ = "org"
+            else:
+                type_ = "person"
+            text = doc.text[start:end]  # type: ignore[attr-defined]
+            found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_),
+                                       "gazetteer" if name_key(text) in self._gazetteer else "rule"))
+            taken.add(start, end)
+            i = j + 1
+        return found
+
+    def _japanese_entities(self, text: str) -> list[EntityMention]:
+        found: list[EntityMention] = []
+        taken = _Spans([])
+        for m in _MENTION.finditer(text):
+            found.append(EntityMention(m[0], m.start(), m.end(), "person", "mention"))
+            taken.add(m.start(), m.end())
+        for name in sorted(self._ja_names, key=len, reverse=True):
+            for m in re.finditer(re.escape(name), text):
+                if taken.free(m.start(), m.end()):
+                    found.append(EntityMention(name, m.start(), m.end(), self._ja_names[name], "gazetteer"))
+                    taken.add(m.start(), m.end())
+        for m in _JA_SAN.finditer(text):
+            if taken.free(m.start(1), m.end(1)):
+                found.append(EntityMention(m[1], m.start(1), m.end(1), "person", "rule"))
+                taken.add(m.start(1), m.end(1))
+        return sorted(found, key=lambda e: e.start)
+
+    # -- statements ---------------------------------------------------------------------------------------
+
+    def _statements(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[Statement]:
+        sentence = text[s_start:s_end]
+        used: list[tuple[int, int]] = []
+        out: list[Statement] = []
+        for template in self.rules.templates:
+            for m in template.pattern.finditer(sentence):
+                v_start, v_end = s_start + m.start(), s_start + m.end()
+                if any(a < v_end and v_start < b for a, b in used):
+                    continue
+                st = self._read(template, text, s_start, s_end, v_start, v_end, ex)
+                if st is not None:
+                    used.append((v_start, v_end))
+                    out.append(st)
+        return out
+
+    def _read(self, template: Template, text: str, s_start: int, s_end: int, v_start: int, v_end: int,
+              ex: Extraction) -> Statement | None:
+        predicate = self.ontology.predicate(template.predicate)
+        subject = self._subject(text, s_start, v_start, ex)
+        if subject is None:
+            return None
+        subject_name, subject_type, confidence = subject
+        obj = self._object(predicate, text, v_end, s_end, ex)
+        if obj is None:
+            return None
+        obj_text, obj_type, obj_end = obj
+        rest = text[obj_end:s_end].lower()
+        stopped = any(rest.lstrip(" ,").startswith(sfx) for sfx in self.rules.negation_suffixes) or \
+            "no longer" in template.phrase.lower()
+        negated = template.negated or stopped
+        action = template.action
+        name = predicate.name
+        if negated:
+            if name in self.rules.opposites and not stopped:
+                name, action = self.rules.opposites[name], "assert"
+            elif action == "assert" or action == "negated":
+                action = "close"
+            else:
+                return None
+        elif action == "negated":
+            return None
+        times = [t for t in ex.times if s_start <= t.start < s_end]
+        valid_from = valid_to = None
+        if times:
+            t = times[0]
+            if action == "close":
+                valid_to = t.interval.start or t.interval.end
+            else:
+                valid_from, valid_to = t.interval.start, (t.interval.end if t.kind in ("until", "range") else None)
+        span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
+        return Statement(
+            subject=subject_name, predicate=name, object=obj_text, action=action,
+            span=text[min(v_start, _subject_start(text, s_start, v_start, ex)) : span_end].strip(),
+            start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
+            subject_type=subject_type, object_type=obj_type,
+        )
+
+    def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction) -> tuple[str, str, float] | None:
+        before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
+        if before:
+            e = before[-1]
+            gap = text[e.end : v_start]
+            if len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
+                    "," not in gap or re.fullmatch(r",[^,]*,\s*", gap)):
+                conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
+                return e.name, e.type, conf
+        words = text[s_start:v_start].split()
+        if words and words[-1].lower() in self.rules.pronouns:
+            people = [e for e in ex.entities if e.end <= v_start and e.type == "person"]
+            if people:
+                return people[-1].name, "person", CONFIDENCE["pronoun"]
+        return None
+
+    def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int,
+                ex: Extraction) -> tuple[str, str | None, int] | None:
+        if predicate.object == "entity":
+            after = [e for e in ex.entities if v_end <= e.start < s_end]
+            if not after or len(text[v_end : after[0].start].split()) > 2:
+                return self._common_noun(predicate, text, v_end, s_end)
+            e = after[0]
+            wanted = predicate.object_types
+            type_ = e.type if (not wanted or e.type in wanted or e.source in ("gazetteer", "list")) else wanted[0]
+            if wanted and e.source in ("gazetteer", "list") and e.type not in wanted and predicate.kind != "preference":
+                return None  # "left Berlin" is not leaving an employer
+            return e.name, type_, e.end
+        clause = text[v_end:s_end]
+        stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)
+        value = clause[: stop.start()] if stop else clause
+        value = value.strip().removeprefix("the ").removeprefix("a ").removeprefix("an ").strip(" ,")
+        for t in ex.times:  # a trailing time is the state's time, not part of its value
+            rel = t.start - v_end
+            if 0 < rel < len(value) + 2:
+                value = value[:rel].rstrip(" ,")
+        if not value or len(value) > 120:
+            return None
+        return value, None, v_end + len(clause[: stop.start()] if stop else clause)
+
+
+    def _common_noun(self, predicate: Predicate, text: str, v_end: int,
+                     s_end: int) -> tuple[str, str | None, int] | None:
+        """A lower-case object ("loves sushi", "uses spreadsheets"): a concept, for preferences and tools."""
+        if predicate.kind != "preference" and predicate.name != "uses":
+            return None
+        clause = text[v_end:s_end]
+        stop = _CLAUSE_END.search(clause)
+        words = (clause[: stop.start()] if stop else clause).split()
+        while words and words[0].lower() in ("the", "a", "an", "some", "my", "our", "his", "her", "their"):
+            words.pop(0)
+        while words and words[-1].lower() in self.rules.negation_words:
+            words.pop()
+        if not words or len(words) > 4 or not words[0][0].isalpha():
+            return None
+        value = " ".join(words).strip(" ,")
+        end = text.find(value, v_end) + len(value)
+        return value, "concept" if predicate.kind == "preference" else "tool", end
+
+
+class _Spans:
+    """Character spans already claimed (times first, then entities)."""
+
+    def __init__(self, times: Sequence[TimeMention]) -> None:
+        self._spans = [(t.start, t.end) for t in times]
+
+    def free(self, start: int, end: int) -> bool:
+        return not any(a < end and start < b for a, b in self._spans)
+
+    def add(self, start: int, end: int) -> None:
+        self._spans.append((start, end))
+
+
+def _name_word(word: str) -> bool:
+    return len(word) > 1 and word[0].isupper() and (word[1:].islower() or word.isupper() or word[1:].isalpha())
+
+
+def _subject_start(text: str, s_start: int, v_start: int, ex: Extraction) -> int:
+    before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
+    return before[-1].start if before else s_start

@@ -1,0 +1,120 @@
+"""The extraction rules, read from ``ontology/extraction.yaml`` (patterns live in the vocabulary, not here)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from graphmem.errors import OntologyError
+from graphmem.ontology import Ontology
+
+__all__ = ["Rules", "Template", "load_rules"]
+
+
+@dataclass(frozen=True)
+class Template:
+    """One statement template: ``{S} <verb phrase> {O}``, compiled to find the verb phrase in a sentence."""
+
+    predicate: str
+    action: str  # "assert" | "close"
+    phrase: str
+    pattern: re.Pattern[str]
+    negated: bool = False  # the phrase carries a negation ("doesn't work at")
+
+
+@dataclass(frozen=True)
+class Rules:
+    templates: tuple[Template, ...]
+    opposites: dict[str, str]
+    negation_suffixes: tuple[str, ...]
+    negation_words: frozenset[str]
+    pronouns: frozenset[str]
+    org_suffixes: frozenset[str]
+    place_prepositions: frozenset[str]
+    project_cues: frozenset[str]
+    tools: tuple[str, ...]
+    places: tuple[str, ...]
+    not_names: frozenset[str]
+
+
+def _rules_path() -> Path:
+    repo = Path(__file__).resolve().parents[2] / "ontology" / "extraction.yaml"
+    if repo.exists():
+        return repo
+    return Path(str(resources.files("graphmem.ontology") / "data" / "extraction.yaml"))
+
+
+def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rules:
+    """The rules in ``path`` (default: the shipped file), checked against ``ontology``'s predicates."""
+    rules = _read_rules(str(path or _rules_path()))
+    if ontology is not None:
+        unknown = sorted({t.predicate for t in rules.templates} - set(ontology.predicates))
+        if unknown:
+            raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
+    return rules
+
+
+@lru_cache(maxsize=8)
+def _read_rules(path: str) -> Rules:
+    raw: dict[str, Any] = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    negations = sorted(raw.get("negations", []), key=len, reverse=True)
+    bases: dict[str, str] = raw.get("verb_bases", {})
+    templates: list[Template] = []
+    opposites: dict[str, str] = {}
+    for predicate, spec in (raw.get("statements") or {}).items():
+        if spec.get("opposite"):
+            opposites[predicate] = spec["opposite"]
+        for action in ("assert", "close"):
+            for template in spec.get(action) or ():
+                if not (template.startswith("{S} ") and template.endswith(" {O}")):
+                    raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}'",
+                                        field=f"statements.{predicate}.{action}")
+                phrase = template[4:-4]
+                templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase)))
+                first, _, rest = phrase.partition(" ")
+                base = bases.get(first.lower())
+                if action == "assert" and base:
+                    for neg in negations:
+                        text = _negated(neg, first, base, rest, phrase)
+                        if text:
+                            templates.append(Template(predicate, "negated", text, _phrase_pattern(text), True))
+    # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
+    templates.sort(key=lambda t: len(t.phrase), reverse=True)
+    ent = raw.get("entities") or {}
+    return Rules(
+        templates=tuple(templates),
+        opposites=opposites,
+        negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
+        negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
+        pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
+        org_suffixes=frozenset(ent.get("org_suffixes") or ()),
+        place_prepositions=frozenset(ent.get("place_prepositions") or ()),
+        project_cues=frozenset(ent.get("project_cues") or ()),
+        tools=tuple(ent.get("tools") or ()),
+        places=tuple(ent.get("places") or ()),
+        not_names=frozenset(ent.get("not_names") or ()),
+    )
+
+
+def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | None:
+    """The phrase with ``neg`` in it: "no longer works at", "doesn't work at", "is not the"."""
+    if base == "be":
+        if neg in ("isn't", "wasn't"):
+            return f"{neg} {rest}".strip()
+        return f"{first} {neg} {rest}".strip() if neg in ("no longer", "not", "never") else None
+    if neg in ("no longer", "never"):
+        return f"{neg} {phrase}"
+    if neg in ("isn't", "is not", "wasn't", "was not", "not"):
+        return None
+    return f"{neg} {base} {rest}".strip()
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    words = [re.escape(w).replace("'", "['’]") for w in phrase.split()]
+    return re.compile(r"(?i)(?<![\w@])" + r"\s+".join(words) + r"(?!\w)")

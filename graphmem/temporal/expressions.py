@@ -1,0 +1,405 @@
+"""Time expressions inside text, resolved against the time of the event that contains them.
+
+``find_times(text, anchor)`` finds every expression and what it denotes as an :class:`Interval`:
+
+=====================================================  ============================================
+``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity)
+``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
+``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
+                                                        one in the past, or in the future after until/next)
+``since March``, ``from May on``, ``3月から``            open interval starting at that period
+``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
+``through June``                                        open interval ending at that period's end
+``from 2025-11-27 to 2025-12-01``, ``between May and    both ends, the last period included
+July 2024``, ``11月27日から12月1日まで``
+=====================================================  ============================================
+
+Relative expressions are always resolved against ``anchor`` (the event's own time), never the wall clock.
+The grammar is written to leave ordinary words alone: a month name standing alone must be capitalised and
+follow a time preposition ("We may", "they march" are not times); weekday names need a preposition or
+"last/next/this". :func:`parse_expression` reads one whole expression (a question's "as of last week") and
+falls back to dateparser for forms the grammar does not know.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from graphmem.errors import MalformedTime
+from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint
+from graphmem.temporal.points import period_end, truncate
+
+__all__ = ["TimeMention", "find_times", "parse_expression"]
+
+Kind = Literal["point", "since", "until", "range"]
+G = Granularity
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    """One time expression: where it is in the text and the interval it denotes."""
+
+    text: str
+    start: int
+    end: int
+    kind: Kind
+    interval: Interval
+
+    @property
+    def granularity(self) -> Granularity:
+        point = self.interval.start or self.interval.end
+        return point.granularity if point else Granularity.INSTANT
+
+
+_MONTH_NAMES = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+    "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
+    "nov": 11, "dec": 12,
+}
+_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
+            "several": 3}
+_UNITS = {"day": G.DAY, "week": G.WEEK, "month": G.MONTH, "year": G.YEAR,
+          "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH, "ヶ月": G.MONTH, "カ月": G.MONTH,
+          "ヵ月": G.MONTH, "年": G.YEAR}
+
+_MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
+       r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_MON_FULL = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_ORD = r"(?:st|nd|rd|th)?"
+_NUM = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|several)"
+_WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
+        r"mid|around|about|last|next|this|between)"
+
+# one alternative per form; each names its parts with a prefix so the reader knows the form
+_POINT_FORMS = [
+    r"(?P<iso_i>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)",
+    r"(?P<iso_d>\d{4}-\d{2}-\d{2})\b",
+    r"(?P<iso_w>\d{4}-W\d{2})\b",
+    r"(?P<iso_m>\d{4}-\d{2})\b(?!-)",
+    r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
+    r"(?P<ja_ym>\d{4})年\s*(?P<ja_ym_m>\d{1,2})月",
+    r"(?P<ja_md_m>\d{1,2})月\s*(?P<ja_md_d>\d{1,2})日",
+    r"(?P<ja_m>\d{1,2})月",
+    r"(?P<ja_y>\d{4})年",
+    r"(?P<ja_rel>一昨日|おととい|昨日|きのう|今日|きょう|明日|あした|先週|今週|来週|先月|今月|来月|去年|昨年|今年|来年)",
+    r"(?P<ja_ago_n>\d+)\s*(?P<ja_ago_u>日|週間|週|か月|ヶ月|カ月|ヵ月|年)前",
+    rf"(?i:(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}(?:,?\s+(?P<mdy_y>\d{{4}}))?)\b",
+    rf"(?i:(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?(?:,?\s+(?P<dmy_y>\d{{4}}))?)\b",
+    rf"(?i:(?P<my_m>{_MON})\.?,?\s+(?P<my_y>\d{{4}}))\b",
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|year)s?\s+ago)\b",
+    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|year)s?)\b",
+    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
+    r"this\s+afternoon|this\s+evening))\b",
+    rf"(?i:(?P<lnt>last|next|this|past|coming)\s+(?P<lnt_u>week(?:end)?|month|year|{_WD}))\b",
+    rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
+    rf"(?<![\w-])(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",
+    r"(?<![\w-])(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
+]
+_POINT = re.compile("|".join(_POINT_FORMS))
+# what may stand right before a bare month name or year for it to be a time
+_BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?\s+$")
+
+_SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
+_FROM = re.compile(r"(?i)\bfrom\s+$")
+_BETWEEN = re.compile(r"(?i)\bbetween\s+$")
+_UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to)\s+$")
+_THROUGH = re.compile(r"(?i)(?:\bthrough|\bthru|\bthrough\s+the\s+end\s+of|\bby\s+the\s+end\s+of)\s+$")
+_RANGE_JOIN = re.compile(r"(?i)^\s*(?:to|until|till|through|thru|-|–|—)\s*$")
+_AND_JOIN = re.compile(r"(?i)^\s+and\s+$")
+_ONWARDS = re.compile(r"(?i)^\s+(?:on(?:wards?)?|forward)\b")
+_JA_RANGE_JOIN = re.compile(r"^\s*(?:から|〜|～|~)\s*$")
+_JA_UNTIL_AFTER = re.compile(r"^\s*まで")
+_JA_SINCE_AFTER = re.compile(r"^\s*(?:から|以来|以降)(?!\s*\d)")
+
+Preference = Literal["past", "future", "nearest"]
+
+
+def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC) -> list[TimeMention]:
+    """Every time expression in ``text``, in order, resolved against ``anchor`` (the event's time).
+
+    >>> anchor = dt.datetime(2025, 11, 27, 12, tzinfo=UTC)
+    >>> [(m.text, m.kind) for m in find_times("Since March Ana has lived in Lisbon.", anchor)]
+    [('Since March', 'since')]
+    """
+    at = anchor.at if isinstance(anchor, TimePoint) else anchor
+    at = at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz)
+    points = [m for m in _POINT.finditer(text) if _accepted(text, m)]
+    mentions: list[TimeMention] = []
+    i = 0
+    while i < len(points):
+        m = points[i]
+        before = text[: m.start()]
+        nxt = points[i + 1] if i + 1 < len(points) else None
+        between = text[m.end() : nxt.start()] if nxt else ""
+        after = text[m.end() :]
+        if nxt and ((_FROM.search(before) or _SINCE.search(before)) and _RANGE_JOIN.match(between)
+                    or _BETWEEN.search(before) and _AND_JOIN.match(between)
+                    or _JA_RANGE_JOIN.match(between) and _JA_UNTIL_AFTER.match(text[nxt.end():])):
+            mentions.append(_range(text, m, nxt, at, tz))
+            i += 2
+            continue
+        lead = _SINCE.search(before) or (_FROM.search(before) if _ONWARDS.match(after) else None)
+        if lead or _JA_SINCE_AFTER.match(after):
+            point = _point(m, at, tz, "past")
+            start, end = (lead.start(), m.end()) if lead else (m.start(), m.end() + _JA_SINCE_AFTER.match(after).end())  # type: ignore[union-attr]
+            if lead and _ONWARDS.match(after) and _FROM.search(before):
+                end = m.end() + _ONWARDS.match(after).end()  # type: ignore[union-attr]
+            mentions.append(TimeMention(text[start:end], start, end, "since", Interval(start=point)))
+        elif (lead := _UNTIL.search(before) or _THROUGH.search(before)) or _JA_UNTIL_AFTER.match(after):
+            point = _point(m, at, tz, "future")
+            through = lead is not None and lead.re is _THROUGH
+            end_at = TimePoint(at=period_end(point, tz), granularity=point.granularity) if through else point
+            if lead:
+                start, end = lead.start(), m.end()
+            else:
+                start, end = m.start(), m.end() + _JA_UNTIL_AFTER.match(after).end()  # type: ignore[union-attr]
+            mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
+        else:
+            point = _point(m, at, tz, "past")
+            mentions.append(TimeMention(m[0], m.start(), m.end(), "point", _period(point, tz)))
+        i += 1
+    return mentions
+
+
+def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC,
+                     field: str | None = None) -> TimeMention:
+    """One whole time expression ("last week", "since March", "Nov 2025"), resolved against ``anchor``.
+
+    Forms the grammar does not know are read by dateparser (in English and Japanese); an expression neither
+    can read raises :class:`MalformedTime` naming ``field``.
+    """
+    stripped = " ".join(text.split())
+    found = find_times(stripped, anchor, tz=tz)
+    if len(found) == 1 and found[0].start == 0 and found[0].end >= len(stripped.rstrip(".")):
+        return found[0]
+    at = anchor.at if isinstance(anchor, TimePoint) else anchor
+    point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
+    if point is None:
+        raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
+                            "relative time ('last week', '3 days ago') or a range ('from May to July 2024')")
+    return TimeMention(stripped, 0, len(stripped), "point", _period(point, tz))
+
+
+# -- reading one matched point ------------------------------------------------------------------------
+
+
+def _accepted(text: str, m: re.Match[str]) -> bool:
+    """Bare months and years only after a time preposition ("in March", "since 2019")."""
+    if m["bare_m"] or m["bare_y"]:
+        return bool(_BEFORE_BARE.search(text[: m.start()]))
+    if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
+        return not text[m.end() : m.end() + 1].isdigit()
+    return True
+
+
+def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimeMention:
+    end_point = _point(b, at, tz, "nearest")
+    start_point = _point(a, at, tz, "nearest", year=_local_year(end_point, tz) if _lacks_year(a) else None)
+    if start_point.at > end_point.at and _lacks_year(a):  # "from December to February 2025"
+        start_point = _point(a, at, tz, "past", year=_local_year(end_point, tz) - 1)
+    lead = _FROM.search(text[: a.start()]) or _SINCE.search(text[: a.start()]) or _BETWEEN.search(text[: a.start()])
+    start = lead.start() if lead else a.start()
+    end = b.end()
+    tail = _JA_UNTIL_AFTER.match(text[b.end() :])
+    if tail:
+        end += tail.end()
+    end_at = TimePoint(at=period_end(end_point, tz), granularity=end_point.granularity)
+    if end_at.at < start_point.at:
+        end_at = TimePoint(at=period_end(start_point, tz), granularity=start_point.granularity)
+    return TimeMention(text[start:end], start, end, "range", Interval(start=start_point, end=end_at))
+
+
+def _lacks_year(m: re.Match[str]) -> bool:
+    return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or (m["mdy_m"] and not m["mdy_y"])
+                or (m["dmy_m"] and not m["dmy_y"]))
+
+
+def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
+    return point.at.astimezone(tz).year
+
+
+def _period(point: TimePoint, tz: dt.tzinfo) -> Interval:
+    return Interval(start=point, end=TimePoint(at=period_end(point, tz), granularity=point.granularity))
+
+
+def _local(year: int, month: int, day: int, tz: dt.tzinfo) -> dt.datetime:
+    return dt.datetime(year, month, day, tzinfo=tz)
+
+
+def _tp(value: dt.datetime, g: Granularity, tz: dt.tzinfo) -> TimePoint:
+    return TimePoint(at=truncate(value.astimezone(UTC), g, tz), granularity=g)
+
+
+def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference, *,
+           year: int | None = None) -> TimePoint:
+    g = m.groupdict()
+    if g["iso_i"]:
+        value = dt.datetime.fromisoformat(g["iso_i"].replace("Z", "+00:00").replace(" ", "T"))
+        return TimePoint(at=value if value.tzinfo else value.replace(tzinfo=tz), granularity=G.INSTANT)
+    if g["iso_d"]:
+        y, mo, d = map(int, g["iso_d"].split("-"))
+        return _tp(_local(y, mo, d, tz), G.DAY, tz)
+    if g["iso_w"]:
+        year_text, week_text = g["iso_w"].split("-W")
+        return _tp(dt.datetime.fromisocalendar(int(year_text), int(week_text), 1).replace(tzinfo=tz), G.WEEK, tz)
+    if g["iso_m"]:
+        y, mo = map(int, g["iso_m"].split("-"))
+        return _tp(_local(y, mo, 1, tz), G.MONTH, tz)
+    if g["ja_ymd"]:
+        return _tp(_local(int(g["ja_ymd"]), int(g["ja_ymd_m"]), int(g["ja_ymd_d"]), tz), G.DAY, tz)
+    if g["ja_ym"]:
+        return _tp(_local(int(g["ja_ym"]), int(g["ja_ym_m"]), 1, tz), G.MONTH, tz)
+    if g["ja_y"]:
+        return _tp(_local(int(g["ja_y"]), 1, 1, tz), G.YEAR, tz)
+    if g["bare_y"]:
+        return _tp(_local(int(g["bare_y"]), 1, 1, tz), G.YEAR, tz)
+    if g["ja_md_m"]:
+        return _month_day(int(g["ja_md_m"]), int(g["ja_md_d"]), year, at, tz, prefer)
+    if g["mdy_m"]:
+        return _month_day(_MONTH_NAMES[g["mdy_m"].lower()], int(g["mdy_d"]),
+                          int(g["mdy_y"]) if g["mdy_y"] else year, at, tz, prefer)
+    if g["dmy_m"]:
+        return _month_day(_MONTH_NAMES[g["dmy_m"].lower()], int(g["dmy_d"]),
+                          int(g["dmy_y"]) if g["dmy_y"] else year, at, tz, prefer)
+    if g["my_m"]:
+        return _tp(_local(int(g["my_y"]), _MONTH_NAMES[g["my_m"].lower()], 1, tz), G.MONTH, tz)
+    if g["bare_m"] or g["ja_m"]:
+        month = _MONTH_NAMES[g["bare_m"].lower()] if g["bare_m"] else int(g["ja_m"])
+        return _month(month, year, at, tz, prefer)
+    if g["ago_n"] or g["ja_ago_n"]:
+        n = _count(g["ago_n"] or g["ja_ago_n"])
+        unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
+        return _shift(at, unit, -n, tz)
+    if g["fut_n"]:
+        return _shift(at, _UNITS[g["fut_u"].lower()], _count(g["fut_n"]), tz)
+    if g["rel"] or g["ja_rel"]:
+        return _relative_word((g["rel"] or g["ja_rel"]).lower(), at, tz)
+    if g["lnt"]:
+        return _last_next(g["lnt"].lower(), g["lnt_u"].lower(), at, tz)
+    if g["on_wd"]:
+        return _weekday(_WEEKDAYS[g["on_wd"].lower()], at, tz, "future" if prefer == "future" else "past")
+    raise AssertionError(f"unhandled time form: {m[0]!r}")
+
+
+def _count(word: str) -> int:
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else _NUMBERS[word]
+
+
+def _month_day(month: int, day: int, year: int | None, at: dt.datetime, tz: dt.tzinfo,
+               prefer: Preference) -> TimePoint:
+    if year is None:  # the nearest such day to the anchor ("Dec 5th" in late November is next week)
+        year = at.year
+        candidates = [y for y in (at.year - 1, at.year, at.year + 1) if _exists(y, month, day)]
+        if candidates:
+            year = min(candidates, key=lambda y: abs((_local(y, month, day, at.tzinfo or tz) - at).total_seconds()))
+        if prefer == "past" and _exists(year, month, day) and _local(year, month, day, tz) > at:
+            year = year if abs((_local(year, month, day, tz) - at).days) <= 31 else year - 1
+    return _tp(_safe_date(year, month, day, tz), G.DAY, tz)
+
+
+def _exists(year: int, month: int, day: int) -> bool:
+    try:
+        dt.date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def _safe_date(year: int, month: int, day: int, tz: dt.tzinfo) -> dt.datetime:
+    try:
+        return _local(year, month, day, tz)
+    except ValueError:
+        raise MalformedTime(f"{year}-{month:02d}-{day:02d}", hint="that day does not exist") from None
+
+
+def _month(month: int, year: int | None, at: dt.datetime, tz: dt.tzinfo, prefer: Preference) -> TimePoint:
+    if year is None:
+        year = at.year
+        if prefer == "past" and month > at.month:
+            year -= 1
+        elif prefer == "future" and month < at.month:
+            year += 1
+    return _tp(_local(year, month, 1, tz), G.MONTH, tz)
+
+
+def _shift(at: dt.datetime, unit: Granularity, n: int, tz: dt.tzinfo) -> TimePoint:
+    local = at.astimezone(tz)
+    if unit is G.DAY:
+        value = local + dt.timedelta(days=n)
+    elif unit is G.WEEK:
+        value = local + dt.timedelta(weeks=n)
+    elif unit is G.MONTH:
+        months = local.year * 12 + local.month - 1 + n
+        value = local.replace(year=months // 12, month=months % 12 + 1, day=1)
+    else:
+        value = local.replace(year=local.year + n, day=1) if local.month == 2 else local.replace(year=local.year + n)
+    return _tp(value, unit, tz)
+
+
+_JA_WORDS = {
+    "一昨日": ("day", -2), "おととい": ("day", -2), "昨日": ("day", -1), "きのう": ("day", -1), "今日": ("day", 0),
+    "きょう": ("day", 0), "明日": ("day", 1), "あした": ("day", 1), "先週": ("week", -1), "今週": ("week", 0),
+    "来週": ("week", 1), "先月": ("month", -1), "今月": ("month", 0), "来月": ("month", 1), "去年": ("year", -1),
+    "昨年": ("year", -1), "今年": ("year", 0), "来年": ("year", 1),
+}
+
+
+def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
+    word = " ".join(word.split())
+    if word in _JA_WORDS:
+        unit, n = _JA_WORDS[word]
+        return _shift(at, _UNITS[unit], n, tz)
+    offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}
+    return _shift(at, G.DAY, offsets.get(word, 0), tz)
+
+
+def _last_next(which: str, unit: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
+    step = {"last": -1, "past": -1, "next": 1, "coming": 1, "this": 0}[which]
+    if unit in _WEEKDAYS:
+        if which == "this":
+            return _weekday(_WEEKDAYS[unit], at, tz, "nearest")
+        return _weekday(_WEEKDAYS[unit], at, tz, "past" if step < 0 else "future")
+    if unit == "weekend":
+        saturday = truncate(at, G.WEEK, tz) + dt.timedelta(days=5 + 7 * step)
+        return _tp(saturday, G.DAY, tz)
+    return _shift(at, _UNITS[unit], step, tz)
+
+
+def _weekday(weekday: int, at: dt.datetime, tz: dt.tzinfo, direction: str) -> TimePoint:
+    local = at.astimezone(tz)
+    today = local.weekday()
+    if direction == "past":
+        delta = -((today - weekday) % 7 or 7)
+    elif direction == "future":
+        delta = (weekday - today) % 7 or 7
+    else:  # "this Friday": the one in the current week
+        delta = weekday - today
+    return _shift(local, G.DAY, delta, tz)
+
+
+# -- fallback -----------------------------------------------------------------------------------------
+
+_DATEPARSER_PERIODS = {"day": G.DAY, "week": G.WEEK, "month": G.MONTH, "year": G.YEAR, "time": G.INSTANT}
+
+
+def _dateparser_point(text: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint | None:
+    from dateparser.date import DateDataParser  # imported on first use: ~0.3 s
+
+    settings = {"RELATIVE_BASE": at.replace(tzinfo=None), "PREFER_DATES_FROM": "past",
+                "RETURN_TIME_AS_PERIOD": True, "PREFER_DAY_OF_MONTH": "first"}
+    data = DateDataParser(languages=["en", "ja"], settings=settings).get_date_data(text)
+    if data is None or data.date_obj is None:
+        return None
+    g = _DATEPARSER_PERIODS.get(data.period or "day", G.DAY)
+    value: dt.datetime = data.date_obj if data.date_obj.tzinfo else data.date_obj.replace(tzinfo=tz)
+    if g is G.INSTANT:
+        return TimePoint(at=value, granularity=G.INSTANT)
+    return _tp(value, g, tz)
