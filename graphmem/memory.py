@@ -67,6 +67,7 @@ class RecordResult:
     id: str | None
     status: Literal["created", "duplicate", "dropped"]
     event: Event | None = None
+    extraction: Extraction | None = None  # what was read out of the text: entities, times, statements
 
     @property
     def redactions(self) -> tuple[str, ...]:
@@ -360,7 +361,7 @@ class Memory:
             extraction: Extraction | None = item.get("_extraction")
             if extraction is not None:
                 state_requests.extend((s, event.id) for s in _extracted_states(extraction, event))
-            results.append(RecordResult(id=event.id, status="created", event=event))
+            results.append(RecordResult(id=event.id, status="created", event=event, extraction=extraction))
         if state_requests:
             self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
         try:

@@ -32,7 +32,7 @@ __all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of
 
 CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
+_MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
 _JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
 _CLAUSE_END = re.compile(r"[.;!?。！？\n]|,\s|\s(?:and|but|because|since|until|from|in|on|at|after|before|when|over|than|"
                          r"instead|rather|more|so|as|while|though|although)\s")
@@ -142,7 +142,7 @@ class Extractor:
         language = language_of(text)
         result = Extraction(language=language, times=find_times(text, anchor, tz=tz))
         if language == "ja":
-            result.entities = self._japanese_entities(text)
+            result.entities = self._japanese_entities(text, result.times)
             return result
         doc = self.nlp(text)
         taken = _Spans(result.times)
@@ -200,9 +200,9 @@ class Extractor:
             i = j + 1
         return found
 
-    def _japanese_entities(self, text: str) -> list[EntityMention]:
+    def _japanese_entities(self, text: str, times: Sequence[TimeMention]) -> list[EntityMention]:
         found: list[EntityMention] = []
-        taken = _Spans([])
+        taken = _Spans(times)
         for m in _MENTION.finditer(text):
             found.append(EntityMention(m[0], m.start(), m.end(), "person", "mention"))
             taken.add(m.start(), m.end())
@@ -212,9 +212,10 @@ class Extractor:
                     found.append(EntityMention(name, m.start(), m.end(), self._ja_names[name], "gazetteer"))
                     taken.add(m.start(), m.end())
         for m in _JA_SAN.finditer(text):
-            if taken.free(m.start(1), m.end(1)):
-                found.append(EntityMention(m[1], m.start(1), m.end(1), "person", "rule"))
-                taken.add(m.start(1), m.end(1))
+            start = max([m.start(1), *(t.end for t in times if m.start(1) < t.end < m.end(1))])
+            if taken.free(start, m.end(1)):  # "先週佐藤さん": the name starts after the time
+                found.append(EntityMention(text[start : m.end(1)], start, m.end(1), "person", "rule"))
+                taken.add(start, m.end(1))
         return sorted(found, key=lambda e: e.start)
 
     # -- statements ---------------------------------------------------------------------------------------
@@ -305,17 +306,19 @@ class Extractor:
                 return None  # "left Berlin" is not leaving an employer
             return e.name, type_, e.end
         clause = text[v_end:s_end]
+        for t in ex.times:  # a time inside the clause is the state's time, not part of its value
+            if v_end <= t.start < s_end:
+                clause = clause[: t.start - v_end]
+                break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)
-        value = clause[: stop.start()] if stop else clause
-        value = value.strip().removeprefix("the ").removeprefix("a ").removeprefix("an ").strip(" ,")
-        for t in ex.times:  # a trailing time is the state's time, not part of its value
-            rel = t.start - v_end
-            if 0 < rel < len(value) + 2:
-                value = value[:rel].rstrip(" ,")
+        raw = clause[: stop.start()] if stop else clause
+        value = raw.strip(" ,")
+        if predicate.kind != "opinion":
+            for article in ("the ", "a ", "an "):
+                value = value.removeprefix(article)
         if not value or len(value) > 120:
             return None
-        return value, None, v_end + len(clause[: stop.start()] if stop else clause)
-
+        return value, None, v_end + len(raw.rstrip())
 
     def _common_noun(self, predicate: Predicate, text: str, v_end: int,
                      s_end: int) -> tuple[str, str | None, int] | None:

@@ -1,0 +1,166 @@
+"""Extraction quality on the labelled corpus (tests/fixtures/extraction_corpus.py) and extraction speed.
+
+    python bench/extraction.py            # precision / recall / F1 of entities, time intervals and states
+    python bench/extraction.py --speed    # import + pipeline build time; events/s through record()
+
+Entities match on (name, type); times on (text, start day, end day); states on (subject, predicate, object,
+assert|close, valid_from day, valid_to day), names compared case-insensitively.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import percentiles, table, write_results
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _day(point: object) -> str | None:
+    if point is None:
+        return None
+    return point.at.date().isoformat()  # type: ignore[attr-defined]
+
+
+def _gold_day(value: str | None) -> str | None:
+    return value[:10] if value else None
+
+
+def score(gold: set, found: set) -> tuple[int, int, int]:
+    return len(gold & found), len(found - gold), len(gold - found)
+
+
+def quality() -> dict:
+    from graphmem.extraction import Extractor
+    from graphmem.ontology import load_ontology
+    from tests.fixtures.extraction_corpus import ANCHOR, corpus
+
+    extractor = Extractor(load_ontology())
+    anchor = dt.datetime.fromisoformat(ANCHOR.replace("Z", "+00:00"))
+    totals = {k: [0, 0, 0] for k in ("entities", "times", "states")}
+    misses: list[str] = []
+    examples = corpus()
+    for ex in examples:
+        out = extractor.extract(ex.text, anchor)
+        found = {
+            "entities": {(e.name.casefold(), e.type) for e in out.entities},
+            "times": {(t.text.casefold(), _day(t.interval.start), _day(t.interval.end)) for t in out.times},
+            "states": {(s.subject.casefold(), s.predicate, s.object.casefold(), s.action,
+                        _day(s.valid_from) if s.action == "assert" else None,
+                        _day(s.valid_to) if s.action == "close" else _day(s.valid_to))
+                       for s in out.statements},
+        }
+        gold = {
+            "entities": {(n.casefold(), t) for n, t in ex.entities},
+            "times": {(t.casefold(), _gold_day(s), _gold_day(e)) for t, s, e in ex.times},
+            "states": {(s.casefold(), p, o.casefold(), a, _gold_day(f) if a == "assert" else None, _gold_day(u))
+                       for s, p, o, a, f, u in ex.states},
+        }
+        # an undated statement is dated by the event later (record); compare it at the anchor day
+        found["states"] = {(s, p, o, a, f or (ANCHOR[:10] if a == "assert" else None),
+                            u or (ANCHOR[:10] if a == "close" else None)) for s, p, o, a, f, u in found["states"]}
+        for k in totals:
+            tp, fp, fn = score(gold[k], found[k])
+            totals[k][0] += tp
+            totals[k][1] += fp
+            totals[k][2] += fn
+            if (fp or fn) and len(misses) < 15:
+                misses.append(f"{k}: {ex.text!r} gold={sorted(gold[k] - found[k])} extra={sorted(found[k] - gold[k])}")
+    result = {"examples": len(examples)}
+    for k, (tp, fp, fn) in totals.items():
+        p = tp / (tp + fp) if tp + fp else 1.0
+        r = tp / (tp + fn) if tp + fn else 1.0
+        result[k] = {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r,
+                     "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    result["misses"] = misses
+    return result
+
+
+def text_of(i: int, rng: random.Random) -> str:
+    people = ["Peter", "Anna Schmidt", "Bob", "Maria", "Kenji", "Lena", "Tom", "Priya"]
+    places = ["Berlin", "Lisbon", "Porto", "Tokyo", "Seattle"]
+    orgs = ["Acme Inc", "Globex", "Initech", "Umbrella Labs"]
+    base = rng.choice([
+        f"{rng.choice(people)} moved to {rng.choice(places)} last week after the offsite.",
+        f"{rng.choice(people)} joined {rng.choice(orgs)} in March and now leads the search team.",
+        f"We reviewed the roadmap with {rng.choice(people)}; the budget stays flat until June.",
+        f"{rng.choice(people)} thinks that the migration to Postgres needs another two weeks.",
+        f"@{rng.choice(people).split()[0].lower()} said the deploy from yesterday broke the nightly export.",
+    ])
+    filler = " Notes: retro went fine, backlog groomed, incidents closed, pricing page copy drafted."
+    return (base + filler)[:200] + f" #{i}"
+
+
+def speed() -> dict:
+    cmd = [sys.executable, "-c", "import time; t=time.perf_counter(); import graphmem; m=graphmem.Memory.in_memory(); "
+           "m.extractor; print(time.perf_counter()-t)"]
+    startup = [float(subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout) for _ in range(3)]
+    from graphmem import Memory
+
+    rng = random.Random(7)
+    out: dict = {"import_and_build_s": percentiles([s * 1000 for s in startup])}
+    n = 3000
+    texts = [text_of(i, rng) for i in range(n)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, extract in (("with extraction", True), ("without extraction", False)):
+            with Memory.open(Path(tmp) / f"speed-{extract}.kuzu", extract=extract) as mem:
+                mem.extractor  # noqa: B018 - built before timing
+                t0 = time.perf_counter()
+                for start in range(0, n, 500):
+                    mem.record_many([{"content": t, "occurred_at": "2025-11-27", "thread": "bench"}
+                                     for t in texts[start:start + 500]])
+                batched = n / (time.perf_counter() - t0)
+                more = [text_of(n + i, rng) for i in range(300)]
+                t0 = time.perf_counter()
+                for t in more:
+                    mem.record(content=t, occurred_at="2025-11-27", thread="bench")
+                single = len(more) / (time.perf_counter() - t0)
+                out[label] = {"record_many_per_s": batched, "record_per_s": single, "states": mem.stats().states}
+        extractor = Memory.in_memory().extractor
+        t0 = time.perf_counter()
+        anchor = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
+        for t in texts:
+            extractor.extract(t, anchor)
+        out["extract_only_per_s"] = n / (time.perf_counter() - t0)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--speed", action="store_true")
+    args = parser.parse_args()
+    if args.speed:
+        res = speed()
+        s = res["import_and_build_s"]
+        print(table(["measure", "value"], [
+            ["import graphmem + build pipeline (3 runs) p50 / p95", f"{s['p50_ms']:.0f} ms / {s['p95_ms']:.0f} ms"],
+            ["extraction alone (200-char texts)", f"{res['extract_only_per_s']:,.0f} events/s"],
+            ["record_many, batches of 500, with extraction", f"{res['with extraction']['record_many_per_s']:,.0f} events/s"],
+            ["record_many, without extraction", f"{res['without extraction']['record_many_per_s']:,.0f} events/s"],
+            ["record one by one (durable each), with extraction", f"{res['with extraction']['record_per_s']:,.0f} events/s"],
+            ["record one by one, without extraction", f"{res['without extraction']['record_per_s']:,.0f} events/s"],
+        ]))
+        write_results("extraction_speed", res)
+        return
+    res = quality()
+    print(f"{res['examples']} labelled sentences\n")
+    print(table(["what", "precision", "recall", "F1", "tp / fp / fn"], [
+        [k, f"{res[k]['precision']:.3f}", f"{res[k]['recall']:.3f}", f"{res[k]['f1']:.3f}",
+         f"{res[k]['tp']} / {res[k]['fp']} / {res[k]['fn']}"] for k in ("entities", "times", "states")]))
+    if res["misses"]:
+        print("\nfirst misses:")
+        for m in res["misses"]:
+            print("  " + m)
+    write_results("extraction", res)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+import datetime as dt
+import importlib.util
+import os
+
+import pytest
+
+from graphmem import Memory
+from graphmem.extraction import Extractor, language_of
+from graphmem.ontology import load_ontology
+from tests.fixtures.extraction_corpus import ANCHOR, corpus
+
+A = dt.datetime.fromisoformat(ANCHOR.replace("Z", "+00:00"))
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return Extractor(load_ontology(), known=[("Acme Inc", "org")])
+
+
+def _states(ex):
+    return {(s.subject, s.predicate, s.object, s.action) for s in ex.statements}
+
+
+def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its_states(extractor):
+    examples = corpus()
+    assert len(examples) >= 300
+    hits = sum(
+        {(s, p, o.casefold(), a) for s, p, o, a, *_ in e.states}
+        <= {(s.subject, s.predicate, s.object.casefold(), s.action) for s in extractor.extract(e.text, A).statements}
+        for e in examples
+    )
+    assert hits / len(examples) >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Peter moved to Marrakesh last week.", {("Peter", "lives_in", "Marrakesh", "assert")}),
+        ("Anna joined Acme Inc in March.", {("Anna", "works_at", "Acme Inc", "assert")}),
+        ("Bob left Initech in June 2024.", {("Bob", "works_at", "Initech", "close")}),
+        ("Raj left Berlin in May.", {("Raj", "lives_in", "Berlin", "close")}),
+        ("Maria is the CTO of Globex.", {("Maria", "role", "CTO of Globex", "assert")}),
+        ("Carla loves sushi.", {("Carla", "likes", "sushi", "assert")}),
+        ("Tom doesn't like Java.", {("Tom", "dislikes", "Java", "assert")}),
+        ("Tom doesn't like Java anymore.", {("Tom", "likes", "Java", "close")}),
+        ("Peter no longer lives in Paris.", {("Peter", "lives_in", "Paris", "close")}),
+        ("Dana thinks that the launch will slip.", {("Dana", "believes", "the launch will slip", "assert")}),
+        ("@sam switched to Postgres yesterday.", {("sam", "uses", "Postgres", "assert")}),
+        ("We may go to the beach in May.", set()),
+    ],
+)
+def test_statement_patterns(extractor, text, expected):
+    assert _states(extractor.extract(text, A)) == expected
+
+
+def test_each_statement_carries_its_span_confidence_and_time(extractor):
+    [s] = extractor.extract("Anna Schmidt joined Acme Inc in March.", A).statements
+    assert s.span == "Anna Schmidt joined Acme Inc in March"
+    assert 0 < s.confidence <= 1
+    assert s.valid_from.at.date().isoformat() == "2025-03-01"
+
+
+def test_go_the_verb_is_not_go_the_tool_and_a_known_entity_keeps_its_type(extractor):
+    ex = extractor.extract("We go to Acme Inc tomorrow, then learn Go.", A)
+    assert {(e.name, e.type) for e in ex.entities} == {("Acme Inc", "org"), ("Go", "tool")}
+
+
+def test_japanese_without_the_extra_finds_times_mentions_and_known_places(extractor):
+    text = "先週@kenと田中さんと東京で会った。"
+    assert language_of(text) == "ja"
+    ex = extractor.extract(text, A)
+    assert {(e.name, e.type) for e in ex.entities} == {("ken", "person"), ("田中", "person"), ("東京", "place")}
+    assert [t.text for t in ex.times] == ["先週"]
+    assert ex.statements == []
+
+
+@pytest.mark.skipif(not os.environ.get("GRAPHMEM_SPACY_MODEL")
+                    or importlib.util.find_spec(os.environ.get("GRAPHMEM_SPACY_MODEL", "x")) is None,
+                    reason="no statistical spaCy model installed (GRAPHMEM_SPACY_MODEL)")
+def test_an_installed_statistical_model_is_used_when_named():
+    x = Extractor(load_ontology())
+    assert x.model == os.environ["GRAPHMEM_SPACY_MODEL"]
+    assert "ner" in x.nlp.pipe_names
+
+
+def test_record_grows_states_from_text_with_evidence(mem):
+    first = mem.record(content="Anna joined Acme Inc in March.", occurred_at="2025-11-27")
+    mem.record(content="Anna left Acme Inc in October.", occurred_at="2025-11-28")
+    [job] = mem.timeline("Anna", "works_at")
+    assert (job.object, job.valid.start.at.month, job.valid.end.at.month) == ("Acme Inc", 3, 10)
+    assert mem.entity("acme-inc").entity.type == "org"
+    [state] = mem.as_of("2025-06-01").states(subject="Anna")
+    assert first.id in {e.event_id for e in state.evidence}
+    assert state.text == "Anna joined Acme Inc in March"
+
+
+def test_extraction_can_be_switched_off_per_event_or_per_memory(mem):
+    mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27", extract=False)
+    assert mem.stats().states == 0
+    quiet = Memory.in_memory(extract=False)
+    quiet.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27")
+    assert quiet.stats().states == 0
+
+
+def test_entities_learned_from_one_event_are_recognised_in_the_next(mem):
+    mem.record(content="Zorblax Inc opened an office.", occurred_at="2025-11-01")
+    result = mem.record(content="Lea works at zorblax inc now.", occurred_at="2025-11-02")
+    assert ("Lea", "works_at", "zorblax inc", "assert") in {
+        (s.subject, s.predicate, s.object, s.action) for s in result.extraction.statements}
+    assert [s.object for s in mem.as_of("2025-11-03").states(subject="Lea")] == ["Zorblax Inc"]

@@ -1,0 +1,63 @@
+import datetime as dt
+
+import pytest
+
+from graphmem.errors import MalformedTime
+from graphmem.temporal.expressions import find_times, parse_expression
+
+ANCHOR = dt.datetime(2025, 11, 27, 12, tzinfo=dt.UTC)  # a Thursday
+
+
+def _day(point):
+    return point.at.date().isoformat() if point else None
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "kind", "start", "end"),
+    [
+        ("I went yesterday.", "yesterday", "point", "2025-11-26", "2025-11-27"),
+        ("We met last Tuesday.", "last Tuesday", "point", "2025-11-25", "2025-11-26"),
+        ("That was last week.", "last week", "point", "2025-11-17", "2025-11-24"),
+        ("It rained 3 days ago.", "3 days ago", "point", "2025-11-24", "2025-11-25"),
+        ("We shipped in Nov 2025.", "Nov 2025", "point", "2025-11-01", "2025-12-01"),
+        ("The 2025-11 report is out.", "2025-11", "point", "2025-11-01", "2025-12-01"),
+        ("Since March she lives there.", "Since March", "since", "2025-03-01", None),
+        ("We wait until June.", "until June", "until", None, "2026-06-01"),
+        ("We stay through June.", "through June", "until", None, "2026-07-01"),
+        ("Closed from 2025-11-27 to 2025-12-01.", "from 2025-11-27 to 2025-12-01", "range", "2025-11-27", "2025-12-02"),
+        ("Travelling between May and July 2024.", "between May and July 2024", "range", "2024-05-01", "2024-08-01"),
+        ("We launch on Dec 5th.", "Dec 5th", "point", "2025-12-05", "2025-12-06"),
+        ("2025年11月27日に会った", "2025年11月27日", "point", "2025-11-27", "2025-11-28"),
+        ("先週東京に行った", "先週", "point", "2025-11-17", "2025-11-24"),
+        ("3日前に引っ越した", "3日前", "point", "2025-11-24", "2025-11-25"),
+        ("3月から大阪に住んでいる", "3月から", "since", "2025-03-01", None),
+        ("6月まで東京", "6月まで", "until", None, "2026-06-01"),
+        ("11月27日から12月1日まで休み", "11月27日から12月1日まで", "range", "2025-11-27", "2025-12-02"),
+        ("I moved to Berlin in 2019.", "2019", "point", "2019-01-01", "2020-01-01"),
+        ("two weeks ago", "two weeks ago", "point", "2025-11-10", "2025-11-17"),
+        ("from May on", "from May on", "since", "2025-05-01", None),
+    ],
+)
+def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
+    [found] = find_times(text, ANCHOR)
+    assert (found.text, found.kind, _day(found.interval.start), _day(found.interval.end)) == (phrase, kind, start, end)
+
+
+@pytest.mark.parametrize("text", ["We may go to the beach.", "They march on.", "We said May is nice.",
+                                  "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1."])
+def test_ordinary_words_are_not_times(text):
+    assert find_times(text, ANCHOR) == []
+
+
+def test_the_anchor_not_the_wall_clock_decides():
+    old = dt.datetime(2020, 3, 4, tzinfo=dt.UTC)
+    [found] = find_times("She called yesterday.", old)
+    assert _day(found.interval.start) == "2020-03-03"
+
+
+def test_parse_expression_reads_one_whole_expression_and_falls_back_to_dateparser():
+    assert _day(parse_expression("last week", ANCHOR).interval.start) == "2025-11-17"
+    assert _day(parse_expression("27/11/2025", ANCHOR).interval.start) == "2025-11-27"
+    with pytest.raises(MalformedTime) as err:
+        parse_expression("whenever you like", ANCHOR, field="asOf")
+    assert err.value.field == "asOf"
