@@ -31,6 +31,7 @@ from graphmem.temporal.expressions import TimeMention, find_times
 __all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of"]
 
 CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
+_WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
 _JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
@@ -117,8 +118,6 @@ class Extractor:
         patterns = [exact("tool", t) for t in self.rules.tools]
         patterns += [exact("place", p) for p in self.rules.places if not _JA.search(p)]
         patterns.append({"label": "person", "pattern": [{"TEXT": {"REGEX": r"^@\w[\w.-]*$"}}]})
-        patterns.append({"label": "org", "pattern": [{"IS_TITLE": True, "OP": "+"},
-                                                     {"TEXT": {"IN": sorted(self.rules.org_suffixes)}}]})
         return patterns
 
     def add_known(self, names: Iterable[tuple[str, str]]) -> None:
@@ -185,7 +184,9 @@ class Extractor:
             start, end = tok.idx, tokens[j].idx + len(tokens[j].text.rstrip("."))
             prev = tokens[i - 1].lower_ if i > 0 else ""
             nxt = tokens[j + 1].lower_ if j + 1 < len(tokens) else ""
-            if prev in self.rules.project_cues or nxt in self.rules.project_cues:
+            if tokens[j].text.rstrip(".") in self.rules.org_suffixes and j > i:  # "Umbrella Labs", "Acme Inc"
+                type_ = "org"
+            elif prev in self.rules.project_cues or nxt in self.rules.project_cues:
                 type_ = "project"
             elif prev in self.rules.place_prepositions and prev != "at":
                 type_ = "place"
@@ -224,7 +225,9 @@ class Extractor:
         sentence = text[s_start:s_end]
         used: list[tuple[int, int]] = []
         out: list[Statement] = []
-        for template in self.rules.templates:
+        words = set(_WORD.findall(sentence.lower().replace("’", "'")))
+        candidates = sorted(i for w in words for i in self.rules.by_first_word.get(w, ()))
+        for template in (self.rules.templates[i] for i in candidates):
             for m in template.pattern.finditer(sentence):
                 v_start, v_end = s_start + m.start(), s_start + m.end()
                 if any(a < v_end and v_start < b for a, b in used):

@@ -31,6 +31,7 @@ class Template:
 @dataclass(frozen=True)
 class Rules:
     templates: tuple[Template, ...]
+    by_first_word: dict[str, tuple[int, ...]]  # template indexes by the lower-cased first word of the phrase
     opposites: dict[str, str]
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
@@ -87,8 +88,12 @@ def _read_rules(path: str) -> Rules:
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = raw.get("entities") or {}
+    by_first_word: dict[str, list[int]] = {}
+    for index, template in enumerate(templates):
+        by_first_word.setdefault(template.phrase.split()[0].lower().replace("’", "'"), []).append(index)
     return Rules(
         templates=tuple(templates),
+        by_first_word={w: tuple(ix) for w, ix in by_first_word.items()},
         opposites=opposites,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
