@@ -5,7 +5,8 @@ Per size, in a fresh process (so peak RSS is that size's own): bulk ingest throu
 (one single-valued ``lives_in`` move and one ``works_at`` change per entity, plus ``likes``), then
 ``record`` one by one (each call one durable transaction, so its floor is the disk's sync time), then
 ``record`` from 8 threads at once (concurrent calls share commits: group commit), then as-of entity queries and timeline queries on
-random entities. Prints rates, p50/p95 latencies, database size and peak RSS.
+random entities. Text extraction is off here (the synthetic events name their entities; extraction has
+its own benchmark, bench/extraction.py). Prints rates, p50/p95 latencies, database size and peak RSS.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1]
 
@@ -53,7 +54,7 @@ def run_size(n_events: int, path: str) -> dict:
     rng = random.Random(n_events)
     n_entities = max(100, n_events // 10)
     result: dict = {"events": n_events, "entities": n_entities}
-    with Memory.open(path) as mem:
+    with Memory.open(path, extract=False) as mem:  # the storage path alone; bench/extraction.py measures extraction
         t0 = time.perf_counter()
         for start in range(0, n_events, BATCH):
             mem.record_many([event(i, n_entities, rng) for i in range(start, min(n_events, start + BATCH))])
