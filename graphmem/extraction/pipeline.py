@@ -244,7 +244,7 @@ class Extractor:
         subject = self._subject(text, s_start, v_start, ex)
         if subject is None:
             return None
-        subject_name, subject_type, confidence = subject
+        subject_name, subject_type, confidence, subject_start = subject
         obj = self._object(predicate, text, v_end, s_end, ex)
         if obj is None:
             return None
@@ -258,7 +258,7 @@ class Extractor:
         if negated:
             if name in self.rules.opposites and not stopped:
                 name, action = self.rules.opposites[name], "assert"
-            elif action == "assert" or action == "negated":
+            elif action != "close":
                 action = "close"
             else:
                 return None
@@ -275,25 +275,28 @@ class Extractor:
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         return Statement(
             subject=subject_name, predicate=name, object=obj_text, action=action,
-            span=text[min(v_start, _subject_start(text, s_start, v_start, ex)) : span_end].strip(),
+            span=text[min(v_start, subject_start) : span_end].strip(),
             start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
             subject_type=subject_type, object_type=obj_type,
         )
 
-    def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction) -> tuple[str, str, float] | None:
+    def _subject(self, text: str, s_start: int, v_start: int,
+                 ex: Extraction) -> tuple[str, str, float, int] | None:
+        """Who the statement is about, its type, how sure we are, and where its span starts."""
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
+        span_start = before[-1].start if before else s_start
         if before:
             e = before[-1]
             gap = text[e.end : v_start]
             if len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
                     "," not in gap or re.fullmatch(r",[^,]*,\s*", gap)):
                 conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
-                return e.name, e.type, conf
+                return e.name, e.type, conf, span_start
         words = text[s_start:v_start].split()
         if words and words[-1].lower() in self.rules.pronouns:
             people = [e for e in ex.entities if e.end <= v_start and e.type == "person"]
             if people:
-                return people[-1].name, "person", CONFIDENCE["pronoun"]
+                return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
 
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int,
@@ -357,8 +360,3 @@ class _Spans:
 
 def _name_word(word: str) -> bool:
     return len(word) > 1 and word[0].isupper() and (word[1:].islower() or word.isupper() or word[1:].isalpha())
-
-
-def _subject_start(text: str, s_start: int, v_start: int, ex: Extraction) -> int:
-    before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
-    return before[-1].start if before else s_start

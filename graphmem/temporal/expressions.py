@@ -145,21 +145,22 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             mentions.append(_range(text, m, nxt, at, tz))
             i += 2
             continue
-        lead = _SINCE.search(before) or (_FROM.search(before) if _ONWARDS.match(after) else None)
-        if lead or _JA_SINCE_AFTER.match(after):
-            point = _point(m, at, tz, "past")
-            start, end = (lead.start(), m.end()) if lead else (m.start(), m.end() + _JA_SINCE_AFTER.match(after).end())  # type: ignore[union-attr]
-            if lead and _ONWARDS.match(after) and _FROM.search(before):
-                end = m.end() + _ONWARDS.match(after).end()  # type: ignore[union-attr]
-            mentions.append(TimeMention(text[start:end], start, end, "since", Interval(start=point)))
-        elif (lead := _UNTIL.search(before) or _THROUGH.search(before)) or _JA_UNTIL_AFTER.match(after):
+        onwards = _ONWARDS.match(after)
+        from_onwards = _FROM.search(before) if onwards else None  # "from May on"
+        since = _SINCE.search(before) or from_onwards
+        ja_since = _JA_SINCE_AFTER.match(after)
+        if since or ja_since:
+            start = since.start() if since else m.start()
+            end = m.end() + (onwards.end() if from_onwards and onwards else ja_since.end() if ja_since and not since
+                             else 0)
+            mentions.append(TimeMention(text[start:end], start, end, "since",
+                                        Interval(start=_point(m, at, tz, "past"))))
+        elif ((until := _UNTIL.search(before) or _THROUGH.search(before))
+              or (ja_until := _JA_UNTIL_AFTER.match(after))):
             point = _point(m, at, tz, "future")
-            through = lead is not None and lead.re is _THROUGH
-            end_at = TimePoint(at=period_end(point, tz), granularity=point.granularity) if through else point
-            if lead:
-                start, end = lead.start(), m.end()
-            else:
-                start, end = m.start(), m.end() + _JA_UNTIL_AFTER.match(after).end()  # type: ignore[union-attr]
+            end_at = _end_of(point, tz) if until and until.re is _THROUGH else point
+            start = until.start() if until else m.start()
+            end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:
             point = _point(m, at, tz, "past")
@@ -210,9 +211,9 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
     tail = _JA_UNTIL_AFTER.match(text[b.end() :])
     if tail:
         end += tail.end()
-    end_at = TimePoint(at=period_end(end_point, tz), granularity=end_point.granularity)
+    end_at = _end_of(end_point, tz)
     if end_at.at < start_point.at:
-        end_at = TimePoint(at=period_end(start_point, tz), granularity=start_point.granularity)
+        end_at = _end_of(start_point, tz)
     return TimeMention(text[start:end], start, end, "range", Interval(start=start_point, end=end_at))
 
 
@@ -225,8 +226,13 @@ def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
     return point.at.astimezone(tz).year
 
 
+def _end_of(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
+    """Where the period ``point`` names ends, at its granularity: the end of "June" is July 1st."""
+    return TimePoint(at=period_end(point, tz), granularity=point.granularity)
+
+
 def _period(point: TimePoint, tz: dt.tzinfo) -> Interval:
-    return Interval(start=point, end=TimePoint(at=period_end(point, tz), granularity=point.granularity))
+    return Interval(start=point, end=_end_of(point, tz))
 
 
 def _local(year: int, month: int, day: int, tz: dt.tzinfo) -> dt.datetime:

@@ -8,6 +8,15 @@ from graphmem.errors import InvalidInput
 from graphmem.store.group_commit import GroupCommit
 
 
+def run_all(target, args_list) -> None:
+    """Run ``target(*args)`` for each args in threads started together, and wait for all."""
+    threads = [threading.Thread(target=target, args=args) for args in args_list]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def test_concurrent_requests_share_commits_and_each_gets_its_own_outputs():
     calls: list[list[int]] = []
 
@@ -22,11 +31,7 @@ def test_concurrent_requests_share_commits_and_each_gets_its_own_outputs():
     def worker(n: int) -> None:
         results[n] = group.submit([n, n + 1000])
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_all(worker, [(n,) for n in range(16)])
     assert results == {n: [n * 10, (n + 1000) * 10] for n in range(16)}
     assert sorted(i for c in calls for i in c) == sorted([*range(16), *range(1000, 1016)])
     assert len(calls) < 16  # some requests were committed together
@@ -48,11 +53,7 @@ def test_a_failing_request_does_not_fail_the_others_in_its_group():
         except ValueError as exc:
             outcomes[n] = exc
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_all(worker, [(n,) for n in range(8)])
     assert isinstance(outcomes.pop(3), ValueError)
     assert outcomes == {n: [n] for n in range(8) if n != 3}
 
@@ -76,11 +77,7 @@ def test_many_agents_recording_at_once_on_disk_lose_and_duplicate_nothing(tmp_pa
             except BaseException as exc:  # noqa: BLE001 - reported by the main thread
                 errors.append(exc)
 
-        threads = [threading.Thread(target=agent, args=(a,)) for a in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_all(agent, [(a,) for a in range(8)])
         assert not errors
         assert mem.stats().events == 200
         assert len(mem.get(list(ids.values()))) == 200
@@ -98,11 +95,7 @@ def test_a_bad_event_among_concurrent_good_ones_is_refused_alone(tmp_path):
             except (InvalidInput, Exception) as exc:  # noqa: BLE001
                 outcomes[a] = exc
 
-        threads = [threading.Thread(target=agent, args=(a,)) for a in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_all(agent, [(a,) for a in range(6)])
         assert getattr(outcomes.pop(2), "field", None) == "links"
         assert outcomes == {a: "created" for a in range(6) if a != 2}
         assert mem.stats().events == 5
@@ -118,9 +111,5 @@ def test_groups_respect_their_size_limit(max_items):
         return items
 
     group = GroupCommit(write, max_items=max_items)
-    threads = [threading.Thread(target=group.submit, args=([n],)) for n in range(10)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_all(group.submit, [([n],) for n in range(10)])
     assert sum(sizes) == 10 and max(sizes) <= max_items
