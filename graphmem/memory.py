@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import ValidationError
 
 from graphmem.extraction import Extraction, Extractor
-from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, NotFound
+from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound
 from graphmem.ontology import (
     UTC,
     Entity,
@@ -50,13 +50,14 @@ from graphmem.ontology import (
 from graphmem.privacy import PrivacyPolicy, guard
 from graphmem.query import TimeView, attach_evidence
 from graphmem.reasoning import Plan, make_id, plan_assert, plan_close, plan_retract
-from graphmem.store import GraphStore, StateQuery, StoreStats, WriteBatch, open_store
+from graphmem.store import EventQuery, GraphStore, StateQuery, StoreStats, WriteBatch, open_store
 from graphmem.store.group_commit import GroupCommit
-from graphmem.temporal import parse_point
+from graphmem.temporal import parse_expression, parse_point, period_end
 
 __all__ = ["EntityView", "Memory", "RecordResult", "StateInput"]
 
 RECENT_EVENTS = 10
+MAX_PAGE = 1000  # the most events one read returns
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
 
 
@@ -204,6 +205,26 @@ class Memory:
     def parse_time(self, value: object, field: str = "time") -> TimePoint:
         """Read a time the way every method of this memory does (naive values in its timezone)."""
         return parse_point(value, tz=self.tz, field=field)  # type: ignore[arg-type]
+
+    def read_time(self, text: object, field: str = "time", *, relative_to: object = None) -> TimePoint:
+        """Read a time as people write it: the forms of :meth:`parse_time`, or an expression ("last week",
+        "3 days ago", "先週") resolved against ``relative_to`` (now by default), never a range.
+
+        >>> mem = Memory.in_memory(extract=False)
+        >>> str(mem.read_time("last month", relative_to="2025-12-10"))
+        '2025-11'
+        """
+        try:
+            return self.parse_time(text, field)
+        except MalformedTime:
+            if not isinstance(text, str):
+                raise
+        anchor = self.parse_time(relative_to, "relativeTo").at if relative_to is not None else self._clock()
+        mention = parse_expression(text, anchor, tz=self.tz, field=field)
+        if mention.kind != "point" or mention.interval.start is None:
+            raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
+                               "('Nov 2025', 'last week', '2025-11-27')", field=field)
+        return mention.interval.start
 
     def _optional_time(self, value: object, field: str) -> TimePoint | None:
         return None if value is None else self.parse_time(value, field)
@@ -678,12 +699,21 @@ class Memory:
                 return updated
             return current
 
-    def entity(self, name_or_id: str, *, include_private: bool = False, recent: int = RECENT_EVENTS) -> EntityView:
+    def entity(
+        self,
+        name_or_id: str,
+        *,
+        include_private: bool = False,
+        recent: int = RECENT_EVENTS,
+        scopes: Sequence[str] | None = None,
+    ) -> EntityView:
         """An entity: canonical node, aliases, states that hold now, and its recent events."""
         entity_id = self.resolve_entity(name_or_id)
         entity = self.store.entities([entity_id])[0]
-        states = self.view().states(subject=entity_id, include_private=include_private)
-        events = self.store.events_mentioning(entity_id, limit=recent, include_private=include_private, scopes=None)
+        states = self.view().states(subject=entity_id, include_private=include_private, scopes=scopes)
+        events = self.store.find_events(
+            EventQuery(limit=recent, entity_id=entity_id, include_private=include_private, scopes=scopes)
+        )
         return EntityView(entity=entity, states=states, recent_events=events)
 
     # -- reading ----------------------------------------------------------------------------------------
@@ -713,6 +743,7 @@ class Memory:
         include_retracted: bool = False,
         include_private: bool = False,
         known_at: object = None,
+        scopes: Sequence[str] | None = None,
     ) -> list[State]:
         """Every state of ``subject`` (for one predicate, or all), ordered by start."""
         if predicate is not None:
@@ -722,7 +753,7 @@ class Memory:
             known = self.known_at(known_at).known
         found = self.store.states(
             StateQuery(subject_id=self.resolve_entity(subject, "subject"), predicate=predicate, known_at=known,
-                       include_retracted=include_retracted, include_private=include_private)
+                       include_retracted=include_retracted, include_private=include_private, scopes=scopes)
         )
         found.sort(key=lambda s: (s.predicate, s.valid.start.at if s.valid.start else _MIN, s.recorded_at))
         return attach_evidence(self.store, found)
@@ -737,6 +768,70 @@ class Memory:
         """Every change of a state, oldest first, with its reason."""
         self.state(state_id)
         return self.store.revisions(state_id)
+
+    def events(
+        self,
+        *,
+        entity: str | None = None,
+        thread: str | None = None,
+        since: object = None,
+        until: object = None,
+        kinds: Sequence[str] | None = None,
+        scopes: Sequence[str] | None = None,
+        include_private: bool = False,
+        limit: int = 50,
+        after: tuple[dt.datetime, dt.datetime, str] | None = None,
+        ascending: bool = False,
+    ) -> list[Event]:
+        """Events newest first, filtered; ``since`` starts at a period's start, ``until`` ends after its end.
+
+        >>> mem = Memory.in_memory(extract=False)
+        >>> _ = mem.record(content="Kickoff.", occurred_at="2025-11-03")
+        >>> [e.content for e in mem.events(since="Nov 2025", until="Nov 2025")]
+        ['Kickoff.']
+        """
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", field="limit")
+        for kind in kinds or ():
+            self.ontology.check_kind(kind, field="kinds")
+        start = self._optional_time(since, "since")
+        end = self._optional_time(until, "until")
+        return self.store.find_events(EventQuery(
+            limit=limit,
+            entity_id=self.resolve_entity(entity) if entity else None,
+            thread=thread,
+            since=start.at if start else None,
+            until=period_end(end, self.tz) if end else None,
+            kinds=list(kinds) if kinds is not None else None,
+            scopes=scopes,
+            include_private=include_private,
+            after=after,
+            ascending=ascending,
+        ))
+
+    def events_around(
+        self,
+        event_id: str,
+        *,
+        before: int = 5,
+        after: int = 5,
+        scopes: Sequence[str] | None = None,
+        include_private: bool = False,
+    ) -> list[Event]:
+        """The events just before and after one event in time, oldest first, the event itself included."""
+        for name, n in (("before", before), ("after", after)):
+            if not 0 <= n <= MAX_PAGE:
+                raise InvalidInput(f"{name} must be between 0 and {MAX_PAGE}", field=name)
+        found = self.store.events([event_id])
+        if not found:
+            raise NotFound("event", event_id, field="event_id")
+        anchor = found[0]
+        cursor = (anchor.occurred_at.at, anchor.recorded_at, anchor.id)
+        earlier = self.store.find_events(EventQuery(limit=before, after=cursor, scopes=scopes,
+                                                    include_private=include_private)) if before else []
+        later = self.store.find_events(EventQuery(limit=after, after=cursor, ascending=True, scopes=scopes,
+                                                  include_private=include_private)) if after else []
+        return [*reversed(earlier), anchor, *later]
 
     def get(self, ids: Sequence[str]) -> list[Event]:
         """Full events by id, in the order asked (unknown ids are skipped)."""

@@ -58,6 +58,24 @@ class TimePoint(BaseModel):
     def _utc(cls, value: dt.datetime) -> dt.datetime:
         return to_utc(value)
 
+    def label(self, tz: dt.tzinfo = UTC) -> str:
+        """The point written at its own granularity: '2025', '2025-11', '2025-W48', '2025-11-27', ISO instant."""
+        local = self.at.astimezone(tz)
+        g = self.granularity
+        if g is Granularity.YEAR:
+            return f"{local.year:04d}"
+        if g is Granularity.MONTH:
+            return f"{local.year:04d}-{local.month:02d}"
+        if g is Granularity.WEEK:
+            iso = local.isocalendar()
+            return f"{iso.year:04d}-W{iso.week:02d}"
+        if g is Granularity.DAY:
+            return local.date().isoformat()
+        return self.at.isoformat().replace("+00:00", "Z")
+
+    def __str__(self) -> str:
+        return self.label()
+
 
 class Interval(BaseModel):
     """``[start, end)``; an open end is ``None``; each end keeps its granularity."""

@@ -28,7 +28,7 @@ import pyarrow as pa
 from graphmem.errors import DuplicateKey, StoreError, StoreLocked
 from graphmem.ontology import Entity, Event, Evidence, Revision, State, StateStatus, Thread
 from graphmem.store import rows
-from graphmem.store.port import StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import EventQuery, StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -318,37 +318,39 @@ class KuzuStore:
         by_id = {r["id"]: rows.event_from_row(r) for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
-    def events_mentioning(
-        self, entity_id: str, *, limit: int, include_private: bool, scopes: Sequence[str] | None
-    ) -> list[Event]:
-        query = (
-            f"MATCH (e:Event)-[:MENTIONS]->(n:Entity {{id: $id}}) WHERE ($private OR NOT e.private) "
-            f"AND ($any_scope OR e.scope IN $scopes) RETURN DISTINCT {_E_COLS} "
-            "ORDER BY occurred_at DESC, recorded_at DESC LIMIT $limit"
-        )
-        found = self._rows(query, {"id": entity_id, "limit": limit, "private": include_private,
-                                   "any_scope": scopes is None, "scopes": list(scopes or [])})
-        return [rows.event_from_row(r) for r in found]
+    def find_events(self, query: EventQuery) -> list[Event]:
+        where = ["($private OR NOT e.private)", "($any_scope OR e.scope IN $scopes)"]
+        params: dict[str, Any] = {"private": query.include_private, "any_scope": query.scopes is None,
+                                  "scopes": list(query.scopes or []), "limit": query.limit}
+        pattern = "MATCH (e:Event)"
+        if query.entity_id is not None:
+            pattern = "MATCH (e:Event)-[:MENTIONS]->(:Entity {id: $entity_id})"
+            params["entity_id"] = query.entity_id
+        for name, clause in (("since", "e.occurred_at >= $since"), ("until", "e.occurred_at < $until"),
+                             ("thread", "e.thread = $thread")):
+            value = getattr(query, name)
+            if value is not None:
+                where.append(clause)
+                params[name] = rows.naive(value) if isinstance(value, dt.datetime) else value
+        if query.kinds is not None:
+            where.append("e.kind IN $kinds")
+            params["kinds"] = list(query.kinds)
+        if query.after is not None:
+            op = ">" if query.ascending else "<"
+            where.append(f"(e.occurred_at {op} $c_o OR (e.occurred_at = $c_o AND (e.recorded_at {op} $c_r "
+                         f"OR (e.recorded_at = $c_r AND e.id {op} $c_id))))")
+            params.update(c_o=rows.naive(query.after[0]), c_r=rows.naive(query.after[1]), c_id=query.after[2])
+        order = "ASC" if query.ascending else "DESC"
+        cypher = (f"{pattern} WHERE {' AND '.join(where)} RETURN DISTINCT {_E_COLS} "
+                  f"ORDER BY occurred_at {order}, recorded_at {order}, id {order} LIMIT $limit")
+        return [rows.event_from_row(r) for r in self._rows(cypher, params)]
 
-    def events_between(
-        self,
-        *,
-        since: Any,
-        until: Any,
-        limit: int,
-        include_private: bool,
-        scopes: Sequence[str] | None,
-    ) -> list[Event]:
-        query = (
-            "MATCH (e:Event) WHERE ($since IS NULL OR e.occurred_at >= $since) "
-            "AND ($until IS NULL OR e.occurred_at < $until) AND ($private OR NOT e.private) "
-            f"AND ($any_scope OR e.scope IN $scopes) RETURN {_E_COLS} "
-            "ORDER BY occurred_at DESC, recorded_at DESC LIMIT $limit"
-        )
-        found = self._rows(query, {"since": rows.naive(since), "until": rows.naive(until), "limit": limit,
-                                   "private": include_private, "any_scope": scopes is None,
-                                   "scopes": list(scopes or [])})
-        return [rows.event_from_row(r) for r in found]
+    def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {i: [] for i in event_ids}
+        for r in self._lookup("(e:Event)-[:MENTIONS]->(n:Entity)", "e.id", "e.id AS event, n.id AS entity",
+                              event_ids):
+            out[r["event"]].append(r["entity"])
+        return out
 
     def entity_id_for_key(self, key: str) -> str | None:
         found = self._rows("MATCH (a:Alias {key: $key}) RETURN a.entity_id AS id", {"key": key})

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
 
-__all__ = ["GraphStore", "StateQuery", "StoreStats", "WriteBatch"]
+__all__ = ["EventQuery", "GraphStore", "StateQuery", "StoreStats", "WriteBatch"]
 
 
 @dataclass
@@ -65,6 +65,26 @@ class StateQuery:
 
 
 @dataclass(frozen=True)
+class EventQuery:
+    """Which events to read, newest first (or oldest first with ``ascending``).
+
+    ``after`` is a keyset cursor ``(occurred_at, recorded_at, id)``: only events strictly beyond it in the
+    chosen order are returned, so pages stay stable while events are being added.
+    """
+
+    limit: int
+    entity_id: str | None = None  # events that mention this entity
+    thread: str | None = None
+    since: dt.datetime | None = None  # occurred_at >= since
+    until: dt.datetime | None = None  # occurred_at < until
+    kinds: Sequence[str] | None = None
+    scopes: Sequence[str] | None = None
+    include_private: bool = False
+    after: tuple[dt.datetime, dt.datetime, str] | None = None
+    ascending: bool = False
+
+
+@dataclass(frozen=True)
 class StoreStats:
     events: int
     entities: int
@@ -89,19 +109,11 @@ class GraphStore(Protocol):
 
     def events(self, ids: Sequence[str]) -> list[Event]: ...
 
-    def events_mentioning(
-        self, entity_id: str, *, limit: int, include_private: bool, scopes: Sequence[str] | None
-    ) -> list[Event]: ...
+    def find_events(self, query: EventQuery) -> list[Event]: ...
 
-    def events_between(
-        self,
-        *,
-        since: dt.datetime | None,
-        until: dt.datetime | None,
-        limit: int,
-        include_private: bool,
-        scopes: Sequence[str] | None,
-    ) -> list[Event]: ...
+    def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Entity ids each event mentions."""
+        ...
 
     def entity_id_for_key(self, key: str) -> str | None: ...
 

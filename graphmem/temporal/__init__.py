@@ -11,6 +11,7 @@ from graphmem.temporal.intervals import (
     period_of,
     started_by,
 )
+from graphmem.temporal.expressions import TimeMention, find_times, parse_expression
 from graphmem.temporal.parse import TimeInput, parse_point
 from graphmem.temporal.points import add_period, coarser, format_point, period_end, truncate
 
@@ -19,16 +20,19 @@ __all__ = [
     "Granularity",
     "Interval",
     "TimeInput",
+    "TimeMention",
     "TimePoint",
     "add_period",
     "coarser",
     "format_interval",
+    "find_times",
     "format_point",
     "holds_at",
     "holds_during",
     "holds_throughout",
     "known_at",
     "not_ended_by",
+    "parse_expression",
     "parse_point",
     "period_end",
     "period_of",

@@ -61,15 +61,4 @@ def period_end(point: TimePoint, tz: dt.tzinfo = UTC) -> dt.datetime:
 
 def format_point(point: TimePoint, tz: dt.tzinfo = UTC) -> str:
     """A point written at its own granularity: '2025', '2025-11', '2025-W48', '2025-11-27', ISO instant."""
-    local = point.at.astimezone(tz)
-    g = point.granularity
-    if g is Granularity.YEAR:
-        return f"{local.year:04d}"
-    if g is Granularity.MONTH:
-        return f"{local.year:04d}-{local.month:02d}"
-    if g is Granularity.WEEK:
-        iso = local.isocalendar()
-        return f"{iso.year:04d}-W{iso.week:02d}"
-    if g is Granularity.DAY:
-        return local.date().isoformat()
-    return point.at.isoformat().replace("+00:00", "Z")
+    return point.label(tz)
