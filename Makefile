@@ -16,10 +16,12 @@ install: $(BIN)/python
 install-dev: $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev]"
 
-# Loads the bundled sample memory into an embedded database and answers the sample questions.
+# Loads the bundled sample memory into an embedded database, answers the sample questions, then serves
+# GraphQL (GraphiQL at http://127.0.0.1:8765/graphql) until stopped with Ctrl-C.
 run: install
 	rm -rf $(DB) $(DB).wal
 	$(BIN)/graphmem --db $(DB) demo
+	$(BIN)/graphmem --db $(DB) serve
 
 test: install-dev lint
 	$(BIN)/python -m pytest -q

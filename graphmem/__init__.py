@@ -8,6 +8,7 @@
 
 from graphmem.errors import (
     DuplicateKey,
+    Forbidden,
     GraphmemError,
     InvalidInput,
     InvalidInterval,
@@ -45,6 +46,7 @@ __all__ = [
     "Event",
     "Evidence",
     "EvidenceStance",
+    "Forbidden",
     "Granularity",
     "GraphmemError",
     "Interval",

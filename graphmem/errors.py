@@ -10,6 +10,7 @@ The tree::
     │   └── OntologyError              ontology_error       an ontology file or definition is wrong
     ├── NotFound                       not_found            an id or name that memory does not hold
     ├── PrivacyRefused                 privacy_refused      the event carries a secret or personal data
+    ├── Forbidden                      forbidden            the caller may not read or write that scope
     └── StoreError                     store_error          the database failed
         ├── StoreLocked                store_locked         another process holds the database
         └── DuplicateKey               duplicate_key        a write hit an id that already exists
@@ -26,6 +27,7 @@ from typing import Any
 
 __all__ = [
     "DuplicateKey",
+    "Forbidden",
     "GraphmemError",
     "InvalidInput",
     "InvalidInterval",
@@ -144,6 +146,12 @@ class PrivacyRefused(GraphmemError):
             field=field,
         )
         self.kinds = sorted(set(kinds))
+
+
+class Forbidden(GraphmemError):
+    """The caller's token does not allow this read or write."""
+
+    code = "forbidden"
 
 
 class StoreError(GraphmemError):

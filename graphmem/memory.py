@@ -744,6 +744,7 @@ class Memory:
         include_private: bool = False,
         known_at: object = None,
         scopes: Sequence[str] | None = None,
+        evidence: bool = True,
     ) -> list[State]:
         """Every state of ``subject`` (for one predicate, or all), ordered by start."""
         if predicate is not None:
@@ -756,7 +757,7 @@ class Memory:
                        include_retracted=include_retracted, include_private=include_private, scopes=scopes)
         )
         found.sort(key=lambda s: (s.predicate, s.valid.start.at if s.valid.start else _MIN, s.recorded_at))
-        return attach_evidence(self.store, found)
+        return attach_evidence(self.store, found) if evidence else found
 
     def state(self, state_id: str) -> State:
         found = self.store.states_by_id([state_id])

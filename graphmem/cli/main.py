@@ -11,6 +11,7 @@ Examples::
     graphmem entity Peter --json
     graphmem ingest events.jsonl
     graphmem stats
+    graphmem serve --port 8765 --tokens tokens.yaml
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ class Context:
 
     def emit(self, value: Any, text: str) -> None:
         click.echo(to_json(value) if self.as_json else text)
+
+    def release(self) -> None:
+        """Hand the open memory over to its new owner (the server): this context no longer closes it."""
+        self._memory = None
 
     def close(self) -> None:
         if self._memory is not None:
@@ -334,6 +339,43 @@ SAMPLE_QUESTIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("What was true about Aiko at the end of 2025?", "as_of", {"when": "2025", "subject": "Aiko"}),
     ("What was Peter's role over 2025 and 2026?", "timeline", {"subject": "Peter", "predicate": "role"}),
 )
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@main.command()
+@click.option("--host", default=None, help="Address to listen on (default 127.0.0.1).")
+@click.option("--port", type=int, default=None, help="Port to listen on (default 8765).")
+@click.option("--tokens", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Tokens file: agents, their scopes and roles. Without it only loopback is served.")
+@pass_ctx
+@_errors
+def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) -> None:
+    """Serve the GraphQL API (GraphiQL at /graphql), /health and the compatibility routes.
+
+    This process owns the database: other processes send their reads and writes here.
+
+    Example: graphmem --db memory.kuzu serve --port 8765 --tokens tokens.yaml
+    """
+    import uvicorn
+
+    from graphmem.api import AccessPolicy, create_app
+
+    settings = ctx.settings.model_copy(update={k: v for k, v in
+                                               {"host": host, "port": port, "tokens": tokens}.items() if v})
+    access = AccessPolicy.from_file(settings.tokens) if settings.tokens else AccessPolicy.open()
+    bind = settings.host
+    if not access.enabled and bind not in LOOPBACK:
+        click.echo(f"no tokens configured: serving on 127.0.0.1 only, not {bind}; pass --tokens to serve "
+                   "other machines", err=True)
+        bind = "127.0.0.1"
+    memory = ctx.memory()
+    ctx.release()  # the server closes the database itself, after in-flight requests finish
+    app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True)
+    who = f"{len(access.agents)} agents with tokens" if access.enabled else "no tokens: local use only"
+    click.echo(f"graphmem serving {settings.db} at http://{bind}:{settings.port}/graphql ({who})", err=True)
+    uvicorn.run(app, host=bind, port=settings.port, log_level="warning", timeout_graceful_shutdown=30)
 
 
 @main.command()

@@ -1,6 +1,7 @@
 """The ontology layer: the vocabulary and the memory's data models. Pure: no I/O, no clock."""
 
 from graphmem.ontology.models import (
+    AGENT_ID_PATTERN,
     Affect,
     Entity,
     Event,
@@ -23,6 +24,7 @@ from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint, to_utc
 from graphmem.ontology.vocabulary import Cardinality, Ontology, Predicate, core_ontology_path, load_ontology
 
 __all__ = [
+    "AGENT_ID_PATTERN",
     "UTC",
     "Affect",
     "Cardinality",

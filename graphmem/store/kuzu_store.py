@@ -26,7 +26,7 @@ import kuzu
 import pyarrow as pa
 
 from graphmem.errors import DuplicateKey, StoreError, StoreLocked
-from graphmem.ontology import Entity, Event, Evidence, Revision, State, StateStatus, Thread
+from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, StateStatus, Thread
 from graphmem.store import rows
 from graphmem.store.port import EventQuery, StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
@@ -417,16 +417,21 @@ class KuzuStore:
                  for r in found}
         return [by_id[i] for i in ids if i in by_id]
 
-    def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]:
-        out: dict[str, list[Evidence]] = {i: [] for i in state_ids}
+    def evidence_links(self, state_ids: Sequence[str]) -> dict[str, list[tuple[str, EvidenceStance, dt.datetime]]]:
+        out: dict[str, list[tuple[str, EvidenceStance, dt.datetime]]] = {i: [] for i in state_ids}
         cols = "s.id AS state_id, r.stance AS stance, r.at AS at, e.id AS event_id"
         links = self._lookup("(s:State)<-[r:EVIDENCE]-(e:Event)", "s.id", cols, state_ids)
-        events = {e.id: e for e in self.events([r["event_id"] for r in links])}
         for r in sorted(links, key=lambda r: (r["at"], r["event_id"])):
-            event = events.get(r["event_id"])
-            if event is not None:
-                out[r["state_id"]].append(rows.evidence_of(r, event))
+            out[r["state_id"]].append((r["event_id"], EvidenceStance(r["stance"]), rows.required(r["at"])))
         return out
+
+    def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]:
+        links = self.evidence_links(state_ids)
+        events = {e.id: e for e in self.events(list({e for found in links.values() for e, _, _ in found}))}
+        return {
+            state_id: [rows.evidence_of(events[e], stance, at) for e, stance, at in found if e in events]
+            for state_id, found in links.items()
+        }
 
     def revisions(self, state_id: str) -> list[Revision]:
         cols = ", ".join(f"r.{c} AS {c}" for c in _TABLES["Revision"].column_names)

@@ -58,7 +58,7 @@ def aware(value: dt.datetime | None) -> dt.datetime | None:
     return None if value is None else value.replace(tzinfo=dt.UTC)
 
 
-def _req(value: dt.datetime | None) -> dt.datetime:
+def required(value: dt.datetime | None) -> dt.datetime:
     if value is None:
         raise ValueError("a required timestamp is missing from a stored row")
     return value.replace(tzinfo=dt.UTC)
@@ -99,7 +99,7 @@ def event_from_row(r: Row) -> Event:
     if r["affect_valence"] is not None:
         affect = Affect(valence=r["affect_valence"], arousal=r["affect_arousal"], dominance=r["affect_dominance"])
     return Event.model_construct(
-        id=r["id"], recorded_at=_req(r["recorded_at"]), occurred_at=point(r["occurred_at"], r["occurred_g"]),
+        id=r["id"], recorded_at=required(r["recorded_at"]), occurred_at=point(r["occurred_at"], r["occurred_g"]),
         occurred_end=point(r["occurred_end"], r["occurred_end_g"]),
         source=Source.model_construct(
             system=r["source_system"], ref=r["source_ref"], thread_id=r["source_thread_id"],
@@ -119,7 +119,7 @@ def entity_row(e: Entity) -> dict[str, Any]:
 def entity_from_row(r: Row) -> Entity:
     return Entity.model_construct(
         id=r["id"], name=r["name"], type=r["type"], aliases=tuple(r["aliases"] or ()),
-        created_at=_req(r["created_at"]),
+        created_at=required(r["created_at"]),
     )
 
 
@@ -128,7 +128,7 @@ def thread_row(t: Thread) -> dict[str, Any]:
 
 
 def thread_from_row(r: Row) -> Thread:
-    return Thread.model_construct(key=r["key"], title=r["title"], created_at=_req(r["created_at"]))
+    return Thread.model_construct(key=r["key"], title=r["title"], created_at=required(r["created_at"]))
 
 
 def state_row(s: State) -> dict[str, Any]:
@@ -167,8 +167,8 @@ def state_from_row(subject: str, s: Row, h: Row | None) -> State:
             start=point(v["valid_from"], v["valid_from_g"]), end=point(v["valid_to"], v["valid_to_g"])
         ),
         stated_end=point(s["stated_end"], s["stated_end_g"]),
-        recorded_at=_req(v["recorded_at"]), replaced_at=aware(h["replaced_at"]) if h is not None else None,
-        created_at=_req(s["created_at"]), retracted_at=aware(v["retracted_at"]),
+        recorded_at=required(v["recorded_at"]), replaced_at=aware(h["replaced_at"]) if h is not None else None,
+        created_at=required(s["created_at"]), retracted_at=aware(v["retracted_at"]),
         last_confirmed_at=aware(s["last_confirmed_at"]), confidence=v["confidence"],
         status=StateStatus(v["status"]), scope=s["scope"],
         visibility=Visibility.PRIVATE if s["private"] else Visibility.NORMAL, holder=s["holder"],
@@ -188,7 +188,7 @@ def revision_row(r: Revision) -> dict[str, Any]:
 
 def revision_from_row(r: Row) -> Revision:
     return Revision.model_construct(
-        id=r["id"], state_id=r["state_id"], at=_req(r["at"]), action=RevisionAction(r["action"]),
+        id=r["id"], state_id=r["state_id"], at=required(r["at"]), action=RevisionAction(r["action"]),
         reason=r["reason"],
         valid=Interval.model_construct(
             start=point(r["valid_from"], r["valid_from_g"]), end=point(r["valid_to"], r["valid_to_g"])
@@ -197,9 +197,9 @@ def revision_from_row(r: Row) -> Revision:
     )
 
 
-def evidence_of(link: Row, event: Event) -> Evidence:
-    """Evidence from an EVIDENCE edge row (stance, at) and the event it comes from."""
+def evidence_of(event: Event, stance: EvidenceStance, at: dt.datetime) -> Evidence:
+    """Evidence from an EVIDENCE edge (stance, at) and the event it comes from."""
     return Evidence.model_construct(
-        event_id=event.id, stance=EvidenceStance(link["stance"]), at=_req(link["at"]), content=event.content,
-        occurred_at=event.occurred_at, source=event.source,
+        event_id=event.id, stance=stance, at=at, content=event.content, occurred_at=event.occurred_at,
+        source=event.source,
     )

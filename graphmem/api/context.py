@@ -1,0 +1,87 @@
+"""What every resolver of one request sees: the memory, the caller, and that request's DataLoaders.
+
+Memory calls block (the embedded database runs in the calling thread), so resolvers hand them to a bounded
+thread pool with :meth:`Context.run`; the event loop stays free for other requests. Writes are serialised
+inside :class:`~graphmem.Memory` (concurrent ``record`` calls share one commit); reads run in parallel.
+
+DataLoaders are created per request: values are cached only for that request, and every nested field that
+needs entities, evidence or mentions asks a loader, so a page of 50 states costs a fixed number of store
+calls whatever its size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import functools
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from strawberry.dataloader import DataLoader
+
+from graphmem.api.access import Principal
+from graphmem.memory import Memory
+from graphmem.ontology import Entity, Event, EvidenceStance
+
+__all__ = ["Context", "Loaders"]
+
+T = TypeVar("T")
+
+
+@dataclass
+class Loaders:
+    """Batch loaders for one request. Each batch is one store call, run off the event loop."""
+
+    entity: DataLoader[str, Entity | None]
+    event: DataLoader[str, Event | None]
+    evidence: DataLoader[str, list[tuple[str, EvidenceStance, dt.datetime]]]  # state id -> (event id, ...)
+    mentions: DataLoader[str, list[str]]  # event id -> entity ids
+
+    @classmethod
+    def create(cls, memory: Memory, run: Callable[..., Any]) -> Loaders:
+        store = memory.store
+
+        async def entities(ids: list[str]) -> list[Entity | None]:
+            found = {e.id: e for e in await run(store.entities, ids)}
+            return [found.get(i) for i in ids]
+
+        async def events(ids: list[str]) -> list[Event | None]:
+            found = {e.id: e for e in await run(store.events, ids)}
+            return [found.get(i) for i in ids]
+
+        async def evidence(ids: list[str]) -> list[list[tuple[str, EvidenceStance, dt.datetime]]]:
+            found = await run(store.evidence_links, ids)
+            return [found.get(i, []) for i in ids]
+
+        async def mentions(ids: list[str]) -> list[list[str]]:
+            found = await run(store.mentions, ids)
+            return [found.get(i, []) for i in ids]
+
+        return cls(entity=DataLoader(entities), event=DataLoader(events), evidence=DataLoader(evidence),
+                   mentions=DataLoader(mentions))
+
+
+@dataclass
+class Context:
+    """Per-request context: ``info.context`` in every resolver."""
+
+    memory: Memory
+    principal: Principal
+    executor: Executor | None = None
+    loaders: Loaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.loaders = Loaders.create(self.memory, self.run)
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Call a blocking memory function in the worker pool."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
+
+    def sees(self, event: Event, include_private: bool) -> bool:
+        return self.principal.sees(event.scope, event.visibility.value == "private", include_private)
+
+    def visible(self, events: Sequence[Event], include_private: bool) -> list[Event]:
+        return [e for e in events if self.sees(e, include_private)]

@@ -1,0 +1,19 @@
+"""Mutations, one per module; merged into the root ``Mutation`` type by :mod:`graphmem.api.schema`."""
+
+from graphmem.api.mutations.add_alias import AddAliasMutation
+from graphmem.api.mutations.assert_state import AssertStateMutation
+from graphmem.api.mutations.close_state import CloseStateMutation
+from graphmem.api.mutations.record_event import RecordEventMutation
+from graphmem.api.mutations.record_events import RecordEventsMutation
+from graphmem.api.mutations.retract_state import RetractStateMutation
+
+__all__ = ["MUTATIONS"]
+
+MUTATIONS = (
+    RecordEventMutation,
+    RecordEventsMutation,
+    AssertStateMutation,
+    CloseStateMutation,
+    RetractStateMutation,
+    AddAliasMutation,
+)

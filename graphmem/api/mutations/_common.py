@@ -1,0 +1,58 @@
+"""What every mutation shares: the user-error shape and the check that evidence is the caller's to cite.
+
+User errors are data, not exceptions: each mutation returns a union of its ``...Success`` and ``...Error``
+types, and an error names its stable ``code``, the offending ``field`` and how to fix it. Nothing of a failed
+mutation is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from graphmem.api.context import Context
+from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
+
+__all__ = ["Problem", "UserError", "check_evidence", "context", "problems_of"]
+
+
+@strawberry.type(description="One problem with one input field")
+class Problem:
+    field: str
+    message: str
+
+
+@strawberry.interface(description="A mutation that did not happen, and why; nothing of it was written")
+class UserError:
+    code: str = strawberry.field(description="stable machine code: invalid_input, not_found, forbidden, ...")
+    message: str
+    field: str | None = strawberry.field(description="the input field at fault, when there is one")
+    problems: list[Problem] = strawberry.field(description="every field problem found (validation errors)")
+
+
+def problems_of(exc: GraphmemError) -> dict[str, Any]:
+    """The keyword arguments of a ``...Error`` type for ``exc``."""
+    found = getattr(exc, "problems", []) if isinstance(exc, InvalidInput) else []
+    return dict(code=exc.code, message=exc.message, field=exc.field,
+                problems=[Problem(field=p.get("field", ""), message=p.get("message", "")) for p in found])
+
+
+def context(info: Info[Any, Any]) -> Context:
+    return info.context  # type: ignore[no-any-return]
+
+
+def check_evidence(ctx: Context, ids: Sequence[str], field: str = "evidence") -> None:
+    """Evidence must be events the caller can read (private ones included: it is citing them, not reading)."""
+    if ctx.principal.is_local or not ids:
+        return
+    found = {e.id: e for e in ctx.memory.get(list(ids))}
+    for event_id in ids:
+        event = found.get(event_id)
+        if event is None:
+            raise NotFound("event", event_id, field=field, hint="cite only recorded events")
+        if not ctx.principal.sees(event.scope, event.visibility.value == "private", True):
+            raise Forbidden(f"event {event_id!r} is in scope {event.scope!r}, which this token cannot read",
+                            field=field)

@@ -1,0 +1,243 @@
+"""Reads shared by the query fields and nested fields: each is the caller's view of one memory call.
+
+A caller's view may need more than one store read (private items of some scopes, not of others): each read
+pass comes from :meth:`Principal.passes`, and their results are merged in the order memory gives them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import heapq
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from graphmem.api.access import ReadPass
+from graphmem.api.context import Context
+from graphmem.api.types import (
+    EntityNode,
+    EventConnection,
+    EventNode,
+    Granularity,
+    Neighbor,
+    PageInfo,
+    StateNode,
+    TimeWindow,
+    decode_cursor,
+    encode_cursor,
+)
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.memory import MAX_PAGE
+from graphmem.ontology import Event, State, TimePoint
+from graphmem.query import TimeView
+from graphmem.temporal import period_end
+
+__all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "read_window", "time_states",
+           "timeline_states", "visible_events"]
+
+MAX_IDS = 200  # the most events one get() returns
+MAX_DEPTH = 3  # neighbours further than this are a different question (and an expensive one)
+
+
+def read_window(ctx: Context, text: str, field: str, relative_to: str | None) -> tuple[TimePoint, TimeWindow]:
+    """Read a time question server-side and say how it was read."""
+    point = ctx.memory.read_time(text, field, relative_to=relative_to)
+    window = TimeWindow(text=text, start=point.at, end=period_end(point, ctx.memory.tz),
+                        granularity=Granularity(point.granularity.value), label=point.label(ctx.memory.tz))
+    return point, window
+
+
+def _view(ctx: Context, at: TimePoint | None, during: TimePoint | None, known_at: str | None) -> TimeView:
+    view = ctx.memory.view()
+    if known_at is not None:
+        view = view.known_at(ctx.memory.read_time(known_at, "knownAt"))
+    if during is not None:
+        return view.during(during)
+    return view.as_of(at) if at is not None else view
+
+
+def _each_pass(ctx: Context, include_private: bool, read: Callable[[ReadPass], list[Any]]) -> list[list[Any]]:
+    return [read(p) for p in ctx.principal.passes(include_private)]
+
+
+async def time_states(
+    ctx: Context,
+    *,
+    at: str | None,
+    during: str | None,
+    known_at: str | None,
+    relative_to: str | None,
+    entity: str | None,
+    predicate: str | None,
+    include_private: bool,
+) -> list[StateNode]:
+    """States as of ``at`` (now when neither is given) or during ``during``, as the caller may see them."""
+    if at is not None and during is not None:
+        raise InvalidInput("give asOf or during, not both", field="during")
+
+    def read() -> list[State]:
+        at_point = ctx.memory.read_time(at, "asOf", relative_to=relative_to) if at is not None else None
+        period = ctx.memory.read_time(during, "during", relative_to=relative_to) if during is not None else None
+        if predicate is not None:
+            ctx.memory.ontology.predicate(predicate)
+        view = _view(ctx, at_point, period, known_at)
+        found = _each_pass(ctx, include_private, lambda p: view.states(
+            subject=entity, predicate=predicate, include_private=p.include_private, scopes=p.scopes, evidence=False))
+        return _merged(found, key=lambda s: (s.subject, s.predicate, _start(s), s.id))
+
+    return [StateNode.of(s, ctx.memory.tz, include_private) for s in await ctx.run(read)]
+
+
+async def timeline_states(ctx: Context, entity_id: str, predicate: str | None, include_retracted: bool,
+                          include_private: bool) -> list[StateNode]:
+    def read() -> list[State]:
+        found = _each_pass(ctx, include_private, lambda p: ctx.memory.timeline(
+            entity_id, predicate, include_retracted=include_retracted, include_private=p.include_private,
+            scopes=p.scopes, evidence=False))
+        return _merged(found, key=lambda s: (s.predicate, _start(s), s.recorded_at))
+
+    return [StateNode.of(s, ctx.memory.tz, include_private) for s in await ctx.run(read)]
+
+
+async def event_page(
+    ctx: Context,
+    *,
+    first: int,
+    after: str | None,
+    include_private: bool,
+    entity: str | None = None,
+    thread: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    kinds: Sequence[str] | None = None,
+    ascending: bool = False,
+) -> EventConnection:
+    """One page of events the caller may see; one extra event is read to know whether more follow."""
+    if not 1 <= first <= MAX_PAGE:
+        raise InvalidInput(f"first must be between 1 and {MAX_PAGE}", field="first")
+    cursor = decode_cursor(after)
+
+    def read() -> list[Event]:
+        found = _each_pass(ctx, include_private, lambda p: ctx.memory.events(
+            entity=entity, thread=thread, since=since, until=until, kinds=kinds, scopes=p.scopes,
+            include_private=p.include_private, limit=first + 1, after=cursor, ascending=ascending))
+        return _merged(found, key=_event_order, reverse=not ascending)
+
+    events = await ctx.run(read)
+    page = events[:first]
+    return EventConnection(
+        nodes=[EventNode.of(e, ctx.memory.tz) for e in page],
+        page_info=PageInfo(end_cursor=encode_cursor(page[-1]) if page else None, has_next_page=len(events) > first),
+    )
+
+
+def visible_events(ctx: Context, events: Sequence[Event], include_private: bool) -> list[EventNode]:
+    return [EventNode.of(e, ctx.memory.tz) for e in ctx.visible(events, include_private)]
+
+
+def get_events(ctx: Context, ids: Sequence[str], include_private: bool) -> list[Event]:
+    """Events by id in the order asked, leaving out those the caller cannot see."""
+    if len(ids) > MAX_IDS:
+        raise InvalidInput(f"ask for at most {MAX_IDS} ids at once", field="ids")
+    return ctx.visible(ctx.memory.get(list(ids)), include_private)
+
+
+def events_around(ctx: Context, event_id: str, before: int, after: int, include_private: bool) -> list[Event]:
+    """The events the caller may see just before and after one it may see, oldest first."""
+    if not get_events(ctx, [event_id], include_private):
+        raise NotFound("event", event_id, field="id")
+    found: dict[str, Event] = {}
+    for p in ctx.principal.passes(include_private):
+        for e in ctx.memory.events_around(event_id, before=before, after=after, scopes=p.scopes,
+                                          include_private=p.include_private):
+            found[e.id] = e
+    ordered = ctx.visible(sorted(found.values(), key=_event_order), include_private)
+    index = next(i for i, e in enumerate(ordered) if e.id == event_id)
+    return ordered[max(0, index - before): index + after + 1]
+
+
+async def entity_node(ctx: Context, name: str | None, entity_id: str | None, **defaults: str | None) -> EntityNode:
+    """The entity called ``name`` (or with ``id``), if the caller can see anything about it."""
+    if (name is None) == (entity_id is None):
+        raise InvalidInput("give exactly one of name and id", field="name")
+    key = name if name is not None else entity_id
+    assert key is not None
+
+    def read() -> EntityNode:
+        resolved = ctx.memory.resolve_entity(key, "name" if name is not None else "id")
+        if not ctx.principal.is_local and not _reaches(ctx, resolved):
+            raise NotFound("entity", key, field="name" if name is not None else "id")
+        return EntityNode.of(ctx.memory.store.entities([resolved])[0], **defaults)
+
+    return await ctx.run(read)
+
+
+def _reaches(ctx: Context, entity_id: str) -> bool:
+    """Whether the caller can see at least one state or event about the entity (else it does not exist)."""
+    from graphmem.store import StateQuery
+
+    store, readable = ctx.memory.store, [p.scopes for p in ctx.principal.passes(False)]
+    for scopes in readable:
+        if store.states(StateQuery(subject_id=entity_id, scopes=scopes, include_retracted=True, limit=1)):
+            return True
+        if store.states(StateQuery(object_id=entity_id, scopes=scopes, include_retracted=True, limit=1)):
+            return True
+        if ctx.memory.events(entity=entity_id, scopes=scopes, limit=1):
+            return True
+    return False
+
+
+async def neighbors(ctx: Context, entity_id: str, depth: int, as_of: str | None,
+                    include_private: bool) -> list[Neighbor]:
+    """Entities within ``depth`` hops over states that hold at ``as_of``, nearest first."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InvalidInput(f"depth must be between 1 and {MAX_DEPTH}", field="depth")
+
+    def read() -> list[tuple[State, str, str, int]]:
+        view = _view(ctx, ctx.memory.read_time(as_of, "asOf") if as_of else None, None, None)
+
+        def linked(source: str, p: ReadPass) -> list[tuple[State, str]]:
+            outgoing = view.states(subject=source, include_private=p.include_private, scopes=p.scopes, evidence=False)
+            incoming = view.states(object=source, include_private=p.include_private, scopes=p.scopes, evidence=False)
+            return [*((s, "out") for s in outgoing), *((s, "in") for s in incoming)]
+
+        seen, frontier, out = {entity_id}, [entity_id], []
+        for distance in range(1, depth + 1):
+            reached: list[str] = []
+            for source in frontier:
+                for group in _each_pass(ctx, include_private, functools.partial(linked, source)):
+                    for state, direction in group:
+                        other = state.object_id if direction == "out" else state.subject_id
+                        if other is None or other in seen:
+                            continue
+                        seen.add(other)
+                        reached.append(other)
+                        out.append((state, other, direction, distance))
+            frontier = reached
+        return out
+
+    found = await ctx.run(read)
+    entities = await ctx.loaders.entity.load_many([other for _, other, _, _ in found])
+    tz = ctx.memory.tz
+    return [
+        Neighbor(entity=EntityNode.of(e), via=StateNode.of(s, tz, include_private), direction=d, distance=n)
+        for (s, _, d, n), e in zip(found, entities, strict=True)
+        if e is not None
+    ]
+
+
+_MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+def _start(s: State) -> dt.datetime:
+    return s.valid.start.at if s.valid.start else _MIN
+
+
+def _event_order(e: Event) -> tuple[dt.datetime, dt.datetime, str]:
+    return (e.occurred_at.at, e.recorded_at, e.id)
+
+
+def _merged(groups: list[list[Any]], key: Callable[[Any], Any], reverse: bool = False) -> list[Any]:
+    if len(groups) == 1:
+        return groups[0]
+    return list(heapq.merge(*groups, key=key, reverse=reverse))

@@ -1,0 +1,87 @@
+"""The GraphQL schema: query domains and one-file mutations merged at the root, with request limits.
+
+Errors: a :class:`~graphmem.errors.GraphmemError` raised by a query field keeps its message and puts its
+``code`` and ``field`` in ``errors[].extensions``; GraphQL syntax and validation errors get ``code``
+``graphql_parse_failed`` / ``graphql_validation_failed``; anything else is logged and answered as
+``internal_error`` without internals. Mutations return their errors as data (``...Error`` results).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
+from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
+
+from graphmem.api.entities import EntityQuery
+from graphmem.api.events import EventQuery
+from graphmem.api.mutations import MUTATIONS
+from graphmem.api.system import SystemQuery
+from graphmem.api.time import TimeQuery
+from graphmem.errors import GraphmemError
+
+__all__ = ["Limits", "build_schema", "export_sdl"]
+
+log = logging.getLogger(__name__)
+
+Query = merge_types("Query", (EntityQuery, TimeQuery, EventQuery, SystemQuery))
+Mutation = merge_types("Mutation", MUTATIONS)
+
+
+class Limits:
+    """Request limits, named: a query deeper, longer or with more aliases than these is refused."""
+
+    MAX_DEPTH = 10
+    MAX_TOKENS = 2000
+    MAX_ALIASES = 30
+
+
+class GraphmemSchema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
+        for error in errors:
+            original = error.original_error
+            if isinstance(original, GraphmemError):
+                error.extensions = {**(error.extensions or {}), **original.to_dict()}
+                error.extensions.pop("message", None)
+            elif original is None:
+                code = "graphql_parse_failed" if error.nodes is None and error.locations else None
+                error.extensions = {**(error.extensions or {}), "code": code or "graphql_validation_failed"}
+            else:
+                log.error("internal error in %s", error.path, exc_info=original)
+                error.message = "internal error; the request changed nothing; the server log has details"
+                error.extensions = {"code": "internal_error"}
+
+
+def build_schema(limits: type[Limits] = Limits) -> strawberry.Schema:
+    return GraphmemSchema(
+        query=Query,
+        mutation=Mutation,
+        extensions=[
+            lambda: QueryDepthLimiter(max_depth=limits.MAX_DEPTH),
+            lambda: MaxTokensLimiter(max_token_count=limits.MAX_TOKENS),
+            lambda: MaxAliasesLimiter(max_alias_count=limits.MAX_ALIASES),
+            ParserCache,
+            ValidationCache,
+        ],
+    )
+
+
+def export_sdl(path: str | Path | None = None) -> str:
+    """The schema as SDL (checked in as ``ontology/schema.graphql``); written to ``path`` when given."""
+    sdl = build_schema().as_str() + "\n"
+    if path is not None:
+        Path(path).write_text(sdl, encoding="utf-8")
+    return sdl
+
+

@@ -1,0 +1,57 @@
+"""``health`` and ``stats``: is the server up, on what engine, and how much memory holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+import graphmem
+
+__all__ = ["SystemQuery", "health_data"]
+
+
+@strawberry.type(description="Counts of what memory holds")
+class Stats:
+    events: int
+    entities: int
+    threads: int
+    states: int
+    state_versions: int
+    revisions: int
+
+
+@strawberry.type(description="Whether the server is up, and on what")
+class Health:
+    ok: bool
+    version: str
+    engine: str
+    vector_mode: str = strawberry.field(description="how recall finds text: 'none' means lexical only (degraded)")
+    auth: bool = strawberry.field(description="whether tokens are required")
+    stats: Stats
+
+
+def health_data(memory: Any, auth: bool) -> dict[str, Any]:
+    """Health as plain data (for ``GET /health`` and the ``health`` field alike)."""
+    s = memory.stats()
+    return {
+        "ok": True, "version": graphmem.__version__, "engine": s.engine, "vector_mode": "none", "auth": auth,
+        "stats": {"events": s.events, "entities": s.entities, "threads": s.threads, "states": s.states,
+                  "state_versions": s.state_versions, "revisions": s.revisions},
+    }
+
+
+@strawberry.type
+class SystemQuery:
+    @strawberry.field(description="Server health: engine, versions, vector mode and counts")
+    async def health(self, info: Info[Any, Any]) -> Health:
+        ctx = info.context
+        data = await ctx.run(health_data, ctx.memory, not ctx.principal.is_local)
+        return Health(**{**data, "stats": Stats(**data["stats"])})
+
+    @strawberry.field(description="Counts of events, entities, threads, states and revisions")
+    async def stats(self, info: Info[Any, Any]) -> Stats:
+        ctx = info.context
+        data = await ctx.run(health_data, ctx.memory, not ctx.principal.is_local)
+        return Stats(**data["stats"])

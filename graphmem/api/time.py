@@ -1,0 +1,67 @@
+"""Time questions: "what was true in Nov 2025" (``asOf``) and "what held during it" (``during``).
+
+The time is read server-side ("Nov 2025", "2025-11-27", an ISO instant, or "last week" relative to
+``relativeTo``, now by default) and the period it was read as is echoed in the answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from graphmem.api.reads import read_window, time_states
+from graphmem.api.types import StateNode, TimeWindow
+
+__all__ = ["TimeQuery"]
+
+
+@strawberry.type(description="An answer to a time question, with the period the question was read as")
+class TimeAnswer:
+    period: TimeWindow
+    known_at: dt.datetime | None = strawberry.field(description="the transaction time asked about, if any")
+    states: list[StateNode]
+
+
+async def _answer(info: Info[Any, Any], text: str, field: str, *, entity: str | None, predicate: str | None,
+                  known_at: str | None, relative_to: str | None, include_private: bool) -> TimeAnswer:
+    ctx = info.context
+    _, window = await ctx.run(read_window, ctx, text, field, relative_to)
+    at, during = (text, None) if field == "at" else (None, text)
+    states = await time_states(ctx, at=at, during=during, known_at=known_at, relative_to=relative_to,
+                               entity=entity, predicate=predicate, include_private=include_private)
+    known = ctx.memory.known_at(known_at).known if known_at is not None else None
+    return TimeAnswer(period=window, known_at=known, states=states)
+
+
+@strawberry.type
+class TimeQuery:
+    @strawberry.field(description="What was true at a time (the end of it, for a month or a year)")
+    async def as_of(
+        self,
+        info: Info[Any, Any],
+        at: str,
+        entity: str | None = None,
+        predicate: str | None = None,
+        known_at: str | None = None,
+        relative_to: str | None = None,
+        include_private: bool = False,
+    ) -> TimeAnswer:
+        return await _answer(info, at, "at", entity=entity, predicate=predicate, known_at=known_at,
+                             relative_to=relative_to, include_private=include_private)
+
+    @strawberry.field(description="What held at any point of a period; each state says if it held throughout")
+    async def during(
+        self,
+        info: Info[Any, Any],
+        period: str,
+        entity: str | None = None,
+        predicate: str | None = None,
+        known_at: str | None = None,
+        relative_to: str | None = None,
+        include_private: bool = False,
+    ) -> TimeAnswer:
+        return await _answer(info, period, "period", entity=entity, predicate=predicate, known_at=known_at,
+                             relative_to=relative_to, include_private=include_private)
