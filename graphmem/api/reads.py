@@ -30,6 +30,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.memory import MAX_PAGE
 from graphmem.ontology import Event, State, TimePoint
 from graphmem.query import TimeView
+from graphmem.store import StateQuery
 from graphmem.temporal import period_end
 
 __all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "read_window", "time_states",
@@ -174,15 +175,13 @@ async def entity_node(ctx: Context, name: str | None, entity_id: str | None, **d
 
 def _reaches(ctx: Context, entity_id: str) -> bool:
     """Whether the caller can see at least one state or event about the entity (else it does not exist)."""
-    from graphmem.store import StateQuery
-
-    store, readable = ctx.memory.store, [p.scopes for p in ctx.principal.passes(False)]
-    for scopes in readable:
-        if store.states(StateQuery(subject_id=entity_id, scopes=scopes, include_retracted=True, limit=1)):
-            return True
-        if store.states(StateQuery(object_id=entity_id, scopes=scopes, include_retracted=True, limit=1)):
-            return True
-        if ctx.memory.events(entity=entity_id, scopes=scopes, limit=1):
+    store = ctx.memory.store
+    for p in ctx.principal.passes(True):
+        for query in (StateQuery(subject_id=entity_id, scopes=p.scopes, include_private=p.include_private, limit=1),
+                      StateQuery(object_id=entity_id, scopes=p.scopes, include_private=p.include_private, limit=1)):
+            if store.states(query):
+                return True
+        if ctx.memory.events(entity=entity_id, scopes=p.scopes, include_private=p.include_private, limit=1):
             return True
     return False
 

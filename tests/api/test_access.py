@@ -1,0 +1,196 @@
+"""Who sees and writes what: every token x scope x private x operation, against a plainly written oracle."""
+
+import hashlib
+import itertools
+
+import pytest
+
+from graphmem import Memory
+from graphmem.api import AccessPolicy
+from graphmem.errors import InvalidInput
+from tests.api.conftest import GraphQLClient, serve
+from tests.conftest import FakeClock
+
+TOKENS = {name: f"token-of-{name}-0123456789" for name in ("alice", "bob", "overseer", "carol")}
+CONFIG = {
+    "roles": {"supervisor": {"read": ["project:apollo", "project:hermes"], "private": ["project:apollo"]}},
+    "agents": {
+        "alice": {"token": TOKENS["alice"], "read": ["global", "project:apollo"],
+                  "write": ["global", "project:apollo"]},
+        "bob": {"token": TOKENS["bob"], "read": ["global"], "write": ["global"]},
+        "overseer": {"token": TOKENS["overseer"], "roles": ["supervisor"]},
+        "carol": {"token_sha256": hashlib.sha256(TOKENS["carol"].encode()).hexdigest(),
+                  "read": ["project:hermes"], "write": ["project:hermes"]},
+    },
+}
+# the oracle: exactly what each agent may read, write, and read privately
+READ = {
+    "alice": {"global", "project:apollo", "agent:alice"},
+    "bob": {"global", "agent:bob"},
+    "overseer": {"project:apollo", "project:hermes", "agent:overseer"},
+    "carol": {"project:hermes", "agent:carol"},
+}
+WRITE = {
+    "alice": {"global", "project:apollo", "agent:alice"},
+    "bob": {"global", "agent:bob"},
+    "overseer": {"agent:overseer"},
+    "carol": {"project:hermes", "agent:carol"},
+}
+PRIVATE = {"alice": {"agent:alice"}, "bob": {"agent:bob"}, "overseer": {"project:apollo", "agent:overseer"},
+           "carol": {"agent:carol"}}
+SCOPES = ["global", "project:apollo", "project:hermes", "agent:alice", "agent:bob", "agent:carol"]
+ITEMS = [(scope, private) for scope in SCOPES for private in (False, True)]
+
+
+def label(scope, private):
+    return f"{scope} {'private' if private else 'normal'}"
+
+
+def expected(agent, include_private):
+    return {label(s, p) for s, p in ITEMS
+            if s in READ[agent] and (not p or (include_private and s in PRIVATE[agent]))}
+
+
+@pytest.fixture(scope="module")
+def world():
+    memory = Memory.in_memory(clock=FakeClock(), extract=False)
+    for i, (scope, private) in enumerate(ITEMS):
+        ev = memory.record(content=f"note {label(scope, private)}", occurred_at=f"2025-11-{i + 1:02d}",
+                           scope=scope, privacy=["private"] if private else [], entities=[f"thing {i}"])
+        memory.assert_state(subject=f"thing {i}", predicate="status", object=label(scope, private),
+                            valid_from="2025-11-01", scope=scope, private=private, evidence=[ev.id])
+    policy = AccessPolicy.from_config(CONFIG)
+    with serve(memory, policy) as http:
+        yield memory, GraphQLClient(http)
+    memory.close()
+
+
+AGENTS = sorted(TOKENS)
+
+
+@pytest.mark.parametrize("agent,include_private", list(itertools.product(AGENTS, [False, True])))
+def test_events_states_and_get_show_exactly_what_the_token_allows(world, agent, include_private):
+    memory, gql = world
+    client = gql.as_(TOKENS[agent])
+    want = expected(agent, include_private)
+    events = client.data("query($p: Boolean!) { events(first: 100, includePrivate: $p) { nodes { content } } }",
+                         {"p": include_private})["events"]["nodes"]
+    assert {e["content"].removeprefix("note ") for e in events} == want
+    states = client.data("query($p: Boolean!) { asOf(at: \"2025-12\", includePrivate: $p) { states { object "
+                         "evidence { event { content } } } } }", {"p": include_private})["asOf"]["states"]
+    assert {s["object"] for s in states} == want
+    for s in states:  # evidence never shows an event the caller could not read directly
+        assert {e["event"]["content"].removeprefix("note ") for e in s["evidence"]} <= want
+    every_id = [e.id for e in memory.events(limit=100, include_private=True)]
+    got = client.data("query($ids: [ID!]!, $p: Boolean!) { get(ids: $ids, includePrivate: $p) { content } }",
+                      {"ids": every_id, "p": include_private})["get"]
+    assert {e["content"].removeprefix("note ") for e in got} == want
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_entities_exist_only_for_callers_who_can_see_something_about_them(world, agent):
+    _, gql = world
+    client = gql.as_(TOKENS[agent])
+    for i, (scope, private) in enumerate(ITEMS):
+        body = client('query($n: String!) { entity(name: $n) { name } }', {"n": f"thing {i}"})
+        visible = scope in READ[agent] and (not private or scope in PRIVATE[agent])
+        if visible:
+            assert body["data"]["entity"]["name"] == f"thing {i}"
+        else:
+            assert body["errors"][0]["extensions"]["code"] == "not_found", (agent, scope, private)
+
+
+@pytest.mark.parametrize("agent,scope", list(itertools.product(AGENTS, SCOPES)))
+def test_record_event_writes_exactly_the_allowed_scopes(world, agent, scope):
+    memory, gql = world
+    before = memory.stats().events
+    result = gql.as_(TOKENS[agent]).data(
+        "mutation($i: RecordEventInput!) { recordEvent(input: $i) { __typename "
+        "... on RecordEventSuccess { status event { agentId } } ... on RecordEventError { code field } } }",
+        {"i": {"content": f"{agent} writes to {scope}", "scope": scope, "occurredAt": "2025-12-01"}},
+    )["recordEvent"]
+    if scope in WRITE[agent]:
+        assert result["__typename"] == "RecordEventSuccess"
+        assert result["event"]["agentId"] == agent  # recorded under the token's agent
+        assert memory.stats().events == before + 1
+    else:
+        assert result == {"__typename": "RecordEventError", "code": "forbidden", "field": "input.scope"}
+        assert memory.stats().events == before
+
+
+SHARED = ["global", "project:apollo", "project:hermes"]
+
+
+@pytest.mark.parametrize("agent,scope", list(itertools.product(AGENTS, SHARED)))
+def test_assert_state_writes_exactly_the_allowed_scopes(world, agent, scope):
+    memory, gql = world
+    before = memory.stats().states
+    result = gql.as_(TOKENS[agent]).data(
+        "mutation($i: AssertStateInput!) { assertState(input: $i) { __typename ... on AssertStateError { code } } }",
+        {"i": {"subject": f"{agent}-{scope}", "predicate": "status", "object": "set", "scope": scope}},
+    )["assertState"]
+    allowed = scope in WRITE[agent]
+    assert result["__typename"] == ("StateSuccess" if allowed else "AssertStateError")
+    assert memory.stats().states == before + (1 if allowed else 0)
+
+
+def test_closing_a_state_needs_write_access_to_its_scope(world):
+    memory, gql = world
+    apollo = next(s for s in memory.as_of("2025-12").states(scopes=["project:apollo"]))
+    query = ("mutation($i: CloseStateInput!) { closeState(input: $i) { __typename "
+             "... on CloseStateError { code } } }")
+    variables = {"i": {"id": apollo.id, "at": "2025-12-15"}}
+    assert gql.as_(TOKENS["bob"]).data(query, variables)["closeState"]["code"] == "not_found"  # cannot even see it
+    assert gql.as_(TOKENS["overseer"]).data(query, variables)["closeState"]["code"] == "forbidden"  # reads only
+    assert memory.state(apollo.id).valid.end is None
+
+
+def test_a_token_cannot_write_as_another_agent(world):
+    memory, gql = world
+    before = memory.stats().events
+    result = gql.as_(TOKENS["alice"]).data(
+        "mutation { recordEvent(input: {content: \"spoof\", agentId: \"bob\"}) { __typename "
+        "... on RecordEventError { code field } } }"
+    )["recordEvent"]
+    assert result == {"__typename": "RecordEventError", "code": "forbidden", "field": "input.agentId"}
+    assert memory.stats().events == before
+
+
+def test_evidence_must_be_readable_by_the_writer(world):
+    memory, gql = world
+    secret = next(e for e in memory.events(limit=100, include_private=True) if e.scope == "agent:bob")
+    result = gql.as_(TOKENS["alice"]).data(
+        "mutation($i: AssertStateInput!) { assertState(input: $i) { ... on AssertStateError { code field } } }",
+        {"i": {"subject": "x", "predicate": "status", "object": "y", "evidence": [secret.id]}},
+    )["assertState"]
+    assert result == {"code": "forbidden", "field": "input.evidence"}
+
+
+@pytest.mark.parametrize("header", [None, "Bearer nope-not-a-token-at-all", "Basic abc"])
+def test_requests_without_a_valid_token_are_refused(world, header):
+    _, gql = world
+    headers = {"Authorization": header} if header else {}
+    response = gql.http.post("/graphql", json={"query": "{ stats { events } }"}, headers=headers)
+    assert response.status_code == 401
+    assert response.json()["errors"][0]["extensions"]["code"] == "forbidden"
+
+
+def test_health_is_public_but_counts_need_a_token(world):
+    _, gql = world
+    assert "stats" not in gql.http.get("/health").json()
+    with_token = gql.http.get("/health", headers={"Authorization": f"Bearer {TOKENS['bob']}"}).json()
+    assert with_token["stats"]["events"] > 0 and with_token["auth"] is True
+
+
+@pytest.mark.parametrize("config,field", [
+    ({"agents": {"eve": {"token": "x" * 20, "read": ["agent:alice"]}}}, "agents.eve.read"),
+    ({"agents": {"eve": {"token": "x" * 20, "roles": ["boss"]}}}, "agents.eve.roles"),
+    ({"agents": {"eve": {"read": ["global"]}}}, "agents.eve.token"),
+    ({"agents": {"eve": {"token": "short"}}}, "agents.eve.token"),
+    ({"agents": {"eve": {"token": "x" * 20, "read": ["team"]}}}, "agents.eve.read"),
+    ({"agents": {"a": {"token": "x" * 20}, "b": {"token": "x" * 20}}}, "agents.b.token"),
+])
+def test_bad_token_files_are_refused_with_the_field_named(config, field):
+    with pytest.raises(InvalidInput) as err:
+        AccessPolicy.from_config(config)
+    assert err.value.field == field
