@@ -22,6 +22,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from cross_web import HTTPException
 from strawberry.asgi import GraphQL
 
 from graphmem.api.access import AccessPolicy, Principal
@@ -62,6 +63,17 @@ class _GraphQLApp(GraphQL[Context, None]):
 
     async def get_context(self, request: Any, response: Any) -> Context:
         return Context(memory=self.memory, principal=request.scope[_PRINCIPAL], executor=self.executor)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Like strawberry's, but a request it cannot read is answered in GraphQL's JSON error shape."""
+        if scope["type"] != "http":  # no subscriptions: nothing to stream
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as exc:
+            response = JSONResponse({"errors": [{"message": exc.reason, "extensions": {"code": "bad_request"}}]},
+                                    status_code=exc.status_code)
+        await response(scope, receive, send)
 
 
 class _Guard:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from graphmem.errors import MalformedTime
+from graphmem.errors import GraphmemError, MalformedTime
 from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint
 from graphmem.temporal.points import period_end, truncate
 
@@ -130,7 +130,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     """
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     at = at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz)
-    points = [m for m in _POINT.finditer(text) if _accepted(text, m)]
+    # a match that names no real time ("2025-13-45", "Feb 30") is ordinary text, not an error
+    points = [m for m in _POINT.finditer(text) if _accepted(text, m) and _readable(m, at, tz)]
     mentions: list[TimeMention] = []
     i = 0
     while i < len(points):
@@ -189,6 +190,14 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
 
 
 # -- reading one matched point ------------------------------------------------------------------------
+
+
+def _readable(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> bool:
+    try:
+        _point(m, at, tz, "past")
+    except (ValueError, OverflowError, GraphmemError):
+        return False
+    return True
 
 
 def _accepted(text: str, m: re.Match[str]) -> bool:

@@ -61,3 +61,9 @@ def test_parse_expression_reads_one_whole_expression_and_falls_back_to_dateparse
     with pytest.raises(MalformedTime) as err:
         parse_expression("whenever you like", ANCHOR, field="asOf")
     assert err.value.field == "asOf"
+
+
+@pytest.mark.parametrize("text", ["9999-99-99", "on 2025-13-45", "2025-02-30", "2025年13月40日", "since Feb 30 2025",
+                                  "99999-01-01", "0000-01-01", "until 2025-02-31", "in 2025-W60"])
+def test_impossible_dates_in_text_are_ordinary_words_not_errors(text):
+    assert find_times(text, ANCHOR) == []
