@@ -139,6 +139,7 @@ class Memory:
         # name key -> entity id, for entities this process has seen committed; this process is the only
         # writer of its database and keys never move to another entity, so entries never go stale
         self._entity_ids: dict[str, str] = {}
+        self._known_entity_ids: set[str] = set()  # ids seen to exist (entities are never deleted)
         # concurrent record calls share commits (one disk sync for many events)
         self._events_writer: GroupCommit[tuple[Event | None, Mapping[str, Any]], RecordResult] = GroupCommit(
             self._write_prepared
@@ -676,9 +677,17 @@ class Memory:
         """The id of the entity called ``name_or_id`` (by id, name or alias)."""
         if not name_or_id or not str(name_or_id).strip():
             raise InvalidInput(f"{field} is empty; give an entity name or id", field=field)
-        found = self.store.entity_id_for_key(name_key(name_or_id))
+        key = name_key(name_or_id)
+        found = self._entity_ids.get(key)
+        if found is None and name_or_id in self._known_entity_ids:
+            return name_or_id
+        if found is None:
+            found = self.store.entity_id_for_key(key)
+            if found is not None:
+                self._entity_ids[key] = found  # names never move to another entity: safe to remember
         if found is None and self.store.entities([name_or_id]):
             found = name_or_id
+            self._known_entity_ids.add(found)
         if found is None:
             raise NotFound("entity", name_or_id, field=field, hint="check the spelling or add an alias")
         return found

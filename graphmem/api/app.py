@@ -162,6 +162,7 @@ def create_app(
         executor.shutdown(wait=True)  # in-flight memory calls finish before the database closes
         if close_memory:
             memory.close()
+        log.info("stopped: in-flight requests finished%s", ", database closed" if close_memory else "")
 
     routes = [
         Route("/graphql", graphql, methods=["GET", "POST"]),

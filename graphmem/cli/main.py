@@ -358,9 +358,13 @@ def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) 
 
     Example: graphmem --db memory.kuzu serve --port 8765 --tokens tokens.yaml
     """
+    import logging
+
     import uvicorn
 
     from graphmem.api import AccessPolicy, create_app
+
+    logging.basicConfig(level=logging.INFO, format="graphmem: %(message)s")
 
     settings = ctx.settings.model_copy(update={k: v for k, v in
                                                {"host": host, "port": port, "tokens": tokens}.items() if v})

@@ -28,6 +28,7 @@ import pyarrow as pa
 from graphmem.errors import DuplicateKey, StoreError, StoreLocked
 from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, StateStatus, Thread
 from graphmem.store import rows
+from graphmem.store.cache import ByIdCache
 from graphmem.store.port import EventQuery, StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
@@ -40,6 +41,7 @@ COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row
 # keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
 # plans worse): up to this many keys, one lookup per key is faster
 LOOKUP_LOOP_MAX = 48
+EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
     "STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(), "INT64": pa.int64(),
@@ -98,6 +100,7 @@ class KuzuStore:
         self._write_lock = threading.RLock()
         self._local = threading.local()
         self._prepared: dict[tuple[int, str], Any] = {}
+        self._events: ByIdCache[Event] = ByIdCache(EVENT_CACHE)
         self._closed = False
         if not read_only:
             self._migrate()
@@ -188,14 +191,16 @@ class KuzuStore:
     def write(self, batch: WriteBatch) -> None:
         if not len(batch):
             return
+        events = [(e.id, e) for e in batch.events]
         if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions):
             with self._write_lock:  # one statement commits by itself: no BEGIN / COMMIT round trips
                 self._write_one_event(self._writer, batch)
-            return
-        with self._transaction() as tx:
-            self._write_nodes(tx, batch)
-            self._write_edges(tx, batch)
-            self._write_states(tx, batch)
+        else:
+            with self._transaction() as tx:
+                self._write_nodes(tx, batch)
+                self._write_edges(tx, batch)
+                self._write_states(tx, batch)
+        self._events.put(events)  # committed: recent events are read back often
 
     def _write_nodes(self, tx: Any, b: WriteBatch) -> None:
         self._insert(tx, "Entity", [rows.entity_row(e) for e in b.entities])
@@ -314,17 +319,18 @@ class KuzuStore:
         return {r["id"] for r in found}
 
     def events(self, ids: Sequence[str]) -> list[Event]:
-        found = self._lookup("(e:Event)", "e.id", _E_COLS, ids)
-        by_id = {r["id"]: rows.event_from_row(r) for r in found}
-        return [by_id[i] for i in ids if i in by_id]
+        return self._events.get_many(ids, self._read_events)
+
+    def _read_events(self, ids: list[str]) -> dict[str, Event]:
+        return {r["id"]: rows.event_from_row(r) for r in self._lookup("(e:Event)", "e.id", _E_COLS, ids)}
 
     def find_events(self, query: EventQuery) -> list[Event]:
         where = ["($private OR NOT e.private)", "($any_scope OR e.scope IN $scopes)"]
         params: dict[str, Any] = {"private": query.include_private, "any_scope": query.scopes is None,
                                   "scopes": list(query.scopes or []), "limit": query.limit}
         pattern = "MATCH (e:Event)"
-        if query.entity_id is not None:
-            pattern = "MATCH (e:Event)-[:MENTIONS]->(:Entity {id: $entity_id})"
+        if query.entity_id is not None:  # from the entity's own adjacency list, not a scan of events
+            pattern = "MATCH (:Entity {id: $entity_id})<-[:MENTIONS]-(e:Event)"
             params["entity_id"] = query.entity_id
         for name, clause in (("since", "e.occurred_at >= $since"), ("until", "e.occurred_at < $until"),
                              ("thread", "e.thread = $thread")):
@@ -341,9 +347,11 @@ class KuzuStore:
                          f"OR (e.recorded_at = $c_r AND e.id {op} $c_id))))")
             params.update(c_o=rows.naive(query.after[0]), c_r=rows.naive(query.after[1]), c_id=query.after[2])
         order = "ASC" if query.ascending else "DESC"
-        cypher = (f"{pattern} WHERE {' AND '.join(where)} RETURN DISTINCT {_E_COLS} "
-                  f"ORDER BY occurred_at {order}, recorded_at {order}, id {order} LIMIT $limit")
-        return [rows.event_from_row(r) for r in self._rows(cypher, params)]
+        # order and cut on the three key columns only, then read the page's full rows by primary key: the
+        # engine materialises every returned column of every candidate before sorting (7x slower at 10k)
+        cypher = (f"{pattern} WHERE {' AND '.join(where)} RETURN DISTINCT e.id AS id, e.occurred_at AS o, "
+                  f"e.recorded_at AS r ORDER BY o {order}, r {order}, id {order} LIMIT $limit")
+        return self.events([r["id"] for r in self._rows(cypher, params)])
 
     def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {i: [] for i in event_ids}

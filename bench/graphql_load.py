@@ -1,0 +1,188 @@
+"""GraphQL under load: many agents reading and writing one memory through ``graphmem serve`` over HTTP.
+
+Builds (or reuses) an on-disk memory of N synthetic events with states, starts the real server in its own
+process on 127.0.0.1, then runs C concurrent clients for D seconds: 80% reads (``entity`` page data, ``asOf``
+questions, ``events`` pages) and 20% writes (``recordEvent`` of new text, extraction on, as the server runs by
+default). Afterwards it counts the events the server holds: every acknowledged write must be there.
+Prints req/s and p50/p95 per operation and writes bench/results/graphql_load.json.
+
+Each client is an agent: after each answer it thinks for a random time (exponential, mean ``--think``
+seconds) before its next request. ``--think 0`` sends back to back: that measures the most the server can
+answer (latency then grows with the number of clients waiting, by construction).
+
+    python bench/graphql_load.py [--events 100000] [--clients 50] [--seconds 60] [--think 1] [--db PATH]
+
+The clients run on the same machine as the server (this one has 2 cores), so the figures are pessimistic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from _common import percentiles, table, write_results
+from scale import BATCH, event
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-c", "from graphmem.cli.main import main; main()"]
+
+ENTITY = """query($name: String!) { entity(name: $name) { name states { predicate object validFrom { label }
+  evidence { event { content source { ref } } } } events(first: 5) { nodes { content occurredAt { label } } } } }"""
+AS_OF = """query($at: String!, $e: String!) { asOf(at: $at, entity: $e) { period { label }
+  states { predicate object validFrom { label } validTo { label } } } }"""
+EVENTS = """query($since: String!) { events(since: $since, first: 10) { nodes { id content source { ref } }
+  pageInfo { endCursor } } }"""
+RECORD = """mutation($i: RecordEventInput!) { recordEvent(input: $i) {
+  ... on RecordEventSuccess { id status } ... on RecordEventError { code message } } }"""
+NAMES = ["Peter", "Aiko", "Sam", "Lena", "Omar", "Mia"]
+CITIES = ["Berlin", "Lisbon", "Tokyo", "Marrakesh", "Oslo"]
+
+
+def build(path: str, n_events: int) -> None:
+    from graphmem import Memory, StateInput
+
+    rng = random.Random(n_events)
+    n_entities = max(100, n_events // 10)
+    with Memory.open(path, extract=False) as mem:
+        for start in range(0, n_events, BATCH):
+            mem.record_many([event(i, n_entities, rng) for i in range(start, min(n_events, start + BATCH))])
+        states = [
+            StateInput(subject=f"person {e}", predicate=p, object=o, valid_from=v)
+            for e in range(n_entities)
+            for p, o, v in (("lives_in", f"city {e % 50}", "2020"),
+                            ("lives_in", f"city {(e + 7) % 50}", f"2024-{1 + e % 12:02d}-01"),
+                            ("works_at", f"company {e % 200}", f"2021-{1 + e % 12:02d}"))
+        ]
+        for start in range(0, len(states), 4 * BATCH):
+            mem.assert_states(states[start:start + 4 * BATCH])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(path: str) -> tuple[subprocess.Popen[str], str]:
+    port = free_port()
+    proc = subprocess.Popen([*CLI, "--db", path, "serve", "--port", str(port)], stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            time.sleep(0.1)
+    proc.kill()
+    sys.exit("the server did not start")
+
+
+def pick(rng: random.Random, n_entities: int, serial: str) -> tuple[str, str, dict]:
+    roll = rng.random()
+    person = f"person {rng.randrange(n_entities)}"
+    if roll < 0.30:
+        return "entity", ENTITY, {"name": person}
+    if roll < 0.60:
+        return "asOf", AS_OF, {"at": rng.choice(["Nov 2024", "2024-03-15", "2023", "2025-06"]), "e": person}
+    if roll < 0.80:
+        return "events", EVENTS, {"since": f"2025-{rng.randrange(1, 13):02d}"}
+    name, city = rng.choice(NAMES), rng.choice(CITIES)
+    text = f"{name} moved to {city} in March and joined Acme Labs as a designer. (note {serial})"
+    return "recordEvent", RECORD, {"i": {"content": text, "occurredAt": "2025-11-27", "agentId": "load",
+                                         "source": {"system": "bench", "ref": f"load#{serial}"}}}
+
+
+async def client(url: str, seed: int, deadline: float, n_entities: int, think: float, out: dict) -> None:
+    rng = random.Random(seed)
+    await asyncio.sleep(rng.uniform(0, think))  # agents do not all start at the same instant
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        serial = 0
+        while time.perf_counter() < deadline:
+            serial += 1
+            op, query, variables = pick(rng, n_entities, f"{out['run']}-{seed}-{serial}")
+            t0 = time.perf_counter()
+            try:
+                response = await http.post("/graphql", json={"query": query, "variables": variables})
+                body = response.json()
+                ok = response.status_code == 200 and not body.get("errors")
+                if op == "recordEvent":
+                    result = body["data"]["recordEvent"]
+                    ok = ok and result.get("status") == "created"
+                    if ok:
+                        out["created"] += 1
+            except (httpx.HTTPError, ValueError, KeyError, TypeError):
+                ok = False
+            out["latency"].setdefault(op, []).append((time.perf_counter() - t0) * 1000)
+            if not ok:
+                out["errors"].append(op)
+            if think:
+                await asyncio.sleep(rng.expovariate(1 / think))
+
+
+async def load(url: str, clients: int, seconds: float, n_entities: int, think: float) -> dict:
+    out: dict = {"latency": {}, "errors": [], "created": 0, "run": f"{time.time():.0f}"}
+    deadline = time.perf_counter() + seconds
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(url, i + 1, deadline, n_entities, think, out) for i in range(clients)))
+    out["elapsed_s"] = time.perf_counter() - t0
+    return out
+
+
+def count_events(url: str) -> int:
+    body = httpx.post(f"{url}/graphql", json={"query": "{ stats { events } }"}, timeout=60).json()
+    return int(body["data"]["stats"]["events"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--think", type=float, default=1.0, help="mean pause between a client's requests (s)")
+    parser.add_argument("--db", help="reuse (or create) this database instead of a temporary one")
+    args = parser.parse_args()
+    path = args.db or os.path.join(tempfile.mkdtemp(prefix="graphmem-load-"), "memory.kuzu")
+    if not Path(path).exists():
+        t0 = time.perf_counter()
+        build(path, args.events)
+        print(f"built {args.events:,} events in {time.perf_counter() - t0:.1f} s at {path}")
+    proc, url = start_server(path)
+    try:
+        httpx.post(f"{url}/graphql", timeout=120, json={"query": RECORD, "variables": {"i": {  # warm the extractor
+            "content": "Warm-up: Peter moved to Lisbon.", "agentId": "load"}}})
+        before = count_events(url)
+        result = asyncio.run(load(url, args.clients, args.seconds, max(100, args.events // 10), args.think))
+        after = count_events(url)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    rows, payload = [], {"events": before, "clients": args.clients, "think_s": args.think,
+                         "seconds": result["elapsed_s"],
+                         "errors": len(result["errors"]), "created": result["created"],
+                         "stored_after": after, "lost_writes": before + result["created"] - after, "ops": {}}
+    total = 0
+    for op in ("entity", "asOf", "events", "recordEvent"):
+        samples = result["latency"].get(op, [])
+        total += len(samples)
+        stats = percentiles(samples) if samples else {"p50_ms": 0.0, "p95_ms": 0.0, "n": 0}
+        rate = len(samples) / result["elapsed_s"]
+        payload["ops"][op] = {**stats, "per_s": rate, "errors": result["errors"].count(op)}
+        rows.append([op, len(samples), rate, stats["p50_ms"], stats["p95_ms"], result["errors"].count(op)])
+    rows.append(["all", total, total / result["elapsed_s"], "", "", len(result["errors"])])
+    print(table(["operation", "requests", "req/s", "p50 ms", "p95 ms", "errors"], rows))
+    print(f"\nevents before {before:,}, acknowledged writes {result['created']:,}, stored after {after:,}: "
+          f"lost {payload['lost_writes']}")
+    write_results("graphql_load", payload)
+
+
+if __name__ == "__main__":
+    main()

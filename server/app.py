@@ -1,0 +1,17 @@
+"""Deployment entry: ``uvicorn server.app:app`` (one worker: the process owns the database).
+
+Configured by environment: ``GRAPHMEM_DB``, ``GRAPHMEM_TOKENS`` (see tokens.example.yaml),
+``GRAPHMEM_TIMEZONE``, ``GRAPHMEM_ONTOLOGY``, ``GRAPHMEM_SECRETS``, ``GRAPHMEM_PII``,
+``GRAPHMEM_BUFFER_POOL_MB``, ``GRAPHMEM_MAX_BODY_BYTES``. ``graphmem serve`` does the same from the shell.
+Run a single worker: a second process cannot open the same database.
+"""
+
+from graphmem import Memory
+from graphmem.api import AccessPolicy, create_app
+from graphmem.settings import Settings
+
+settings = Settings.from_env()
+memory = Memory.open(settings.db, ontology=settings.ontology, timezone=settings.timezone, privacy=settings.privacy,
+                     buffer_pool_mb=settings.buffer_pool_mb)
+access = AccessPolicy.from_file(settings.tokens) if settings.tokens else AccessPolicy.open()
+app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True)

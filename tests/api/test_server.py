@@ -1,0 +1,100 @@
+"""``graphmem serve`` as a real process: it owns the database, shuts down without losing acknowledged writes."""
+
+import concurrent.futures
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from graphmem import Memory
+
+pytestmark = pytest.mark.slow
+
+CLI = [sys.executable, "-c", "from graphmem.cli.main import main; main()"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(db, *args):
+    port = free_port()
+    proc = subprocess.Popen([*CLI, "--db", str(db), "serve", "--port", str(port), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read()}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return proc, f"http://127.0.0.1:{port}"
+        except httpx.TransportError:
+            time.sleep(0.2)
+    proc.kill()
+    raise AssertionError("server did not start in 60 s")
+
+
+RECORD = "mutation($i: RecordEventInput!) { recordEvent(input: $i) { ... on RecordEventSuccess { id status } } }"
+
+
+def test_server_owns_the_database_and_loses_no_acknowledged_write(tmp_path):
+    db = tmp_path / "memory.kuzu"
+    proc, url = start(db, "--host", "0.0.0.0")
+    try:
+        # a second process gets a clear error that says where to send its requests
+        other = subprocess.run([*CLI, "--db", str(db), "stats"], capture_output=True, text=True, timeout=120)
+        assert other.returncode == 2
+        assert "graphmem serve" in other.stderr and "store_locked" in other.stderr
+
+        def write(i):
+            try:
+                r = httpx.post(f"{url}/graphql", json={"query": RECORD, "variables": {
+                    "i": {"content": f"event {i}", "occurredAt": "2025-11-27", "extract": False}}}, timeout=60)
+                return r.json()["data"]["recordEvent"]["id"]
+            except (httpx.TransportError, KeyError, ValueError):
+                return None  # not acknowledged: the server was already stopping
+
+        with concurrent.futures.ThreadPoolExecutor(16) as pool:
+            futures = [pool.submit(write, i) for i in range(200)]
+            while sum(f.done() for f in futures) < 20:
+                time.sleep(0.01)
+            proc.send_signal(signal.SIGTERM)  # stop while writes are in flight
+            acknowledged = [f.result() for f in futures if f.result()]
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    stderr = proc.stderr.read()
+    assert "no tokens configured: serving on 127.0.0.1 only" in stderr
+    # uvicorn re-raises the signal after its graceful shutdown, so the exit status is the signal's
+    assert proc.returncode in (0, -signal.SIGTERM), stderr
+    assert "stopped: in-flight requests finished, database closed" in stderr
+    assert len(acknowledged) >= 20
+    with Memory.open(db) as memory:
+        stored = {e.id for e in memory.events(limit=1000)}
+    assert set(acknowledged) <= stored
+
+
+def test_deployment_entry_and_example_tokens_file(tmp_path, monkeypatch):
+    import runpy
+    from pathlib import Path
+
+    from starlette.testclient import TestClient
+
+    from graphmem.api import AccessPolicy
+
+    root = Path(__file__).resolve().parents[2]
+    example = AccessPolicy.from_file(root / "server" / "tokens.example.yaml")
+    assert example.agents == ["claude", "codex", "overseer"]
+    monkeypatch.setenv("GRAPHMEM_DB", str(tmp_path / "memory.kuzu"))
+    monkeypatch.setenv("GRAPHMEM_TOKENS", str(root / "server" / "tokens.example.yaml"))
+    app = runpy.run_path(str(root / "server" / "app.py"))["app"]
+    with TestClient(app) as http:
+        assert http.get("/health").json()["auth"] is True
+        assert http.post("/graphql", json={"query": "{ stats { events } }"}).status_code == 401
