@@ -37,7 +37,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graphmem.errors import Forbidden, InvalidInput
-from graphmem.ontology import AGENT_ID_PATTERN, check_scope
+from graphmem.ontology import AGENT_ID_PATTERN, Event, State, Visibility, check_scope
 
 __all__ = ["AccessPolicy", "Principal", "ReadPass"]
 
@@ -106,13 +106,13 @@ class Principal:
             out.append(ReadPass(tuple(sorted(rest)), False))
         return out
 
-    def sees(self, scope: str, private: bool, include_private: bool) -> bool:
-        """Whether one item (of ``scope``, private or not) is in this caller's view."""
-        if not self.can_read(scope):
+    def may_see(self, item: Event | State, include_private: bool) -> bool:
+        """Whether one event or state is in this caller's view."""
+        if not self.can_read(item.scope):
             return False
-        if not private:
+        if item.visibility is not Visibility.PRIVATE:
             return True
-        return include_private and (self.private is None or scope in self.private)
+        return include_private and (self.private is None or item.scope in self.private)
 
 
 class _Grant(BaseModel):

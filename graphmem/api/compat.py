@@ -14,7 +14,6 @@ answer that could be mistaken for "memory holds nothing".
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -187,7 +186,7 @@ async def _answer(request: Request, memory: Memory, executor: Executor, handler:
     try:
         body: Any = dict(request.query_params) if request.method == "GET" else await _body(request)
         ctx = Context(memory=memory, principal=principal, executor=executor)
-        items = await asyncio.get_running_loop().run_in_executor(executor, handler, ctx, body)
+        items = await ctx.run(handler, ctx, body)
     except GraphmemError as exc:
         status = 501 if isinstance(exc, _NotImplemented) else next(
             (s for t, s in _STATUS.items() if isinstance(exc, t)), 400)

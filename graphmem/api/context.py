@@ -80,8 +80,5 @@ class Context:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
 
-    def sees(self, event: Event, include_private: bool) -> bool:
-        return self.principal.sees(event.scope, event.visibility.value == "private", include_private)
-
     def visible(self, events: Sequence[Event], include_private: bool) -> list[Event]:
-        return [e for e in events if self.sees(e, include_private)]
+        return [e for e in events if self.principal.may_see(e, include_private)]

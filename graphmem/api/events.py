@@ -7,7 +7,7 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
-from graphmem.api.reads import event_page, events_around, get_events, visible_events
+from graphmem.api.reads import event_page, events_around, get_events
 from graphmem.api.types import EventConnection, EventNode, StateNode, ThreadNode
 from graphmem.errors import NotFound
 
@@ -35,10 +35,10 @@ class EventQuery:
     @strawberry.field(description="One event by id")
     async def event(self, info: Info[Any, Any], id: strawberry.ID, include_private: bool = False) -> EventNode:
         ctx = info.context
-        found = visible_events(ctx, await ctx.run(ctx.memory.get, [str(id)]), include_private)
+        found = await ctx.run(get_events, ctx, [str(id)], include_private)
         if not found:
             raise NotFound("event", str(id), field="id")
-        return found[0]
+        return EventNode.of(found[0], ctx.memory.tz)
 
     @strawberry.field(description="Full events by id, in the order asked; ids the caller cannot see are left out")
     async def get(self, info: Info[Any, Any], ids: list[strawberry.ID],
@@ -63,6 +63,6 @@ class EventQuery:
     async def state(self, info: Info[Any, Any], id: strawberry.ID, include_private: bool = False) -> StateNode:
         ctx = info.context
         state = await ctx.run(ctx.memory.state, str(id))
-        if not ctx.principal.sees(state.scope, state.visibility.value == "private", include_private):
+        if not ctx.principal.may_see(state, include_private):
             raise NotFound("state", str(id), field="id")
         return StateNode.of(state, ctx.memory.tz, include_private)

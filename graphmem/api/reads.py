@@ -10,7 +10,7 @@ import datetime as dt
 import functools
 import heapq
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphmem.api.access import ReadPass
 from graphmem.api.context import Context
@@ -18,7 +18,6 @@ from graphmem.api.types import (
     EntityNode,
     EventConnection,
     EventNode,
-    Granularity,
     Neighbor,
     PageInfo,
     StateNode,
@@ -33,25 +32,24 @@ from graphmem.query import TimeView
 from graphmem.store import StateQuery
 from graphmem.temporal import period_end
 
-__all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "read_window", "time_states",
-           "timeline_states", "visible_events"]
+__all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "time_states", "window_of",
+           "timeline_states"]
 
 MAX_IDS = 200  # the most events one get() returns
 MAX_DEPTH = 3  # neighbours further than this are a different question (and an expensive one)
 
 
-def read_window(ctx: Context, text: str, field: str, relative_to: str | None) -> tuple[TimePoint, TimeWindow]:
-    """Read a time question server-side and say how it was read."""
-    point = ctx.memory.read_time(text, field, relative_to=relative_to)
-    window = TimeWindow(text=text, start=point.at, end=period_end(point, ctx.memory.tz),
-                        granularity=Granularity(point.granularity.value), label=point.label(ctx.memory.tz))
-    return point, window
+def window_of(ctx: Context, text: str, point: TimePoint) -> TimeWindow:
+    """How a time question was read: the period it names."""
+    tz = ctx.memory.tz
+    return TimeWindow(text=text, start=point.at, end=period_end(point, tz), granularity=point.granularity,
+                      label=point.label(tz))
 
 
-def _view(ctx: Context, at: TimePoint | None, during: TimePoint | None, known_at: str | None) -> TimeView:
+def _view(ctx: Context, at: TimePoint | None, during: TimePoint | None, known: dt.datetime | None) -> TimeView:
     view = ctx.memory.view()
-    if known_at is not None:
-        view = view.known_at(ctx.memory.read_time(known_at, "knownAt"))
+    if known is not None:
+        view = view.known_at(known)
     if during is not None:
         return view.during(during)
     return view.as_of(at) if at is not None else view
@@ -59,6 +57,14 @@ def _view(ctx: Context, at: TimePoint | None, during: TimePoint | None, known_at
 
 def _each_pass(ctx: Context, include_private: bool, read: Callable[[ReadPass], list[Any]]) -> list[list[Any]]:
     return [read(p) for p in ctx.principal.passes(include_private)]
+
+
+class TimeRead(NamedTuple):
+    """A time question as read (its point or period, its transaction time) and the states that answer it."""
+
+    point: TimePoint | None
+    known: dt.datetime | None
+    states: list[StateNode]
 
 
 async def time_states(
@@ -71,22 +77,26 @@ async def time_states(
     entity: str | None,
     predicate: str | None,
     include_private: bool,
-) -> list[StateNode]:
+    fields: tuple[str, str] = ("asOf", "during"),  # the names ``at`` and ``during`` have in the caller's input
+) -> TimeRead:
     """States as of ``at`` (now when neither is given) or during ``during``, as the caller may see them."""
     if at is not None and during is not None:
         raise InvalidInput("give asOf or during, not both", field="during")
 
-    def read() -> list[State]:
-        at_point = ctx.memory.read_time(at, "asOf", relative_to=relative_to) if at is not None else None
-        period = ctx.memory.read_time(during, "during", relative_to=relative_to) if during is not None else None
+    def read() -> tuple[TimePoint | None, dt.datetime | None, list[State]]:
+        memory = ctx.memory
+        at_point = memory.read_time(at, fields[0], relative_to=relative_to) if at is not None else None
+        period = memory.read_time(during, fields[1], relative_to=relative_to) if during is not None else None
+        known = memory.known_at(known_at).known if known_at is not None else None
         if predicate is not None:
-            ctx.memory.ontology.predicate(predicate)
-        view = _view(ctx, at_point, period, known_at)
+            memory.ontology.predicate(predicate)
+        view = _view(ctx, at_point, period, known)
         found = _each_pass(ctx, include_private, lambda p: view.states(
             subject=entity, predicate=predicate, include_private=p.include_private, scopes=p.scopes, evidence=False))
-        return _merged(found, key=lambda s: (s.subject, s.predicate, _start(s), s.id))
+        return at_point or period, known, _merged(found, key=lambda s: (s.subject, s.predicate, _start(s), s.id))
 
-    return [StateNode.of(s, ctx.memory.tz, include_private) for s in await ctx.run(read)]
+    point, known, states = await ctx.run(read)
+    return TimeRead(point, known, [StateNode.of(s, ctx.memory.tz, include_private) for s in states])
 
 
 async def timeline_states(ctx: Context, entity_id: str, predicate: str | None, include_retracted: bool,
@@ -130,10 +140,6 @@ async def event_page(
         nodes=[EventNode.of(e, ctx.memory.tz) for e in page],
         page_info=PageInfo(end_cursor=encode_cursor(page[-1]) if page else None, has_next_page=len(events) > first),
     )
-
-
-def visible_events(ctx: Context, events: Sequence[Event], include_private: bool) -> list[EventNode]:
-    return [EventNode.of(e, ctx.memory.tz) for e in ctx.visible(events, include_private)]
 
 
 def get_events(ctx: Context, ids: Sequence[str], include_private: bool) -> list[Event]:

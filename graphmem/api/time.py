@@ -12,7 +12,7 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
-from graphmem.api.reads import read_window, time_states
+from graphmem.api.reads import time_states, window_of
 from graphmem.api.types import StateNode, TimeWindow
 
 __all__ = ["TimeQuery"]
@@ -28,12 +28,12 @@ class TimeAnswer:
 async def _answer(info: Info[Any, Any], text: str, field: str, *, entity: str | None, predicate: str | None,
                   known_at: str | None, relative_to: str | None, include_private: bool) -> TimeAnswer:
     ctx = info.context
-    _, window = await ctx.run(read_window, ctx, text, field, relative_to)
     at, during = (text, None) if field == "at" else (None, text)
-    states = await time_states(ctx, at=at, during=during, known_at=known_at, relative_to=relative_to,
-                               entity=entity, predicate=predicate, include_private=include_private)
-    known = ctx.memory.known_at(known_at).known if known_at is not None else None
-    return TimeAnswer(period=window, known_at=known, states=states)
+    answer = await time_states(ctx, at=at, during=during, known_at=known_at, relative_to=relative_to,
+                               entity=entity, predicate=predicate, include_private=include_private,
+                               fields=("at", "period"))
+    assert answer.point is not None
+    return TimeAnswer(period=window_of(ctx, text, answer.point), known_at=answer.known, states=answer.states)
 
 
 @strawberry.type

@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import strawberry
 from strawberry.types import Info
 
 from graphmem.errors import InvalidInput
-from graphmem.ontology import Entity, Event, Source, State, Thread, TimePoint
+from graphmem.ontology import (
+    Entity,
+    Event,
+    EvidenceStance,
+    Granularity,
+    Source,
+    State,
+    StateStatus,
+    Thread,
+    TimePoint,
+    Visibility,
+)
 
 if TYPE_CHECKING:
     from graphmem.api.context import Context
@@ -25,7 +35,6 @@ __all__ = [
     "EventConnection",
     "EventNode",
     "EvidenceNode",
-    "Granularity",
     "Neighbor",
     "PageInfo",
     "SourceNode",
@@ -42,29 +51,11 @@ def _ctx(info: Info[Any, Any]) -> Context:
     return info.context  # type: ignore[no-any-return]
 
 
-@strawberry.enum(description="How precisely a time is known")
-class Granularity(Enum):
-    INSTANT = "instant"
-    DAY = "day"
-    WEEK = "week"
-    MONTH = "month"
-    YEAR = "year"
-
-
-@strawberry.enum(description="Where a state stands")
-class StateStatus(Enum):
-    ACTIVE = "active"
-    CLOSED = "closed"
-    SUPERSEDED = "superseded"
-    DONE = "done"
-    REVOKED = "revoked"
-    RETRACTED = "retracted"
-
-
-@strawberry.enum(description="Whether evidence supports or contradicts a state")
-class Stance(Enum):
-    SUPPORTS = "supports"
-    CONTRADICTS = "contradicts"
+# the memory's own enums, exposed as they are (no mirror types to keep in step)
+strawberry.enum(Granularity, description="How precisely a time is known")
+strawberry.enum(StateStatus, description="Where a state stands")
+strawberry.enum(EvidenceStance, name="Stance",
+                description="Whether evidence supports or contradicts a state")
 
 
 @strawberry.type(description="A time with its granularity: '2025-11' is the month, not its first instant")
@@ -77,7 +68,7 @@ class TimeValue:
     def of(cls, point: TimePoint | None, tz: dt.tzinfo) -> TimeValue | None:
         if point is None:
             return None
-        return cls(at=point.at, granularity=Granularity(point.granularity.value), label=point.label(tz))
+        return cls(at=point.at, granularity=point.granularity, label=point.label(tz))
 
 
 @strawberry.type(description="How the server read a time question: the period it asked about")
@@ -132,7 +123,7 @@ class EventNode:
             id=strawberry.ID(e.id), content=e.content, occurred_at=occurred,
             occurred_end=TimeValue.of(e.occurred_end, tz), recorded_at=e.recorded_at, kind=e.kind, scope=e.scope,
             agent_id=e.agent_id, thread=e.thread, tags=list(e.tags), privacy=list(e.privacy),
-            private=e.visibility.value == "private", confidence=e.confidence, dedupe_key=e.dedupe_key,
+            private=e.visibility is Visibility.PRIVATE, confidence=e.confidence, dedupe_key=e.dedupe_key,
             supersedes=e.supersedes, redactions=list(e.redactions), source=SourceNode.of(e.source),
         )
 
@@ -174,7 +165,7 @@ def decode_cursor(cursor: str | None) -> tuple[dt.datetime, dt.datetime, str] | 
 
 @strawberry.type(name="Evidence", description="An event that supports or contradicts a state")
 class EvidenceNode:
-    stance: Stance
+    stance: EvidenceStance
     at: dt.datetime = strawberry.field(description="when memory linked the event to the state")
     event: EventNode
 
@@ -220,8 +211,8 @@ class StateNode:
         return cls(
             id=strawberry.ID(s.id), kind=s.kind, predicate=s.predicate, object=s.object, text=s.text,
             valid_from=TimeValue.of(s.valid.start, tz), valid_to=TimeValue.of(s.valid.end, tz),
-            status=StateStatus(s.status.value), confidence=s.confidence, scope=s.scope,
-            private=s.visibility.value == "private", holder=s.holder, recorded_at=s.recorded_at,
+            status=s.status, confidence=s.confidence, scope=s.scope,
+            private=s.visibility is Visibility.PRIVATE, holder=s.holder, recorded_at=s.recorded_at,
             replaced_at=s.replaced_at, created_at=s.created_at, retracted_at=s.retracted_at,
             last_confirmed_at=s.last_confirmed_at, throughout=s.throughout, subject_id=s.subject_id,
             object_id=s.object_id, include_private=include_private,
@@ -247,9 +238,9 @@ class StateNode:
         events = await ctx.loaders.event.load_many([event_id for event_id, _, _ in links])
         tz = ctx.memory.tz
         return [
-            EvidenceNode(stance=Stance(stance.value), at=at, event=EventNode.of(event, tz))
+            EvidenceNode(stance=stance, at=at, event=EventNode.of(event, tz))
             for (_, stance, at), event in zip(links, events, strict=True)
-            if event is not None and ctx.sees(event, self.include_private)
+            if event is not None and ctx.principal.may_see(event, self.include_private)
         ]
 
     @strawberry.field(description="Every change of the state, oldest first")
@@ -259,7 +250,7 @@ class StateNode:
         tz = ctx.memory.tz
         return [
             RevisionNode(at=r.at, action=r.action.value, reason=r.reason, valid_from=TimeValue.of(r.valid.start, tz),
-                         valid_to=TimeValue.of(r.valid.end, tz), status=StateStatus(r.status.value),
+                         valid_to=TimeValue.of(r.valid.end, tz), status=r.status,
                          confidence=r.confidence, evidence_ids=[strawberry.ID(i) for i in r.evidence_ids])
             for r in found
         ]
@@ -323,12 +314,14 @@ class EntityNode:
     ) -> list[StateNode]:
         from graphmem.api.reads import time_states
 
+        if as_of is None and during is None:
+            as_of = self.as_of  # the entity's own asOf is the default question
         answer = await time_states(
-            _ctx(info), at=as_of if as_of is not None or during is not None else self.as_of, during=during,
-            known_at=known_at or self.known_at, relative_to=relative_to or self.relative_to, entity=str(self.id),
-            predicate=predicate, include_private=include_private,
+            _ctx(info), at=as_of, during=during, known_at=known_at or self.known_at,
+            relative_to=relative_to or self.relative_to, entity=str(self.id), predicate=predicate,
+            include_private=include_private,
         )
-        return [s for s in answer if status is None or s.status == status]
+        return [s for s in answer.states if status is None or s.status == status]
 
     @strawberry.field(description="Every state of the entity over time, ordered by predicate and start")
     async def timeline(self, info: Info[Any, Any], predicate: str | None = None, include_retracted: bool = False,

@@ -53,6 +53,6 @@ def check_evidence(ctx: Context, ids: Sequence[str], field: str = "evidence") ->
         event = found.get(event_id)
         if event is None:
             raise NotFound("event", event_id, field=field, hint="cite only recorded events")
-        if not ctx.principal.sees(event.scope, event.visibility.value == "private", True):
+        if not ctx.principal.may_see(event, True):
             raise Forbidden(f"event {event_id!r} is in scope {event.scope!r}, which this token cannot read",
                             field=field)

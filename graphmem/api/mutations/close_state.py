@@ -36,7 +36,7 @@ def writable_state(ctx: Context, state_id: str) -> State:
     """The state, if the caller may change it (a state it cannot read is reported as missing)."""
     state = ctx.memory.state(state_id)
     principal = ctx.principal
-    if not principal.sees(state.scope, state.visibility.value == "private", True):
+    if not principal.may_see(state, True):
         raise NotFound("state", state_id, field="input.id")
     principal.check_write(state.scope, "input.id")
     return state
