@@ -11,6 +11,7 @@ The tree::
     ├── NotFound                       not_found            an id or name that memory does not hold
     ├── PrivacyRefused                 privacy_refused      the event carries a secret or personal data
     ├── Forbidden                      forbidden            the caller may not read or write that scope
+    ├── ConfigError                    config_error         a setting names something missing (a model, a file)
     └── StoreError                     store_error          the database failed
         ├── StoreLocked                store_locked         another process holds the database
         └── DuplicateKey               duplicate_key        a write hit an id that already exists
@@ -26,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "ConfigError",
     "DuplicateKey",
     "Forbidden",
     "GraphmemError",
@@ -152,6 +154,12 @@ class Forbidden(GraphmemError):
     """The caller's token does not allow this read or write."""
 
     code = "forbidden"
+
+
+class ConfigError(GraphmemError):
+    """A setting names something this machine lacks: an embedder model, an extra, a file."""
+
+    code = "config_error"
 
 
 class StoreError(GraphmemError):

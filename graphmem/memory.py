@@ -15,6 +15,7 @@ import copy
 import datetime as dt
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -47,16 +48,21 @@ from graphmem.ontology import (
     name_key,
     slugify,
 )
+from graphmem.index import IndexStatus, SearchIndex, embedder_named
+from graphmem.index.embed import Embedder, default_static_dir
 from graphmem.privacy import PrivacyPolicy, guard
-from graphmem.query import TimeView, attach_evidence
+from graphmem.query import RecallFilters, RecallHit, TimeView, attach_evidence, hydrate, preset_named, rank
 from graphmem.reasoning import Plan, make_id, plan_assert, plan_close, plan_retract
-from graphmem.store import EventQuery, GraphStore, StateQuery, StoreStats, WriteBatch, open_store
+from graphmem.store import EventQuery, GraphStore, Indexable, StateQuery, StoreStats, WriteBatch, open_store
 from graphmem.store.group_commit import GroupCommit
+from graphmem.store.rows import state_words
 from graphmem.temporal import parse_expression, parse_point, period_end
 
 __all__ = ["EntityView", "Memory", "RecordResult", "StateInput"]
 
 RECENT_EVENTS = 10
+MAX_RECALL = 200  # the most hits one recall returns
+MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
 
@@ -125,6 +131,7 @@ class Memory:
         privacy: PrivacyPolicy | None = None,
         clock: Callable[[], dt.datetime] | None = None,
         extract: bool = True,
+        index: SearchIndex | None = None,
     ) -> None:
         self.store = store
         self.extract = extract  # record() reads entities, times and statements out of text by default
@@ -148,6 +155,17 @@ class Memory:
         for name, definition in store.defined_predicates():
             base = base.with_predicate(Predicate.model_validate_json(definition))
         self.ontology = base
+        self.index = index if index is not None else SearchIndex()
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Bring the search index up to the store: everything recorded since its watermark."""
+        since = self.index.watermark
+        for chunk in self.store.indexable(since):
+            latest = max((i.recorded_at for i in chunk if i.recorded_at), default=None)
+            self.index.add(chunk, at=latest)
+        if since is not None:
+            self.index.remove(self.store.retracted_since(since))
 
     # -- opening ----------------------------------------------------------------------------------------
 
@@ -163,8 +181,13 @@ class Memory:
         buffer_pool_mb: int = 1024,
         read_only: bool = False,
         extract: bool = True,
+        embedder: str | Embedder | None = "auto",
     ) -> Memory:
         """Open (or create) the memory stored at ``path``.
+
+        Its search index lives beside it in ``<path>.index`` and is rebuilt from the database when missing.
+        ``embedder`` names the vector model: ``auto`` (the static model when it has been built, else none),
+        ``static``, ``static:DIR``, ``minilm``, ``none``, or an :class:`~graphmem.index.Embedder`.
 
         >>> import tempfile, os
         >>> mem = Memory.open(os.path.join(tempfile.mkdtemp(), "memory.kuzu"))
@@ -174,9 +197,16 @@ class Memory:
         path = Path(path)
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
+        model = _embedder(embedder)
         store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only)
+        index = None
+        if str(path) != ":memory:":
+            directory = path.with_name(path.name + ".index")
+            index = SearchIndex.load(directory, model) or SearchIndex(directory, model)
+        else:
+            index = SearchIndex(None, model)
         return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock,
-                   extract=extract)
+                   extract=extract, index=index)
 
     @classmethod
     def in_memory(cls, **options: Any) -> Memory:
@@ -184,7 +214,12 @@ class Memory:
         return cls.open(":memory:", **options)
 
     def close(self) -> None:
-        self.store.close()
+        """Save the search index and close the database."""
+        try:
+            self.index.close()
+            self.index.save()
+        finally:
+            self.store.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -392,9 +427,32 @@ class Memory:
             self._known_threads.difference_update(t.key for t in batch.threads)
             raise
         entities.committed()
+        self._index_batch(batch, now)
         if self._extractor is not None and batch.entities:
             self._extractor.add_known((e.name, e.type) for e in batch.entities)
         return results
+
+    def _index_batch(self, batch: WriteBatch, now: dt.datetime) -> None:
+        """Make what ``batch`` committed findable by recall (called after the commit)."""
+        mentions: dict[str, list[str]] = {}
+        for event_id, entity_id in batch.mentions:
+            mentions.setdefault(event_id, []).append(entity_id)
+        items = [
+            Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
+                      private=e.visibility == Visibility.PRIVATE, thread=e.thread,
+                      entities=tuple(mentions.get(e.id, ())))
+            for e in batch.events
+        ]
+        items.extend(
+            Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
+                      time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
+                      private=s.visibility == Visibility.PRIVATE,
+                      entities=tuple(e for e in (s.subject_id, s.object_id) if e))
+            for s in batch.new_states
+        )
+        self.index.add(items, at=now)
+        if batch.retractions:
+            self.index.remove(s.id for s in batch.retractions)
 
     def _prefetch_threads(self, keys: Iterable[str | None]) -> set[str]:
         """Look up many thread keys at once; returns the keys checked (stored ones become known)."""
@@ -479,6 +537,7 @@ class Memory:
                                    field=f"[{missing[0]}].object")
             self.store.write(batch)
             entities.committed()
+            self._index_batch(batch, now)
         return [state for state in planned if state is not None]
 
     def _plan_states(
@@ -604,6 +663,7 @@ class Memory:
             batch = WriteBatch()
             self._add_plan(plan, batch, now)
             self.store.write(batch)
+            self._index_batch(batch, now)
         return plan.results[0]
 
     def close_state(
@@ -856,8 +916,111 @@ class Memory:
     def stats(self) -> StoreStats:
         return self.store.stats()
 
+    def index_status(self) -> IndexStatus:
+        """Documents in the search index, vectors, how many still wait for a vector, and the embedder."""
+        return self.index.status()
+
+    # -- recall -----------------------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        since: object = None,
+        until: object = None,
+        entities: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+        scopes: Sequence[str] | None = None,
+        include_private: bool = False,
+        preset: str = "default",
+        relative_to: object = None,
+    ) -> list[RecallHit]:
+        """Events and states that answer ``query``, best first, each with its sources and score parts.
+
+        ``since``/``until`` take times or expressions ("30d", "last month", "Nov 2025"), read relative to
+        ``relative_to`` (default now); ``entities`` keeps hits that mention one of them. Entities and times
+        the query itself names raise the hits that match them.
+
+        >>> mem = Memory.in_memory(extract=False, embedder="none")
+        >>> _ = mem.record(content="Caroline went to a support group.", occurred_at="2023-05-07",
+        ...                source={"system": "locomo", "ref": "D1:3"})
+        >>> [h.refs for h in mem.recall("When did Caroline go to the support group?")]
+        [('D1:3',)]
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must be non-empty text", field="query")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS} characters; shorten it", field="query")
+        if not isinstance(k, int) or not 1 <= k <= MAX_RECALL:
+            raise InvalidInput(f"k must be between 1 and {MAX_RECALL}", field="k")
+        now = self._optional_time(relative_to, "relative_to")
+        anchor = now.at if now else self._clock().astimezone(UTC)
+        start = self._window_edge(since, "since", anchor)
+        end = self._window_edge(until, "until", anchor, end=True)
+        for kind in kinds or ():
+            if kind not in self.ontology.state_kinds:
+                self.ontology.check_kind(kind, field="kinds")
+        for type_ in types or ():
+            if type_ not in ("event", "state"):
+                raise InvalidInput(f"unknown type {type_!r}; use event or state", field="types")
+        filters = RecallFilters(
+            since=start, until=end,
+            entities=tuple(self.resolve_entity(e, field="entities") for e in entities) if entities else None,
+            kinds=tuple(kinds) if kinds is not None else None, types=tuple(types) if types is not None else None,
+            scopes=tuple(scopes) if scopes is not None else None, include_private=include_private,
+        )
+        named = self.extractor.extract(query, TimePoint(at=anchor), tz=self.tz)
+        named_entities = tuple(dict.fromkeys(
+            found for found in (self._known_entity(m.name) for m in named.entities) if found
+        ))
+        named_times = tuple(
+            (m.interval.start.at if m.interval.start else None, m.interval.end.at if m.interval.end else None)
+            for m in named.times
+        )
+        ranked = rank(self.index, query, k, filters=filters, preset=preset_named(preset), now=anchor,
+                      named_entities=named_entities, named_times=named_times)
+        return hydrate(self.store, ranked)
+
+    def _known_entity(self, name: str) -> str | None:
+        try:
+            return self.resolve_entity(name)
+        except NotFound:
+            return None
+
+    def _window_edge(self, value: object, field: str, anchor: dt.datetime, *, end: bool = False) -> dt.datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str) and (short := _SHORT_SPAN.fullmatch(value.strip())):
+            amount, unit = int(short.group(1)), short.group(2)
+            return anchor - dt.timedelta(days=amount * _SPAN_DAYS[unit])
+        point = self.read_time(value, field, relative_to=anchor)
+        return period_end(point, self.tz) if end else point.at
+
+    def reindex(self) -> IndexStatus:
+        """Rebuild the search index from the database (after a model change, or to compact it)."""
+        with self.store.write_lock():
+            old = self.index
+            old.close()
+            self.index = SearchIndex(old.directory, old.embedder)
+            self._catch_up()
+        self.index.wait()
+        self.index.save()
+        return self.index.status()
+
 
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
+_SHORT_SPAN = re.compile(r"(\d{1,5})\s*([dwmy])")  # "30d": the last 30 days
+_SPAN_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
+
+
+def _embedder(setting: str | Embedder | None) -> Embedder | None:
+    if setting is None or not isinstance(setting, str):
+        return setting
+    if setting == "auto":
+        return embedder_named("static") if (default_static_dir() / "model.safetensors").is_file() else None
+    return embedder_named(setting)
 _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
     "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",

@@ -47,7 +47,7 @@ class Context:
         if self._memory is None:
             s = self.settings
             self._memory = Memory.open(s.db, ontology=s.ontology, timezone=s.timezone, privacy=s.privacy,
-                                       buffer_pool_mb=s.buffer_pool_mb)
+                                       buffer_pool_mb=s.buffer_pool_mb, embedder=s.embedder)
         return self._memory
 
     def emit(self, value: Any, text: str) -> None:
@@ -325,8 +325,75 @@ def stats(ctx: Context) -> None:
 
     Example: graphmem stats --json
     """
-    s = ctx.memory().stats()
-    ctx.emit(s, table(["what", "count"], [[k, v] for k, v in vars(s).items()]))
+    mem = ctx.memory()
+    s, index = mem.stats(), mem.index_status()
+    rows = [[k, v] for k, v in vars(s).items()] + [[f"index {k}", v] for k, v in vars(index).items()]
+    ctx.emit({**vars(s), "index": index}, table(["what", "count"], rows))
+
+
+@main.command()
+@click.argument("query")
+@click.option("--k", default=10, show_default=True, help="How many hits.")
+@click.option("--since", help="Only what happened since: a time, an expression or a span such as 30d.")
+@click.option("--until", help="Only what happened before this.")
+@click.option("--entity", "entities", multiple=True, help="Only hits that mention this entity.")
+@click.option("--kind", "kinds", multiple=True, help="Only this event or state kind.")
+@click.option("--scope", "scopes", multiple=True, help="Only this scope.")
+@click.option("--include-private", is_flag=True)
+@click.option("--preset", default="default", show_default=True, help="default, lexical, semantic, recent, ...")
+@pass_ctx
+@_errors
+def recall(ctx: Context, query: str, k: int, since: str | None, until: str | None, entities: tuple[str, ...],
+           kinds: tuple[str, ...], scopes: tuple[str, ...], include_private: bool, preset: str) -> None:
+    """Events and states that answer a question in words, best first, with their sources.
+
+    Example: graphmem recall "When did Peter move?" --k 25 --since 30d
+    """
+    hits = ctx.memory().recall(
+        query, k, since=since, until=until, entities=list(entities) or None, kinds=list(kinds) or None,
+        scopes=list(scopes) or None, include_private=include_private, preset=preset,
+    )
+    ctx.emit(hits, table(
+        ["score", "type", "time", "content", "source", "id"],
+        [[f"{h.score:.3f}", h.type, h.time.label() if h.time else "", h.content[:80], ", ".join(h.refs), h.id]
+         for h in hits],
+    ))
+
+
+@main.command()
+@pass_ctx
+@_errors
+def reindex(ctx: Context) -> None:
+    """Rebuild the search index (words and vectors) from the database.
+
+    Example: graphmem reindex
+    """
+    status = ctx.memory().reindex()
+    ctx.emit(status, table(["what", "value"], [[k, v] for k, v in vars(status).items()]))
+
+
+@main.group()
+def models() -> None:
+    """The embedding models recall uses."""
+
+
+@models.command(name="build")
+@click.option("--to", "directory", type=click.Path(path_type=Path), default=None,
+              help="Where to write the static model (default $GRAPHMEM_MODELS or ~/.cache/graphmem/models).")
+@click.option("--if-missing", is_flag=True, help="Do nothing when the model is already there.")
+@_errors
+def models_build(directory: Path | None, if_missing: bool) -> None:
+    """Distil the static embedder from the bundled all-MiniLM-L6-v2 weights (offline, ~20 s).
+
+    Example: graphmem models build --if-missing
+    """
+    from graphmem.index import build_static_model, default_static_dir
+
+    target = directory or default_static_dir()
+    if if_missing and (target / "model.safetensors").is_file():
+        click.echo(f"static model already in {target}")
+        return
+    click.echo(f"static model written to {build_static_model(target)}")
 
 
 SAMPLE_QUESTIONS: tuple[tuple[str, str, dict[str, str]], ...] = (

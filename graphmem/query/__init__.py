@@ -1,5 +1,26 @@
-"""Read paths: time views over states."""
+"""Read paths: time views over states, and recall (hybrid search)."""
 
+from graphmem.query.recall import (
+    PRESETS,
+    Preset,
+    Ranked,
+    RecallFilters,
+    RecallHit,
+    hydrate,
+    preset_named,
+    rank,
+)
 from graphmem.query.views import TimeView, attach_evidence
 
-__all__ = ["TimeView", "attach_evidence"]
+__all__ = [
+    "PRESETS",
+    "Preset",
+    "Ranked",
+    "RecallFilters",
+    "RecallHit",
+    "TimeView",
+    "attach_evidence",
+    "hydrate",
+    "preset_named",
+    "rank",
+]

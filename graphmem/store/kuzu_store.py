@@ -13,6 +13,7 @@ Engine facts this adapter is built around:
 from __future__ import annotations
 
 import importlib.util  # noqa: F401  (kuzu's Arrow import path needs importlib.util loaded)
+import dataclasses
 import datetime as dt
 import logging
 import threading
@@ -29,7 +30,7 @@ from graphmem.errors import DuplicateKey, StoreError, StoreLocked
 from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, StateStatus, Thread
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache
-from graphmem.store.port import EventQuery, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import EventQuery, Indexable, StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -42,6 +43,7 @@ COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row
 # plans worse): up to this many keys, one lookup per key is faster
 LOOKUP_LOOP_MAX = 48
 EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
+ENTITY_CACHE = 50_000  # entities kept parsed; every change to one passes through write(), which refreshes it
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
     "STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(), "INT64": pa.int64(),
@@ -101,6 +103,7 @@ class KuzuStore:
         self._local = threading.local()
         self._prepared: dict[tuple[int, str], Any] = {}
         self._events: ByIdCache[Event] = ByIdCache(EVENT_CACHE)
+        self._entities: ByIdCache[Entity] = ByIdCache(ENTITY_CACHE)
         self._closed = False
         if not read_only:
             self._migrate()
@@ -191,6 +194,7 @@ class KuzuStore:
     def write(self, batch: WriteBatch) -> None:
         if not len(batch):
             return
+        batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         events = [(e.id, e) for e in batch.events]
         if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions):
             with self._write_lock:  # one statement commits by itself: no BEGIN / COMMIT round trips
@@ -201,6 +205,7 @@ class KuzuStore:
                 self._write_edges(tx, batch)
                 self._write_states(tx, batch)
         self._events.put(events)  # committed: recent events are read back often
+        self._entities.put((e.id, e) for e in [*batch.entities, *batch.entity_updates])
 
     def _write_nodes(self, tx: Any, b: WriteBatch) -> None:
         self._insert(tx, "Entity", [rows.entity_row(e) for e in b.entities])
@@ -369,10 +374,11 @@ class KuzuStore:
         return {r["key"]: r["id"] for r in found}
 
     def entities(self, ids: Sequence[str]) -> list[Entity]:
+        return self._entities.get_many(ids, self._read_entities)
+
+    def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
         cols = "n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.created_at AS created_at"
-        found = self._lookup("(n:Entity)", "n.id", cols, ids)
-        by_id = {r["id"]: rows.entity_from_row(r) for r in found}
-        return [by_id[i] for i in ids if i in by_id]
+        return {r["id"]: rows.entity_from_row(r) for r in self._lookup("(n:Entity)", "n.id", cols, ids)}
 
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
         found = self._rows("MATCH (n:Entity) RETURN n.name AS name, n.type AS type, n.aliases AS aliases "
@@ -451,6 +457,45 @@ class KuzuStore:
     def defined_predicates(self) -> list[tuple[str, str]]:
         found = self._rows("MATCH (p:DefinedPredicate) RETURN p.name AS name, p.definition AS definition")
         return [(r["name"], r["definition"]) for r in found]
+
+    def indexable(self, since: dt.datetime | None = None, chunk: int = 20_000) -> Iterator[list[Indexable]]:
+        params = {"everything": since is None, "since": rows.naive(since) if since else dt.datetime(1, 1, 1)}
+        events = ("MATCH (e:Event) WHERE $everything OR e.recorded_at >= $since RETURN e.id, e.content, e.occurred_at, "
+                  "e.kind, e.scope, e.private, e.thread, e.recorded_at")
+        for found in self._chunks(events, params, chunk):
+            mentions: dict[str, list[str]] = {}
+            for r in self._lookup("(e:Event)-[:MENTIONS]->(n:Entity)", "e.id", "e.id AS event, n.id AS entity",
+                                  [f[0] for f in found]):
+                mentions.setdefault(r["event"], []).append(r["entity"])
+            yield [Indexable(id=i, type="event", text=text, time=rows.aware(at), kind=kind, scope=scope,
+                             private=bool(private), thread=thread, entities=tuple(mentions.get(i, ())),
+                             recorded_at=rows.aware(recorded))
+                   for i, text, at, kind, scope, private, thread, recorded in found]
+        states = ("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) WHERE h.replaced_at IS NULL AND s.retracted_at IS NULL "
+                  "AND ($everything OR s.created_at >= $since) RETURN s.id, n.name, s.predicate, s.object, s.text, "
+                  "s.valid_from, s.kind, s.scope, s.private, s.subject_id, s.object_id, s.created_at")
+        for found in self._chunks(states, params, chunk):
+            yield [Indexable(id=i, type="state", text=rows.state_words(subject, predicate, obj, text),
+                             time=rows.aware(at), kind=kind, scope=scope, private=bool(private),
+                             entities=tuple(e for e in (subject_id, object_id) if e), recorded_at=rows.aware(created))
+                   for i, subject, predicate, obj, text, at, kind, scope, private, subject_id, object_id, created
+                   in found]
+
+    def retracted_since(self, since: dt.datetime) -> list[str]:
+        found = self._rows("MATCH (s:State) WHERE s.retracted_at >= $since RETURN s.id AS id",
+                           {"since": rows.naive(since)})
+        return [r["id"] for r in found]
+
+    def _chunks(self, query: str, params: dict[str, Any], size: int) -> Iterator[list[list[Any]]]:
+        result = self._run(self._reader(), query, params)
+        chunk: list[list[Any]] = []
+        while result.has_next():
+            chunk.append(result.get_next())
+            if len(chunk) >= size:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
 
     def stats(self) -> StoreStats:
         def count(q: str) -> int:

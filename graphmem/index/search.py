@@ -1,0 +1,396 @@
+"""The search index of one memory: words (BM25), vectors and the columns recall filters on.
+
+Every event and every unretracted state is a *document* with a number. Beside the lexical and vector
+indexes the index keeps, per document, its type, kind, scope, privacy, time, thread and entities as arrays,
+so a filter over a million documents is a few vectorised comparisons.
+
+The index is derived data: the graph store is the truth. It is saved in a directory next to the database
+with a *watermark*, the last transaction time it holds; opening it catches up on everything recorded since
+(re-adding is harmless), so a crash loses nothing but the time to catch up, and deleting the directory
+rebuilds it from the store. Embedding runs on a background thread, so a write never waits for a model;
+:meth:`SearchIndex.status` says how many documents are still waiting for their vectors (the lag).
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import json
+import logging
+import queue
+import shutil
+import threading
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from graphmem.errors import StoreError
+from graphmem.index.embed import Embedder
+from graphmem.index.lexical import LexicalIndex
+from graphmem.index.text import tokens
+from graphmem.store import Indexable
+
+__all__ = ["IndexStatus", "SearchIndex"]
+
+log = logging.getLogger("graphmem")
+
+FORMAT = 1
+EMBED_BATCH = 256
+_TYPES = ("event", "state")
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    documents: int
+    vectors: int
+    lag: int  # documents waiting for their vector
+    embedder: str | None
+    degraded: bool  # no vectors: recall is lexical only
+    watermark: dt.datetime | None
+
+
+class _Column:
+    """A growable numpy column; readers keep whatever array they took (reallocation never mutates it)."""
+
+    def __init__(self, dtype: Any, fill: Any) -> None:
+        self.dtype, self.fill = dtype, fill
+        self.data = np.full(1024, fill, dtype)
+
+    def set(self, i: int, value: Any) -> None:
+        if i >= len(self.data):
+            grown = np.full(max(i + 1, 2 * len(self.data)), self.fill, self.dtype)
+            grown[: len(self.data)] = self.data
+            self.data = grown
+        self.data[i] = value
+
+
+class _Codes:
+    """Small vocabularies (scopes, kinds, threads) as integer codes."""
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self.names = list(names)
+        self.codes = {n: i for i, n in enumerate(self.names)}
+
+    def code(self, name: str) -> int:
+        found = self.codes.get(name)
+        if found is None:
+            found = self.codes[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def known(self, names: Iterable[str]) -> list[int]:
+        return [self.codes[n] for n in names if n in self.codes]
+
+
+class SearchIndex:
+    """Documents for recall, in memory, saved to ``directory`` (None: never saved)."""
+
+    def __init__(self, directory: Path | None = None, embedder: Embedder | None = None) -> None:
+        self.directory = directory
+        self.embedder = embedder
+        self.lexical = LexicalIndex()
+        self.vectors: Any = _vector_index(embedder.dim) if embedder else None
+        self.ids: list[str] = []
+        self.numbers: dict[str, int] = {}
+        self._type = _Column(np.int8, -1)
+        self._kind = _Column(np.int32, -1)
+        self._scope = _Column(np.int32, -1)
+        self._private = _Column(np.bool_, True)
+        self._time = _Column(np.float64, np.nan)
+        self._thread = _Column(np.int32, -1)
+        self._live = _Column(np.bool_, False)
+        self._embedded = _Column(np.bool_, False)
+        self.kinds, self.scopes, self.threads = _Codes(), _Codes(), _Codes()
+        self._entity_docs: dict[str, array[int]] = {}
+        self._doc_entities: list[tuple[str, ...]] = []  # the same, by document
+        self._thread_order: dict[int, list[tuple[float, int]]] = {}
+        self.watermark: dt.datetime | None = None
+        self._lock = threading.Lock()  # writers of columns and the id map
+        self._pending: queue.Queue[tuple[int, str] | None] = queue.Queue()
+        self._worker: threading.Thread | None = None
+        self._inflight: list[tuple[int, str]] = []
+
+    # -- writing --------------------------------------------------------------------------------------
+
+    def add(self, items: Sequence[Indexable], *, at: dt.datetime | None = None) -> None:
+        """Index ``items`` (already indexed ids are skipped); ``at`` is their transaction time."""
+        fresh: list[tuple[int, str]] = []
+        with self._lock:
+            for item in items:
+                if item.id in self.numbers:
+                    continue
+                doc = len(self.ids)
+                self.ids.append(item.id)
+                self.numbers[item.id] = doc
+                self._type.set(doc, _TYPES.index(item.type))
+                self._kind.set(doc, self.kinds.code(item.kind))
+                self._scope.set(doc, self.scopes.code(item.scope))
+                self._private.set(doc, item.private)
+                seconds = item.time.timestamp() if item.time else np.nan
+                self._time.set(doc, seconds)
+                if item.thread:
+                    code = self.threads.code(item.thread)
+                    self._thread.set(doc, code)
+                    bisect.insort(self._thread_order.setdefault(code, []), (seconds, doc))
+                named = tuple(dict.fromkeys(item.entities))
+                for entity in named:
+                    self._entity_docs.setdefault(entity, array("i")).append(doc)
+                self._doc_entities.append(named)
+                self._live.set(doc, True)
+                fresh.append((doc, item.text))
+            if at is not None and (self.watermark is None or at > self.watermark):
+                self.watermark = at
+        for doc, text in fresh:
+            self.lexical.add(doc, tokens(text))
+        if self.vectors is not None:
+            for pair in fresh:
+                self._pending.put(pair)
+            self._start_worker()
+
+    def remove(self, ids: Iterable[str]) -> None:
+        for i in ids:
+            doc = self.numbers.get(i)
+            if doc is None:
+                continue
+            self._live.set(doc, False)
+            self.lexical.remove(doc)
+            if self.vectors is not None and self._embedded.data[doc]:
+                self.vectors.remove(doc)
+
+    def _start_worker(self) -> None:
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(target=self._embed_loop, name="graphmem-embed", daemon=True)
+            self._worker.start()
+
+    def _embed_loop(self) -> None:
+        assert self.embedder is not None and self.vectors is not None
+        while True:
+            first = self._pending.get()
+            if first is None:
+                self._pending.task_done()
+                return
+            batch = [first]
+            while len(batch) < EMBED_BATCH:
+                try:
+                    more = self._pending.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._pending.put(None)  # stop after this batch
+                    self._pending.task_done()
+                    break
+                batch.append(more)
+            self._inflight = batch
+            try:
+                vectors = self.embedder.embed([text for _, text in batch])
+                self.vectors.add(np.array([doc for doc, _ in batch], np.int64), vectors)
+                for doc, _ in batch:
+                    self._embedded.set(doc, True)
+            except Exception:  # a model failure must not kill the thread: the documents stay lexical
+                log.exception("embedding %d documents failed; they are found by their words only", len(batch))
+            finally:
+                self._inflight = []
+                for _ in batch:
+                    self._pending.task_done()
+
+    def wait(self) -> None:
+        """Block until every document added so far has its vector."""
+        if self.vectors is not None and self._worker is not None:
+            self._pending.join()
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def status(self) -> IndexStatus:
+        return IndexStatus(
+            documents=len(self.lexical), vectors=len(self.vectors) if self.vectors is not None else 0,
+            lag=self._pending.qsize(), embedder=self.embedder.name if self.embedder else None,
+            degraded=self.vectors is None, watermark=self.watermark,
+        )
+
+    def allowed(
+        self, *, scopes: Sequence[str] | None = None, include_private: bool = False,
+        kinds: Sequence[str] | None = None, types: Sequence[str] | None = None,
+        since: dt.datetime | None = None, until: dt.datetime | None = None,
+        entities: Sequence[str] | None = None,
+    ) -> NDArray[np.bool_]:
+        """One flag per document number: live and passing every filter given."""
+        n = len(self.ids)
+        mask = self._live.data[:n].copy()
+        if not include_private:
+            mask &= ~self._private.data[:n]
+        for column, codes, wanted in ((self._scope, self.scopes, scopes), (self._kind, self.kinds, kinds)):
+            if wanted is not None:
+                mask &= np.isin(column.data[:n], codes.known(wanted))
+        if types is not None:
+            mask &= np.isin(self._type.data[:n], [_TYPES.index(t) for t in types])
+        times = self._time.data[:n]
+        if since is not None:
+            mask &= times >= since.timestamp()
+        if until is not None:
+            mask &= times < until.timestamp()
+        if entities is not None:
+            mask &= self.mentioning(entities, n)
+        return mask
+
+    def mentioning(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
+        """Flags of the documents that mention any of ``entities``."""
+        n = len(self.ids) if n is None else n
+        flags = np.zeros(n, bool)
+        for entity in entities:
+            docs = self._entity_docs.get(entity)
+            if docs:
+                found = np.frombuffer(docs, np.int32).copy() if len(docs) else np.zeros(0, np.int32)
+                flags[found[found < n]] = True
+        return flags
+
+    def search_words(self, text: str, k: int, allowed: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+        return self.lexical.search(tokens(text), k, allowed)
+
+    def search_vectors(
+        self, text: str, k: int, allowed: NDArray[np.bool_]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+        if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        found: tuple[NDArray[np.int64], NDArray[np.float32]] = self.vectors.search(
+            self.embedder.embed([text])[0], k, allowed)
+        return found
+
+    def neighbours(self, doc: int, reach: int) -> list[tuple[int, int]]:
+        """(document, distance) of the documents up to ``reach`` places before and after ``doc`` in its thread,
+        in time order."""
+        code = int(self._thread.data[doc]) if doc < len(self._thread.data) else -1
+        if code < 0:
+            return []
+        order = self._thread_order.get(code, [])
+        at = bisect.bisect_left(order, (self._time.data[doc], doc))
+        out = []
+        for step in range(1, reach + 1):
+            for i in (at - step, at + step):
+                if 0 <= i < len(order):
+                    out.append((order[i][1], step))
+        return out
+
+    def entities_of(self, doc: int) -> tuple[str, ...]:
+        return self._doc_entities[doc]
+
+    def times(self, docs: NDArray[np.int64]) -> NDArray[np.float64]:
+        return self._time.data[docs]
+
+    def types(self, docs: NDArray[np.int64]) -> list[str]:
+        return [_TYPES[t] for t in self._type.data[docs]]
+
+    # -- files ----------------------------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Write the index to its directory (a new copy, swapped in whole)."""
+        if self.directory is None:
+            return
+        target = self.directory
+        fresh = target.with_name(target.name + ".new")
+        shutil.rmtree(fresh, ignore_errors=True)
+        fresh.mkdir(parents=True)
+        with self._lock:
+            n = len(self.ids)
+            with self._pending.mutex:  # documents still waiting for a vector keep their text in the file
+                waiting = [p for p in list(self._pending.queue) + list(self._inflight) if p is not None]
+            (fresh / "pending.json").write_text(json.dumps(waiting), encoding="utf-8")
+            entities = list(self._entity_docs)
+            offsets = np.cumsum([0] + [len(self._entity_docs[e]) for e in entities])
+            entity_docs = (np.concatenate([np.frombuffer(self._entity_docs[e], np.int32) for e in entities])
+                           if entities else np.zeros(0, np.int32))
+            np.savez(fresh / "columns.npz", type=self._type.data[:n], kind=self._kind.data[:n],
+                     scope=self._scope.data[:n], private=self._private.data[:n], time=self._time.data[:n],
+                     thread=self._thread.data[:n], live=self._live.data[:n],
+                     embedded=self._embedded.data[:n], entity_offsets=offsets, entity_docs=entity_docs)
+            meta = {
+                "format": FORMAT, "watermark": self.watermark.isoformat() if self.watermark else None,
+                "embedder": self.embedder.name if self.embedder else None,
+                "ids": self.ids, "kinds": self.kinds.names, "scopes": self.scopes.names,
+                "threads": self.threads.names, "entities": entities,
+            }
+            (fresh / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+            self.lexical.save(fresh)
+            if self.vectors is not None:
+                self.vectors.save(fresh / "vectors.faiss")
+        old = target.with_name(target.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if target.exists():
+            target.rename(old)
+        fresh.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, directory: Path, embedder: Embedder | None) -> SearchIndex | None:
+        """The saved index, or None when there is none or it was built differently (then rebuild)."""
+        try:
+            meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if meta.get("format") != FORMAT or meta.get("embedder") != (embedder.name if embedder else None):
+            return None
+        index = cls(directory, embedder)
+        try:
+            with np.load(directory / "columns.npz") as c:
+                n = len(meta["ids"])
+                for name, column in (("type", index._type), ("kind", index._kind), ("scope", index._scope),
+                                     ("private", index._private), ("time", index._time),
+                                     ("thread", index._thread), ("live", index._live),
+                                     ("embedded", index._embedded)):
+                    column.data = np.full(max(1024, 2 * n), column.fill, column.dtype)
+                    column.data[:n] = c[name]
+                offsets, docs = c["entity_offsets"], c["entity_docs"]
+            index.lexical = LexicalIndex.load(directory)
+            if embedder is not None:
+                from graphmem.index.vectors import VectorIndex
+
+                index.vectors = VectorIndex.load(directory / "vectors.faiss", embedder.dim)
+        except (OSError, ValueError, KeyError, StoreError) as exc:
+            log.warning("the search index in %s is unreadable (%s); rebuilding it", directory, exc)
+            return None
+        index.ids = meta["ids"]
+        index.numbers = {i: n for n, i in enumerate(index.ids)}
+        index.kinds, index.scopes, index.threads = (_Codes(meta["kinds"]), _Codes(meta["scopes"]),
+                                                    _Codes(meta["threads"]))
+        forward: list[list[str]] = [[] for _ in index.ids]
+        for i, entity in enumerate(meta["entities"]):
+            mentioned = docs[offsets[i]:offsets[i + 1]].tolist()
+            index._entity_docs[entity] = array("i", mentioned)
+            for doc in mentioned:
+                forward[doc].append(entity)
+        index._doc_entities = [tuple(f) for f in forward]
+        threads = index._thread.data[: len(index.ids)]
+        for doc in np.flatnonzero(threads >= 0):
+            index._thread_order.setdefault(int(threads[doc]), []).append((float(index._time.data[doc]), int(doc)))
+        for order in index._thread_order.values():
+            order.sort()
+        index.watermark = dt.datetime.fromisoformat(meta["watermark"]) if meta["watermark"] else None
+        if index.vectors is not None:
+            try:
+                waiting = json.loads((directory / "pending.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                waiting = []
+            for doc, text in waiting:
+                if not index._embedded.data[doc]:
+                    index._pending.put((doc, text))
+            if waiting:
+                index._start_worker()
+        return index
+
+    def close(self) -> None:
+        if self._worker is not None and self._worker.is_alive():
+            self._pending.put(None)
+            self._worker.join(timeout=5)
+
+
+def _vector_index(dim: int) -> Any:
+    from graphmem.index.vectors import VectorIndex  # faiss loads only when vectors are used
+
+    return VectorIndex(dim)

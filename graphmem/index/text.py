@@ -1,0 +1,85 @@
+"""Words for the lexical index: one tokeniser for documents and queries, English and Japanese.
+
+Latin-script text is lower-cased, split on letters and digits, stripped of common function words and
+stemmed (Snowball), so "supported" finds "support". Japanese has no spaces: runs of kana and kanji are split
+with Sudachi when it is installed (the ``ja`` extra), else into overlapping character pairs, which find any
+word of two or more characters inside a sentence. Both documents and queries go through the same function,
+so whichever splitter is active, they agree.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+
+import Stemmer
+
+__all__ = ["STOP_WORDS", "japanese_splitter", "tokens"]
+
+# Function words that carry no topic; question words are here too ("when", "what"), since a question's
+# form says nothing about which memory answers it.
+STOP_WORDS = frozenset(
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "ll", "m", "re", "ve", "d", "also", "get", "got", "really", "yeah", "oh", "wow", "hey", "hi", "lol", "ok", "okay"]
+)
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f々〆ー]+")
+_stemmer = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return str(_stemmer.stemWord(word))
+
+
+def tokens(text: str) -> list[str]:
+    """The index terms of ``text``, in order.
+
+    >>> tokens("Caroline went to the LGBTQ support groups yesterday")
+    ['carolin', 'went', 'lgbtq', 'support', 'group', 'yesterday']
+    >>> tokens("東京オフィス")[:3]  # without Sudachi: overlapping pairs
+    ['東京', '京オ', 'オフ']
+    """
+    normal = unicodedata.normalize("NFKC", text).lower()
+    out: list[str] = []
+    position = 0
+    for match in _JAPANESE.finditer(normal):
+        _latin(normal[position:match.start()], out)
+        out.extend(_split_japanese()(match.group()))
+        position = match.end()
+    _latin(normal[position:], out)
+    return out
+
+
+def _latin(text: str, out: list[str]) -> None:
+    for word in _WORD.findall(text):
+        if word not in STOP_WORDS:
+            out.append(_stem(word) if word.isascii() and not word.isdigit() else word)
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+@lru_cache(maxsize=1)
+def _split_japanese() -> Callable[[str], list[str]]:
+    return japanese_splitter() or _bigrams
+
+
+def japanese_splitter() -> Callable[[str], list[str]] | None:
+    """Sudachi's word splitter (mode C, dictionary forms) when installed, else None."""
+    try:
+        from sudachipy import Dictionary, SplitMode
+    except ImportError:
+        return None
+    tokenizer = Dictionary().create()
+
+    def split(run: str) -> list[str]:
+        words = [m.normalized_form() for m in tokenizer.tokenize(run, SplitMode.C)]
+        return [w for w in words if w.strip()] or [run]
+
+    return split

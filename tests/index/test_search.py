@@ -1,0 +1,105 @@
+"""The search index beside a database: saved, caught up after a crash, rebuilt when missing."""
+
+import datetime as dt
+
+import pytest
+
+from graphmem import Memory
+from graphmem.index import SearchIndex, default_static_dir
+
+UTC = dt.UTC
+
+
+def refs(hits):
+    return [r for h in hits for r in h.refs]
+
+
+def fill(mem, n=5):
+    for i in range(n):
+        mem.record(content=f"note {i} about the garden project", occurred_at=f"2025-11-{i + 1:02d}",
+                   source={"system": "test", "ref": f"n{i}"}, extract=False)
+
+
+def test_index_is_saved_on_close_and_reloaded(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        fill(mem)
+    assert (tmp_path / "m.kuzu.index" / "meta.json").is_file()
+    loaded = SearchIndex.load(tmp_path / "m.kuzu.index", None)
+    assert loaded is not None and len(loaded) == 5
+    with Memory.open(path, embedder="none") as mem:
+        assert sorted(refs(mem.recall("garden project", k=10))) == [f"n{i}" for i in range(5)]
+
+
+def test_writes_after_the_last_save_are_caught_up_on_open(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        fill(mem, 2)
+    mem = Memory.open(path, embedder="none")
+    mem.record(content="a late note about the garden", source={"system": "test", "ref": "late"}, extract=False)
+    mem.store.close()  # the process dies: the index is not saved
+    with Memory.open(path, embedder="none") as again:
+        assert "late" in refs(again.recall("late garden note", k=3))
+
+
+def test_a_deleted_or_damaged_index_is_rebuilt_from_the_database(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        fill(mem)
+    (tmp_path / "m.kuzu.index" / "columns.npz").write_bytes(b"not numpy")
+    with Memory.open(path, embedder="none") as mem:
+        assert len(mem.recall("garden", k=10)) == 5
+    import shutil
+
+    shutil.rmtree(tmp_path / "m.kuzu.index")
+    with Memory.open(path, embedder="none") as mem:
+        assert len(mem.recall("garden", k=10)) == 5
+
+
+def test_reindex_gives_the_same_answers(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        fill(mem)
+        before = [(h.id, h.score) for h in mem.recall("note about garden", k=5)]
+        status = mem.reindex()
+        assert status.documents == 5 and status.degraded
+        assert [(h.id, h.score) for h in mem.recall("note about garden", k=5)] == before
+
+
+def test_retracted_states_leave_the_index(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        ev = mem.record(content="Peter lives in Marrakesh.", extract=False)
+        state = mem.assert_state(subject="Peter", predicate="lives_in", object="Marrakesh", evidence=[ev.id])
+        assert state.id in [h.id for h in mem.recall("Peter Marrakesh", k=5)]
+        mem.retract_state(state.id, reason="wrong person")
+        assert state.id not in [h.id for h in mem.recall("Peter Marrakesh", k=5)]
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        assert state.id not in [h.id for h in mem.recall("Peter Marrakesh", k=5)]
+
+
+@pytest.fixture
+def static_model():
+    if not (default_static_dir() / "model.safetensors").is_file():
+        pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
+    return "static"
+
+
+def test_vectors_are_saved_and_waiting_documents_are_embedded_after_reopen(tmp_path, static_model):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder=static_model) as mem:
+        fill(mem)
+        mem.index.wait()
+        status = mem.index_status()
+        assert status.vectors == 5 and status.lag == 0 and not status.degraded
+    with Memory.open(path, embedder=static_model) as mem:
+        assert mem.index_status().vectors == 5
+        hit = mem.recall("cultivating plants in the yard", k=1, preset="semantic")[0]
+        assert hit.parts["vector"] > 0
+
+
+def test_a_different_embedder_rebuilds_the_vectors(tmp_path, static_model):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        fill(mem)
+    with Memory.open(path, embedder=static_model) as mem:
+        mem.index.wait()
+        assert mem.index_status().vectors == 5

@@ -1,0 +1,146 @@
+"""Recall on small hand-built memories: fusion, filters, privacy, progressive disclosure."""
+
+import pytest
+
+from graphmem import Memory
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.index import default_static_dir
+from graphmem.query import PRESETS
+
+
+@pytest.fixture
+def team(clock):
+    mem = Memory.in_memory(clock=clock, embedder="none")
+    add = mem.record
+    add(content="Caroline: I went to a LGBTQ support group yesterday.", occurred_at="2023-05-08",
+        thread="c/s1", source={"system": "chat", "ref": "D1:3"}, entities=["Caroline"])
+    add(content="Melanie: That sounds lovely, how was it?", occurred_at="2023-05-08", thread="c/s1",
+        source={"system": "chat", "ref": "D1:4"}, entities=["Melanie"])
+    add(content="Caroline: It was so powerful, everyone was accepting.", occurred_at="2023-05-08",
+        thread="c/s1", source={"system": "chat", "ref": "D1:5"}, entities=["Caroline"])
+    add(content="Melanie: I painted a sunrise over the lake.", occurred_at="2023-06-10", thread="c/s2",
+        source={"system": "chat", "ref": "D2:1"}, entities=["Melanie"])
+    add(content="Caroline: my adoption papers are in, private for now.", occurred_at="2023-06-11",
+        thread="c/s2", source={"system": "chat", "ref": "D2:2"}, privacy=["private"], entities=["Caroline"])
+    add(content="Team note: the support rota moves to Mondays.", occurred_at="2023-07-01", scope="project:team",
+        kind="decision", source={"system": "chat", "ref": "T1"})
+    yield mem
+    mem.close()
+
+
+def refs(hits):
+    return [r for h in hits for r in h.refs]
+
+
+def test_best_match_comes_first_with_its_source_and_parts(team):
+    hits = team.recall("When did Caroline go to the support group?", k=3)
+    assert hits[0].refs == ("D1:3",)
+    assert hits[0].parts["lexical"] == 1.0
+    assert "Caroline" in hits[0].entities
+    assert [e.id for e in team.get(hits[0].event_ids)] == list(hits[0].event_ids)
+
+
+def test_the_turn_after_a_match_is_raised_by_its_thread_neighbour(team):
+    plain = team.recall("support group", k=6, preset="plain_bm25")
+    fused = team.recall("support group", k=6)
+    assert "D1:4" not in refs(plain)  # shares no word with the query
+    d14 = next(h for h in fused if h.refs == ("D1:4",))
+    assert d14.parts["graph"] > 0 and d14.parts["lexical"] == 0
+
+
+def test_entity_named_in_the_query_raises_its_mentions(team):
+    hits = team.recall("What did Melanie do?", k=3)
+    assert set(refs(hits)) >= {"D2:1"}
+    assert all(h.parts.get("entity", 0) == 1.0 for h in hits if "Melanie" in h.entities)
+
+
+def test_time_named_in_the_query_raises_what_happened_then(team):
+    hits = team.recall("what happened in June 2023", k=2)
+    assert refs(hits) == ["D2:1"]  # the private event of June stays hidden
+    assert hits[0].parts["time"] == 1.0
+
+
+def test_time_window_excludes_what_is_outside(team):
+    assert refs(team.recall("Caroline support", k=10, since="2023-06-01")) == ["T1"]
+    inside = refs(team.recall("Caroline support", k=10, until="2023-05"))
+    assert inside and set(inside) <= {"D1:3", "D1:4", "D1:5"}
+    assert refs(team.recall("lake", k=10, since="30d", relative_to="2023-06-20")) == ["D2:1"]
+
+
+def test_private_items_appear_only_when_asked(team):
+    assert "D2:2" not in refs(team.recall("adoption papers", k=10))
+    assert "D2:2" in refs(team.recall("adoption papers", k=10, include_private=True))
+
+
+def test_scope_kind_and_entity_filters(team):
+    assert refs(team.recall("support", k=10, scopes=["project:team"])) == ["T1"]
+    assert "T1" not in refs(team.recall("support", k=10, scopes=["global"]))
+    assert refs(team.recall("support", k=10, kinds=["decision"])) == ["T1"]
+    assert set(refs(team.recall("support", k=10, entities=["Caroline"]))) <= {"D1:3", "D1:5"}
+
+
+def test_states_are_hits_with_their_evidence_refs(team):
+    ev = team.record(content="Caroline moved to Boston.", occurred_at="2023-08-01",
+                     source={"system": "chat", "ref": "D3:1"}, extract=False)
+    state = team.assert_state(subject="Caroline", predicate="lives_in", object="Boston", valid_from="2023-08-01",
+                              evidence=[ev.id])
+    hits = team.recall("where does Caroline live, Boston?", k=3, types=["state"])
+    assert hits[0].id == state.id and hits[0].type == "state"
+    assert hits[0].refs == ("D3:1",) and hits[0].event_ids == (ev.id,)
+
+
+def test_degraded_mode_without_vectors_still_answers(team):
+    assert team.index_status().degraded
+    assert team.recall("sunrise lake", k=1, preset="semantic") == []  # nothing to compare vectors with
+    assert refs(team.recall("sunrise lake", k=1)) == ["D2:1"]
+
+
+def test_japanese_events_are_found_by_japanese_queries(clock):
+    mem = Memory.in_memory(clock=clock, embedder="none")
+    mem.record(content="先週、田中さんと東京オフィスで会った。", source={"system": "t", "ref": "ja1"}, extract=False)
+    mem.record(content="大阪の倉庫は来月閉鎖される。", source={"system": "t", "ref": "ja2"}, extract=False)
+    mem.record(content="Tanaka will visit the Tokyo office (東京) next week.", source={"system": "t", "ref": "mix"},
+               extract=False)
+    assert refs(mem.recall("東京", k=1, preset="plain_bm25"))[0] in {"ja1", "mix"}
+    assert set(refs(mem.recall("東京", k=3, preset="plain_bm25"))) == {"ja1", "mix"}
+    assert refs(mem.recall("倉庫", k=3)) == ["ja2"]
+    assert refs(mem.recall("Tokyo office", k=1)) == ["mix"]
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    ({"query": ""}, "query"),
+    ({"query": "x" * 5000}, "query"),
+    ({"query": "x", "k": 0}, "k"),
+    ({"query": "x", "k": 1000}, "k"),
+    ({"query": "x", "since": "not a time at all"}, "since"),
+    ({"query": "x", "kinds": ["nonsense"]}, "kinds"),
+    ({"query": "x", "types": ["page"]}, "types"),
+    ({"query": "x", "preset": "best"}, "preset"),
+])
+def test_bad_arguments_name_the_field(team, args, field):
+    with pytest.raises(InvalidInput) as caught:
+        team.recall(**args)
+    assert caught.value.field == field
+
+
+def test_unknown_entity_filter_is_not_found(team):
+    with pytest.raises(NotFound) as caught:
+        team.recall("x", entities=["Nobody"])
+    assert caught.value.field == "entities"
+
+
+def test_presets_are_defined_in_one_place():
+    assert {"default", "lexical", "semantic"} <= set(PRESETS)
+    assert PRESETS["lexical"].vector == 0 and PRESETS["semantic"].lexical == 0
+
+
+def test_vectors_find_paraphrases_words_miss(clock):
+    if not (default_static_dir() / "model.safetensors").is_file():
+        pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
+    mem = Memory.in_memory(clock=clock, embedder="static")
+    mem.record(content="Ana adopted a puppy from the shelter.", source={"system": "t", "ref": "dog"}, extract=False)
+    mem.record(content="The quarterly budget review is on Friday.", source={"system": "t", "ref": "budget"},
+               extract=False)
+    mem.index.wait()
+    hits = mem.recall("new pet dog", k=2, preset="semantic")
+    assert hits[0].refs == ("dog",) and hits[0].parts["vector"] == 1.0
