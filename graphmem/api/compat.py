@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from graphmem.api.access import Principal
 from graphmem.api.context import Context
+from graphmem.api.recall import recall_hits
 from graphmem.api.reads import events_around, get_events
 from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
 from graphmem.memory import Memory, RecordResult
@@ -145,10 +146,37 @@ def _observations(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     return [event_json(e) for e in found]
 
 
+_SEARCH_FIELDS = {"query", "limit", "since", "until", "entities", "kinds", "types", "scopes", "include_private",
+                  "preset", "relative_to"}
+
+
+def _search(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
+    body = _object(body, _SEARCH_FIELDS)
+    if not isinstance(body.get("query"), str):
+        raise InvalidInput("query is required: what to search for, in words", field="query")
+    lists = {}
+    for name in ("entities", "kinds", "types", "scopes"):
+        value = body.get(name)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise InvalidInput(f"{name} must be a list of strings", field=name)
+        lists[name] = value
+    hits = recall_hits(
+        ctx, body["query"], _count(body, "limit", 10), _flag(body, "include_private"), since=body.get("since"),
+        until=body.get("until"), preset=body.get("preset", "default"), relative_to=body.get("relative_to"),
+        **lists,
+    )
+    return [{
+        "id": h.id, "type": h.type, "kind": h.kind, "score": h.score, "parts": h.parts,
+        "time": h.time.at.isoformat().replace("+00:00", "Z") if h.time else None, "content": h.content,
+        "entities": list(h.entities), "scope": h.scope, "source": h.source.model_dump() if h.source else None,
+        "refs": list(h.refs), "event_ids": list(h.event_ids),
+    } for h in hits]
+
+
 def compat_routes(memory: Memory, executor: Executor) -> list[Route]:
-    def route(path: str, handler: Handler, method: str = "POST") -> Route:
+    def route(path: str, handler: Handler, method: str = "POST", ranking: str = "none") -> Route:
         async def endpoint(request: Request) -> Response:
-            return await _answer(request, memory, executor, handler)
+            return await _answer(request, memory, executor, handler, ranking)
 
         return Route(path, endpoint, methods=[method])
 
@@ -157,13 +185,13 @@ def compat_routes(memory: Memory, executor: Executor) -> list[Route]:
         route("/v1/events/record", _record),
         route("/v1/timeline", _timeline),
         route("/v1/observations/get", _observations),
+        route("/v1/search", _search, ranking="hybrid: lexical + vector + thread + entity + time + recency"),
         *(route(path, _not_yet(what), method) for path, what, method in _LATER),
     ]
 
 
 _LATER = (
     ("/v1/memory/snapshot", "snapshots (pinned memory + recent events)", "GET"),
-    ("/v1/search", "search", "POST"),
     ("/v1/resume-pack", "resume packs", "POST"),
 )
 
@@ -180,7 +208,8 @@ class _NotImplemented(GraphmemError):
     code = "not_implemented"
 
 
-async def _answer(request: Request, memory: Memory, executor: Executor, handler: Handler) -> Response:
+async def _answer(request: Request, memory: Memory, executor: Executor, handler: Handler,
+                  ranking: str = "none") -> Response:
     started = time.perf_counter()
     principal: Principal = request.scope["graphmem.principal"]
     try:
@@ -191,10 +220,14 @@ async def _answer(request: Request, memory: Memory, executor: Executor, handler:
         status = 501 if isinstance(exc, _NotImplemented) else next(
             (s for t, s in _STATUS.items() if isinstance(exc, t)), 400)
         return JSONResponse({"ok": False, "source": "core", "error": exc.to_dict(), "items": [],
-                             "meta": _meta(0, started, {})}, status_code=status)
-    filters = {k: v for k, v in body.items() if k in ("scopes", "include_private", "before", "after")} \
-        if isinstance(body, dict) else {}
-    return JSONResponse({"ok": True, "source": "core", "items": items, "meta": _meta(len(items), started, filters)})
+                             "meta": _meta(0, started, {}, ranking)}, status_code=status)
+    filters = {k: v for k, v in body.items() if k in _FILTERS} if isinstance(body, dict) else {}
+    return JSONResponse({"ok": True, "source": "core", "items": items,
+                         "meta": _meta(len(items), started, filters, ranking)})
+
+
+_FILTERS = ("scopes", "include_private", "before", "after", "since", "until", "entities", "kinds", "types",
+            "preset")
 
 
 async def _body(request: Request) -> Any:
@@ -205,6 +238,6 @@ async def _body(request: Request) -> Any:
         raise InvalidInput(f"the request body is not JSON: {exc}", field="body") from None
 
 
-def _meta(count: int, started: float, filters: dict[str, Any]) -> dict[str, Any]:
+def _meta(count: int, started: float, filters: dict[str, Any], ranking: str) -> dict[str, Any]:
     return {"count": count, "latency_ms": round((time.perf_counter() - started) * 1000, 2), "filters": filters,
-            "ranking": "none"}
+            "ranking": ranking}

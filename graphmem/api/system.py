@@ -28,6 +28,7 @@ class Health:
     version: str
     engine: str
     vector_mode: str = strawberry.field(description="how recall finds text: 'none' means lexical only (degraded)")
+    vector_lag: int = strawberry.field(description="documents still waiting for their vector")
     auth: bool = strawberry.field(description="whether tokens are required")
     stats: Stats
 
@@ -35,8 +36,10 @@ class Health:
 def health_data(memory: Any, auth: bool) -> dict[str, Any]:
     """Health as plain data (for ``GET /health`` and the ``health`` field alike)."""
     s = memory.stats()
+    index = memory.index_status()
     return {
-        "ok": True, "version": graphmem.__version__, "engine": s.engine, "vector_mode": "none", "auth": auth,
+        "ok": True, "version": graphmem.__version__, "engine": s.engine,
+        "vector_mode": index.embedder or "none", "vector_lag": index.lag, "auth": auth,
         "stats": {"events": s.events, "entities": s.entities, "threads": s.threads, "states": s.states,
                   "state_versions": s.state_versions, "revisions": s.revisions},
     }
