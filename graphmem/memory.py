@@ -48,8 +48,7 @@ from graphmem.ontology import (
     name_key,
     slugify,
 )
-from graphmem.index import IndexStatus, SearchIndex, embedder_named
-from graphmem.index.embed import Embedder, default_static_dir
+from graphmem.index import Embedder, IndexStatus, SearchIndex, embedder_named
 from graphmem.privacy import PrivacyPolicy, guard
 from graphmem.query import RecallFilters, RecallHit, TimeView, attach_evidence, hydrate, preset_named, rank
 from graphmem.reasoning import Plan, make_id, plan_assert, plan_close, plan_retract
@@ -197,14 +196,10 @@ class Memory:
         path = Path(path)
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
-        model = _embedder(embedder)
+        model = embedder_named(embedder) if isinstance(embedder, str) else embedder
         store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only)
-        index = None
-        if str(path) != ":memory:":
-            directory = path.with_name(path.name + ".index")
-            index = SearchIndex.load(directory, model) or SearchIndex(directory, model)
-        else:
-            index = SearchIndex(None, model)
+        directory = None if str(path) == ":memory:" else path.with_name(path.name + ".index")
+        index = (SearchIndex.load(directory, model) if directory else None) or SearchIndex(directory, model)
         return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock,
                    extract=extract, index=index)
 
@@ -1014,13 +1009,6 @@ _MIN = dt.datetime.min.replace(tzinfo=UTC)
 _SHORT_SPAN = re.compile(r"(\d{1,5})\s*([dwmy])")  # "30d": the last 30 days
 _SPAN_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
-
-def _embedder(setting: str | Embedder | None) -> Embedder | None:
-    if setting is None or not isinstance(setting, str):
-        return setting
-    if setting == "auto":
-        return embedder_named("static") if (default_static_dir() / "model.safetensors").is_file() else None
-    return embedder_named(setting)
 _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
     "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",

@@ -136,9 +136,16 @@ def _timeline(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     return [event_json(e) for e in found]
 
 
+def _strings(body: Mapping[str, Any], name: str, what: str = "strings") -> list[str] | None:
+    value = body.get(name)
+    if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+        raise InvalidInput(f"{name} must be a list of {what}", field=name)
+    return value
+
+
 def _observations(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
-    ids = body.get("ids")
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+    ids = _strings(body, "ids", "event ids")
+    if ids is None:
         raise InvalidInput("ids must be a list of event ids", field="ids")
     found = get_events(ctx, ids, _flag(body, "include_private"))
     if body.get("compact", True) is not False:
@@ -154,12 +161,7 @@ def _search(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     body = _object(body, _SEARCH_FIELDS)
     if not isinstance(body.get("query"), str):
         raise InvalidInput("query is required: what to search for, in words", field="query")
-    lists = {}
-    for name in ("entities", "kinds", "types", "scopes"):
-        value = body.get(name)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
-            raise InvalidInput(f"{name} must be a list of strings", field=name)
-        lists[name] = value
+    lists = {name: _strings(body, name) for name in ("entities", "kinds", "types", "scopes")}
     hits = recall_hits(
         ctx, body["query"], _count(body, "limit", 10), _flag(body, "include_private"), since=body.get("since"),
         until=body.get("until"), preset=body.get("preset", "default"), relative_to=body.get("relative_to"),

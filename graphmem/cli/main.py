@@ -387,10 +387,10 @@ def models_build(directory: Path | None, if_missing: bool) -> None:
 
     Example: graphmem models build --if-missing
     """
-    from graphmem.index import build_static_model, default_static_dir
+    from graphmem.index import build_static_model, default_static_dir, static_model_built
 
     target = directory or default_static_dir()
-    if if_missing and (target / "model.safetensors").is_file():
+    if if_missing and static_model_built(target):
         click.echo(f"static model already in {target}")
         return
     click.echo(f"static model written to {build_static_model(target)}")

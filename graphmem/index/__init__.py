@@ -4,7 +4,13 @@
 faiss and the embedding models load only when vectors are asked for.
 """
 
-from graphmem.index.embed import Embedder, build_static_model, default_static_dir, embedder_named
+from graphmem.index.embed import (
+    Embedder,
+    build_static_model,
+    default_static_dir,
+    embedder_named,
+    static_model_built,
+)
 from graphmem.index.search import IndexStatus, SearchIndex
 from graphmem.index.text import tokens
 
@@ -15,5 +21,6 @@ __all__ = [
     "build_static_model",
     "default_static_dir",
     "embedder_named",
+    "static_model_built",
     "tokens",
 ]

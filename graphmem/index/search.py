@@ -281,8 +281,9 @@ class SearchIndex:
     def entities_of(self, doc: int) -> tuple[str, ...]:
         return self._doc_entities[doc]
 
-    def times(self, docs: NDArray[np.int64]) -> NDArray[np.float64]:
-        return self._time.data[docs]
+    def times(self, docs: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+        """Times (epoch seconds, NaN for none) of ``docs``, or a view of every document's."""
+        return self._time.data if docs is None else self._time.data[docs]
 
     def types(self, docs: NDArray[np.int64]) -> list[str]:
         return [_TYPES[t] for t in self._type.data[docs]]

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 
 from graphmem import Memory
-from graphmem.index import SearchIndex, default_static_dir
+from graphmem.index import SearchIndex, static_model_built
 
 UTC = dt.UTC
 
@@ -78,7 +78,7 @@ def test_retracted_states_leave_the_index(tmp_path):
 
 @pytest.fixture
 def static_model():
-    if not (default_static_dir() / "model.safetensors").is_file():
+    if not static_model_built():
         pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
     return "static"
 

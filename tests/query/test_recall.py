@@ -4,7 +4,7 @@ import pytest
 
 from graphmem import Memory
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.index import default_static_dir
+from graphmem.index import static_model_built
 from graphmem.query import PRESETS
 
 
@@ -135,7 +135,7 @@ def test_presets_are_defined_in_one_place():
 
 
 def test_vectors_find_paraphrases_words_miss(clock):
-    if not (default_static_dir() / "model.safetensors").is_file():
+    if not static_model_built():
         pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
     mem = Memory.in_memory(clock=clock, embedder="static")
     mem.record(content="Ana adopted a puppy from the shelter.", source={"system": "t", "ref": "dog"}, extract=False)
