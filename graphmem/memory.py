@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -29,16 +30,21 @@ from graphmem.extraction import Extraction, Extractor
 from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound
 from graphmem.ontology import (
     UTC,
+    Affect,
+    Annotation,
     Entity,
     Event,
     EventDraft,
     EvidenceStance,
+    Granularity,
     Interval,
     Ontology,
     Predicate,
     Revision,
+    RevisionAction,
     Source,
     State,
+    StateStatus,
     Thread,
     TimePoint,
     Visibility,
@@ -49,15 +55,37 @@ from graphmem.ontology import (
     slugify,
 )
 from graphmem.index import Embedder, IndexStatus, SearchIndex, embedder_named
+from graphmem.ontology.plans import ContextUpdates, PlanEntity, StateUpdate, WritePlan
 from graphmem.privacy import PrivacyPolicy, guard
-from graphmem.query import RecallFilters, RecallHit, TimeView, attach_evidence, hydrate, preset_named, rank
-from graphmem.reasoning import Plan, make_id, plan_assert, plan_close, plan_retract
+from graphmem.query import (
+    Opinion,
+    RecallFilters,
+    RecallHit,
+    TimeView,
+    attach_evidence,
+    build_opinions,
+    hydrate,
+    preset_named,
+    rank,
+)
+from graphmem.reasoning import (
+    POLARITIES,
+    PREFERENCE_OPS,
+    Plan,
+    make_id,
+    plan_assert,
+    plan_close,
+    plan_preference,
+    plan_retract,
+    plan_revise,
+    plan_weigh,
+)
 from graphmem.store import EventQuery, GraphStore, Indexable, StateQuery, StoreStats, WriteBatch, open_store
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
-from graphmem.temporal import parse_expression, parse_point, period_end
+from graphmem.temporal import holds_at, parse_expression, parse_point, period_end
 
-__all__ = ["EntityView", "Memory", "RecordResult", "StateInput"]
+__all__ = ["EntityView", "Memory", "PlanResult", "RecordResult", "StateInput"]
 
 RECENT_EVENTS = 10
 MAX_RECALL = 200  # the most hits one recall returns
@@ -99,6 +127,19 @@ class StateInput:
     subject_type: str | None = None
     object_type: str | None = None
     action: Literal["assert", "close"] = "assert"
+    payload: Mapping[str, Any] | None = None  # details kept with the state (a plan's payload)
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What a write plan changed: the states each state update and preference update ended on."""
+
+    event_id: str
+    states: list[State]
+    preferences: list[State]
+    annotation: Annotation | None
+    threads: list[str]
+    links: list[tuple[str, str]]  # (label, event id)
 
 
 @dataclass(frozen=True)
@@ -530,9 +571,7 @@ class Memory:
             if missing:
                 raise InvalidInput(f"item {missing[0]}: no open state matches this close; nothing to end",
                                    field=f"[{missing[0]}].object")
-            self.store.write(batch)
-            entities.committed()
-            self._index_batch(batch, now)
+            self._commit(batch, entities, now)
         return [state for state in planned if state is not None]
 
     def _plan_states(
@@ -617,6 +656,7 @@ class Memory:
             valid=Interval(start=valid.start, end=None), stated_end=valid.end, recorded_at=now, created_at=now,
             confidence=confidence, scope=r.scope,
             visibility=Visibility.PRIVATE if r.private else Visibility.NORMAL, holder=r.holder,
+            payload=dict(r.payload or {}),
         )
 
     def _add_plan(self, plan: Plan, batch: WriteBatch, now: dt.datetime) -> None:
@@ -627,14 +667,22 @@ class Memory:
         batch.revisions.extend(plan.revisions)
         batch.supersedes.extend(plan.supersedes)
         subjects = {s.id: s for s in (*plan.new_states, *plan.versions, *plan.retractions, *plan.results)}
-        for state_id, events in plan.evidence_targets:
+        targets = [(t, EvidenceStance.SUPPORTS) for t in plan.evidence_targets]
+        targets += [(t, EvidenceStance.CONTRADICTS) for t in plan.contradicting]
+        wanted: list[tuple[str, str]] = []  # evidence events mention what their states are about
+        for (state_id, events), stance in targets:
             for event_id in events:
-                batch.evidence.append((event_id, state_id, EvidenceStance.SUPPORTS, now))
+                batch.evidence.append((event_id, state_id, stance, now))
                 state = subjects.get(state_id)
                 if state is not None:
-                    batch.mentions.append((event_id, state.subject_id))
-                    if state.object_id:
-                        batch.mentions.append((event_id, state.object_id))
+                    wanted.extend((event_id, e) for e in (state.subject_id, state.object_id) if e)
+        if wanted:
+            have = set(batch.mentions)
+            new_events = {e.id for e in batch.events}
+            stored = sorted({e for e, _ in wanted if e not in new_events})
+            if stored:
+                have |= {(e, n) for e, found in self.store.mentions(stored).items() for n in found}
+            batch.mentions.extend(m for m in dict.fromkeys(wanted) if m not in have)
 
     def _timeline_of(self, state_id: str) -> tuple[State, list[State]]:
         found = self.store.states_by_id([state_id])
@@ -725,6 +773,500 @@ class Memory:
         self.store.write(WriteBatch(predicates=[(predicate.name, predicate.model_dump_json())]))
         self.ontology = extended
         return predicate
+
+    # -- opinions and preferences -----------------------------------------------------------------------
+
+    def hold_opinion(
+        self,
+        statement: str,
+        *,
+        holder: str = "self",
+        about: Sequence[str] = (),
+        confidence: object = None,
+        evidence: Sequence[str] = (),
+        valid_from: object = None,
+        scope: str = "global",
+        private: bool = False,
+        reason: str = "formed",
+    ) -> Opinion:
+        """Form an opinion ``holder believes statement`` about ``about`` (entity names; read from the statement
+        when empty). Holding the same statement again weighs each ``evidence`` event as support instead.
+
+        >>> mem = Memory.in_memory(extract=False, embedder="none")
+        >>> op = mem.hold_opinion("Kuzu is fast enough for us", about=["Kuzu"], confidence=0.6)
+        >>> ev = mem.record(content="The 1M benchmark met its target on Kuzu.", kind="experience")
+        >>> round(mem.weigh_opinion(op.id, ev.id).confidence, 2)
+        0.68
+        """
+        with self.store.write_lock():
+            now = self.now()
+            batch = WriteBatch()
+            entities = _EntityCache(self, batch, now)
+            state = self._plan_opinion(statement, holder=holder, about=about, confidence=confidence,
+                                       evidence=evidence, valid_from=valid_from, scope=scope, private=private,
+                                       reason=reason, batch=batch, entities=entities, now=now, known_events=set(),
+                                       timelines=_Timelines(self.store))
+            self._commit(batch, entities, now)
+        return self.opinion(state.id)
+
+    def _plan_opinion(
+        self, statement: str, *, holder: str, about: Sequence[str], confidence: object, evidence: Sequence[str],
+        valid_from: object, scope: str, private: bool, reason: str, batch: WriteBatch, entities: _EntityCache,
+        now: dt.datetime, known_events: set[str], timelines: _Timelines,
+    ) -> State:
+        if not isinstance(statement, str) or not statement.strip():
+            raise InvalidInput("statement is empty; say what is believed", field="statement")
+        statement = " ".join(statement.split())
+        holder_id = entities.resolve(holder, None, field="holder")
+        held = [s for s in timelines.get(holder_id, "believes")
+                if s.object.casefold() == statement.casefold() and s.valid.end is None
+                and s.status is not StateStatus.RETRACTED]
+        if held:
+            current = held[-1]
+            missing = set(evidence) - known_events - self.store.existing_event_ids(set(evidence) - known_events)
+            if missing:
+                raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
+            kinds = {e.id: e.kind for e in self.store.events(list(evidence))}
+            for event_id in evidence:
+                plan = plan_weigh(current, self.ontology.opinions, supports=True, now=now, event_id=event_id,
+                                  weight=self.ontology.opinions.weight(kinds.get(event_id, "observation")),
+                                  reason=f"{reason} (the opinion was stated again)")
+                self._add_plan(plan, batch, now)
+                timelines.apply(plan)
+                current = plan.results[0]
+            return current
+        initial = self.ontology.opinions.initial if confidence is None else confidence
+        request = StateInput(subject=holder, predicate="believes", object=statement, valid_from=valid_from,
+                             evidence=tuple(evidence), confidence=initial, scope=scope, private=private,
+                             holder=holder.strip(), reason=reason)
+        state = self._plan_states([request], batch, entities, now, known_events=known_events)[0]
+        assert state is not None  # an assertion always ends on a state
+        timelines.put(state)
+        names = list(about) or [m.name for m in self.extractor.extract(statement, TimePoint(at=now), tz=self.tz).entities]
+        for name in names:
+            batch.about.append((state.id, entities.resolve(name, None, field="about")))
+        return state
+
+    def weigh_opinion(
+        self,
+        opinion_id: str,
+        event_id: str,
+        *,
+        stance: str = "supports",
+        strong: bool = False,
+        weight: float | None = None,
+        reason: str | None = None,
+    ) -> Opinion:
+        """Weigh one event as evidence for (``supports``) or against (``contradicts``) an opinion.
+
+        The confidence moves by the ontology's opinion rule; the step is a revision naming the event.
+        """
+        if stance not in ("supports", "contradicts"):
+            raise InvalidInput(f"stance must be supports or contradicts, not {stance!r}", field="stance")
+        rule = self.ontology.opinions
+        if weight is not None and (isinstance(weight, bool) or not 0.0 < float(weight) <= rule.max_weight):
+            raise InvalidInput(f"weight must lie in (0, {rule.max_weight}]", field="weight")
+        with self.store.write_lock():
+            opinion = self._opinion_state(opinion_id)
+            found = self.store.events([event_id])
+            if not found:
+                raise NotFound("event", event_id, field="event_id", hint="record the event first")
+            now = self.now()
+            plan = plan_weigh(
+                opinion, rule, supports=stance == "supports", event_id=event_id, now=now,
+                weight=float(weight) if weight is not None else rule.weight(found[0].kind, strong=strong),
+                reason=reason or f"{found[0].kind} evidence {stance} it",
+            )
+            batch = WriteBatch()
+            self._add_plan(plan, batch, now)
+            self.store.write(batch)
+        return self.opinion(opinion_id)
+
+    def _opinion_state(self, opinion_id: str) -> State:
+        found = self.store.states_by_id([opinion_id])
+        if not found or found[0].kind != "opinion":
+            raise NotFound("opinion", opinion_id, field="opinion_id", hint="list them with mem.opinions()")
+        if found[0].status is StateStatus.RETRACTED:
+            raise InvalidInput(f"opinion {opinion_id!r} is retracted; form a new one", field="opinion_id")
+        return found[0]
+
+    def opinion(self, opinion_id: str) -> Opinion:
+        """One opinion with its about-entities, evidence and confidence history."""
+        state = self.store.states_by_id([opinion_id])
+        if not state or state[0].kind != "opinion":
+            raise NotFound("opinion", opinion_id, field="opinion_id", hint="list them with mem.opinions()")
+        return build_opinions(self.store, attach_evidence(self.store, state))[0]
+
+    def opinions(
+        self,
+        *,
+        about: str | None = None,
+        holder: str | None = None,
+        min_confidence: float = 0.0,
+        as_of: object = None,
+        known_at: object = None,
+        include_private: bool = False,
+        scopes: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[Opinion]:
+        """Opinions, most confident first. ``as_of``: those holding then, with the confidence the evidence
+        that had happened by then gave (``confidence_at``); ``known_at``: as memory held them at that
+        transaction time."""
+        if not 0.0 <= min_confidence <= 1.0:
+            raise InvalidInput("min_confidence must lie in [0, 1]", field="min_confidence")
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", field="limit")
+        known = self.known_at(known_at).known if known_at is not None else None
+        subjects: list[str] | None = None
+        wanted: set[str] | None = None
+        if about is not None:
+            wanted = set(self.store.states_about([self.resolve_entity(about, "about")], kinds=["opinion"]))
+            subjects = sorted({s.subject_id for s in self.store.states_by_id(sorted(wanted))})
+        if holder is not None:
+            holder_id = self.resolve_entity(holder, "holder")
+            subjects = [holder_id] if subjects is None or holder_id in subjects else []
+        if subjects == []:
+            return []
+        found = self.store.states(StateQuery(subject_ids=subjects, kinds=["opinion"], known_at=known,
+                                             include_private=include_private, scopes=scopes))
+        found = [s for s in found if wanted is None or s.id in wanted]
+        point = self.parse_time(as_of, "as_of") if as_of is not None else None
+        if point is not None:
+            found = [s for s in found if holds_at(s.valid.start, s.valid.end, point, self.tz)]
+        else:
+            found = [s for s in found if s.valid.end is None]
+        opinions = build_opinions(self.store, attach_evidence(self.store, found))
+        if point is not None:
+            instant = period_end(point, self.tz) - dt.timedelta(microseconds=1)
+            opinions = [replace(o, state=o.state.model_copy(update={"confidence": c}))
+                        for o in opinions if (c := o.confidence_at(instant)) is not None]
+        opinions = [o for o in opinions if o.confidence >= min_confidence]
+        opinions.sort(key=lambda o: (-o.confidence, o.statement, o.id))
+        return opinions[:limit]
+
+    def opinions_bearing_on(self, event_id: str, k: int = 5) -> list[tuple[Opinion, float]]:
+        """The opinions an event most likely bears on, with a score: shared entities plus how close its words
+        are to the statement (the hybrid recall, restricted to opinions)."""
+        found = self.store.events([event_id])
+        if not found:
+            raise NotFound("event", event_id, field="event_id")
+        event = found[0]
+        mentioned = set(self.store.mentions([event_id]).get(event_id, ()))
+        scores: dict[str, float] = {}
+        hits = self.recall(event.content[:MAX_QUERY_CHARS], k=min(MAX_RECALL, 4 * k), types=["state"],
+                           kinds=["opinion"], include_private=True)
+        top = max((h.score for h in hits), default=0.0) or 1.0
+        for h in hits:
+            scores[h.id] = h.score / top
+        about = self.store.about(list(set(scores) | set(self.store.states_about(sorted(mentioned), ["opinion"]))))
+        for state_id, entity_ids in about.items():
+            if entity_ids and mentioned:
+                scores[state_id] = scores.get(state_id, 0.0) + len(mentioned & set(entity_ids)) / len(entity_ids)
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: 4 * k]
+        live = {s.id: s for s in self.store.states_by_id([i for i, _ in best])
+                if s.status is not StateStatus.RETRACTED and s.valid.end is None}
+        opinions = {o.id: o for o in build_opinions(self.store, attach_evidence(self.store, list(live.values())))}
+        return [(opinions[i], round(score, 4)) for i, score in best if i in opinions][:k]
+
+    def update_preference(
+        self,
+        op: str,
+        subject: str,
+        *,
+        polarity: str,
+        domain: str = "other",
+        holder: str = "user",
+        evidence: Sequence[str] = (),
+        reason: str | None = None,
+        note: str | None = None,
+        confidence: object = 1.0,
+        at: object = None,
+    ) -> State:
+        """``upsert_candidate``, ``confirm`` or ``revoke`` a like/dislike of ``subject``. Confirming one
+        polarity revokes the other for the same subject; revoking closes the preference, keeping its history.
+
+        >>> mem = Memory.in_memory(extract=False, embedder="none")
+        >>> _ = mem.update_preference("confirm", "coriander", polarity="like", domain="food")
+        >>> mem.update_preference("confirm", "coriander", polarity="dislike", domain="food").predicate
+        'dislikes'
+        >>> [(p.predicate, p.status.value) for p in mem.preferences(include_revoked=True)]
+        [('dislikes', 'active'), ('likes', 'revoked')]
+        """
+        with self.store.write_lock():
+            now = self.now()
+            batch = WriteBatch()
+            entities = _EntityCache(self, batch, now)
+            state = self._plan_preference(op, subject, polarity=polarity, domain=domain, holder=holder,
+                                          evidence=evidence, reason=reason, note=note, confidence=confidence,
+                                          at=at, batch=batch, entities=entities, now=now, known_events=set(),
+                                          timelines=_Timelines(self.store))
+            self._commit(batch, entities, now)
+        return self.state(state.id)
+
+    def _plan_preference(
+        self, op: str, subject: str, *, polarity: str, domain: str, holder: str, evidence: Sequence[str],
+        reason: str | None, note: str | None, confidence: object, at: object, batch: WriteBatch,
+        entities: _EntityCache, now: dt.datetime, known_events: set[str], timelines: _Timelines,
+    ) -> State:
+        if op not in PREFERENCE_OPS:
+            raise InvalidInput(f"op must be one of {', '.join(PREFERENCE_OPS)}, not {op!r}", field="op")
+        if polarity not in POLARITIES:
+            raise InvalidInput(f"polarity must be like or dislike, not {polarity!r}", field="polarity")
+        self.ontology.check_preference_domain(domain)
+        missing = set(evidence) - known_events - self.store.existing_event_ids(set(evidence) - known_events)
+        if missing:
+            raise NotFound("event", sorted(missing)[0], field="evidence_event_ids", hint="record the event first")
+        when = self._optional_time(at, "at")
+        if when is None and evidence:
+            times = [e.occurred_at for e in self.store.events(list(evidence))]
+            when = max(times, key=lambda p: p.at) if times else None
+        when = when or TimePoint(at=now)
+        name = "likes" if polarity == "like" else "dislikes"
+        other = "dislikes" if polarity == "like" else "likes"
+        request = StateInput(subject=holder, predicate=name, object=subject, valid_from=when, evidence=tuple(evidence),
+                             confidence=confidence, holder=holder.strip(), reason=reason or op, object_type="concept")
+        proposed = self._new_state(request, entities, now).model_copy(update={
+            "status": StateStatus.CANDIDATE if op == "upsert_candidate" else StateStatus.ACTIVE,
+            "payload": {"domain": domain, **({"note": note} if note else {})},
+        })
+        plans, result = plan_preference(
+            op, proposed, timelines.get(proposed.subject_id, name), timelines.get(proposed.subject_id, other),
+            self.ontology.predicate(name), self.ontology.predicate(other), now, tuple(evidence), reason or op, when,
+        )
+        for plan in plans:
+            self._add_plan(plan, batch, now)
+            timelines.apply(plan)
+        return result
+
+    def preferences(
+        self,
+        holder: str = "user",
+        *,
+        domain: str | None = None,
+        include_candidates: bool = True,
+        include_revoked: bool = False,
+    ) -> list[State]:
+        """A holder's likes and dislikes that hold now (candidates marked by their status)."""
+        try:
+            holder_id = self.resolve_entity(holder, "holder")
+        except NotFound:
+            return []
+        found = self.store.states(StateQuery(subject_id=holder_id, kinds=["preference"], include_private=True))
+        keep = {StateStatus.ACTIVE} | ({StateStatus.CANDIDATE} if include_candidates else set()) | (
+            {StateStatus.REVOKED} if include_revoked else set())
+        found = [s for s in found if s.status in keep and (domain is None or s.payload.get("domain") == domain)]
+        found.sort(key=lambda s: (s.object.casefold(), s.predicate, s.recorded_at))
+        return attach_evidence(self.store, found)
+
+    def _commit(self, batch: WriteBatch, entities: _EntityCache, now: dt.datetime) -> None:
+        self.store.write(batch)
+        entities.committed()
+        self._index_batch(batch, now)
+
+    # -- write plans ------------------------------------------------------------------------------------
+
+    def apply_write_plan(self, event_id: str, plan: Mapping[str, Any] | WritePlan) -> PlanResult:
+        """Apply an agent's write plan for one recorded event, all of it in one transaction.
+
+        Every problem of the plan (shape, times, names, unknown events or states) is reported at once, each
+        naming its field (``state_updates.1.valid_from_ts``); a plan with any problem writes nothing.
+        """
+        try:
+            parsed: WritePlan = plan if isinstance(plan, WritePlan) else _validated(WritePlan, plan)
+        except InvalidInput as exc:
+            more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
+            raise InvalidInput(f"write plan rejected, nothing written: {exc.message}{more}", field=exc.field,
+                               problems=exc.problems) from None
+        with self.store.write_lock():
+            found = self.store.events([event_id])
+            if not found:
+                raise NotFound("event", event_id, field="event_id", hint="record the event first")
+            event = found[0]
+            times = self._check_plan(parsed, event)
+            now = self.now()
+            batch = WriteBatch()
+            entities = _EntityCache(self, batch, now)
+            timelines = _Timelines(self.store)
+            annotation = self._plan_annotation(parsed, event, times, batch, entities, now)
+            threads, links = self._plan_context(parsed, event, batch)
+            states = self._plan_state_updates(parsed, event, times, batch, entities, now, timelines)
+            preferences = [
+                self._plan_preference(p.op, p.subject, polarity=p.polarity, domain=p.domain, holder=p.holder,
+                                      evidence=p.evidence_event_ids, reason=p.reason, note=p.note,
+                                      confidence=p.confidence, at=None, batch=batch, entities=entities, now=now,
+                                      known_events=set(), timelines=timelines)
+                for p in parsed.preference_updates
+            ]
+            self._commit(batch, entities, now)
+        return PlanResult(event_id=event.id, states=states, preferences=preferences, annotation=annotation,
+                          threads=threads, links=links)
+
+    def _check_plan(self, plan: WritePlan, event: Event) -> dict[str, TimePoint | None]:
+        """Every problem the plan has against this memory, raised together; the times it gives, parsed."""
+        problems: list[dict[str, str]] = []
+        times: dict[str, TimePoint | None] = {}
+
+        def check(field: str, call: Callable[[], object]) -> None:
+            try:
+                call()
+            except GraphmemError as exc:
+                problems.append({"field": field, "message": exc.message})
+
+        def time(field: str, value: str | None) -> None:
+            if value is not None:
+                check(field, lambda: times.__setitem__(field, self.parse_time(value, field)))
+
+        entity_lists: list[tuple[str, list[PlanEntity]]] = []
+        if plan.event_annotations is not None:
+            ann = plan.event_annotations
+            time("event_annotations.about_start_ts", ann.about_start_ts)
+            time("event_annotations.about_end_ts", ann.about_end_ts)
+            entity_lists.append(("event_annotations.entities", ann.entities))
+        evidence: dict[str, str] = {}
+        state_ids: dict[str, str] = {}
+        for i, su in enumerate(plan.state_updates):
+            at = f"state_updates.{i}"
+            time(f"{at}.valid_from_ts", su.valid_from_ts)
+            time(f"{at}.valid_to_ts", su.valid_to_ts)
+            time(f"{at}.last_confirmed_at", su.last_confirmed_at)
+            if su.predicate is not None:
+                check(f"{at}.predicate", partial(self.ontology.predicate, su.predicate))
+            entity_lists.append((f"{at}.entities", su.entities))
+            evidence.update({e: f"{at}.evidence_event_ids" for e in su.evidence_event_ids})
+            if su.state_id:
+                state_ids[su.state_id] = f"{at}.state_id"
+        for i, pu in enumerate(plan.preference_updates):
+            check(f"preference_updates.{i}.domain", partial(self.ontology.check_preference_domain, pu.domain))
+            evidence.update({e: f"preference_updates.{i}.evidence_event_ids" for e in pu.evidence_event_ids})
+        for i, link in enumerate(plan.context_updates.links if plan.context_updates else ()):
+            check(f"context_updates.links.{i}.label", partial(self.ontology.check_link_label, link.label))
+            evidence.setdefault(link.to_event_id, f"context_updates.links.{i}.to_event_id")
+        for field, found in entity_lists:
+            for j, entity in enumerate(found):
+                check(f"{field}.{j}.type", partial(self.ontology.check_entity_type, entity.type))
+        known = self.store.existing_event_ids(set(evidence) - {event.id}) | {event.id}
+        problems += [{"field": f, "message": f"no event has id {e!r}; record it first"}
+                     for e, f in evidence.items() if e not in known]
+        stored = {s.id: s for s in self.store.states_by_id(list(state_ids))}
+        for state_id, field in state_ids.items():
+            if state_id not in stored:
+                problems.append({"field": field, "message": f"no state has id {state_id!r}"})
+            elif stored[state_id].status is StateStatus.RETRACTED:
+                problems.append({"field": field, "message": f"state {state_id!r} is retracted"})
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise InvalidInput(f"write plan rejected, nothing written: {problems[0]['field']}: "
+                               f"{problems[0]['message']}{more}", field=problems[0]["field"], problems=problems)
+        return times
+
+    def _plan_annotation(
+        self, plan: WritePlan, event: Event, times: Mapping[str, TimePoint | None], batch: WriteBatch,
+        entities: _EntityCache, now: dt.datetime,
+    ) -> Annotation | None:
+        ann, affect = plan.event_annotations, plan.event_affect
+        if ann is None and affect is None:
+            return None
+        about = None
+        if ann is not None:
+            start = times.get("event_annotations.about_start_ts") or _year(ann.about_year_start, self.tz)
+            end = times.get("event_annotations.about_end_ts") or _year(ann.about_year_end, self.tz, after=True)
+            if start is not None or end is not None:
+                about = _validated(Interval, {"start": start, "end": end})
+            for entity in ann.entities:
+                batch.mentions.append((event.id, entities.resolve(entity.name, entity.type, field="entities")))
+        vad = affect.moment_affect_score_vad if affect else None
+        annotation = Annotation(
+            event_id=event.id, recorded_at=now, about=about,
+            about_confidence=ann.about_time_confidence if ann else None, life_stage=ann.life_stage if ann else None,
+            affect_text=affect.moment_affect_text if affect else None,
+            affect_labels=tuple(affect.moment_affect_labels) if affect else (),
+            affect=Affect(valence=vad.v, arousal=vad.a, dominance=vad.d) if vad else None,
+            affect_confidence=affect.moment_affect_confidence if affect else None,
+        )
+        batch.annotations.append(annotation)
+        return annotation
+
+    def _plan_context(self, plan: WritePlan, event: Event, batch: WriteBatch) -> tuple[list[str], list[tuple[str, str]]]:
+        context = plan.context_updates or ContextUpdates()
+        threads = list(dict.fromkeys(t.thread_key for t in context.threads))
+        stored = self.store.known_thread_keys(threads)
+        batch.threads.extend(Thread(key=k, created_at=self.now()) for k in threads if k not in stored)
+        batch.in_thread.extend((event.id, k) for k in threads)
+        links = [(link.label, link.to_event_id) for link in context.links]
+        batch.links.extend((event.id, to, label) for label, to in links)
+        return threads, links
+
+    def _plan_state_updates(
+        self, plan: WritePlan, event: Event, times: Mapping[str, TimePoint | None], batch: WriteBatch,
+        entities: _EntityCache, now: dt.datetime, timelines: _Timelines,
+    ) -> list[State]:
+        """Upserts of new states go through the timeline rules together; updates naming a state follow."""
+        results: dict[int, State] = {}
+        requests: list[tuple[int, StateInput]] = []
+        self_name = event.agent_id if event.agent_id != "unknown" else "self"
+        for i, su in enumerate(plan.state_updates):
+            at = f"state_updates.{i}"
+            if su.op == "upsert" and not su.state_id:
+                requests.append((i, StateInput(
+                    subject=su.subject or (su.entities[0].name if su.entities else self_name),
+                    predicate=su.predicate or _PLAN_PREDICATES.get(su.kind, "note"),
+                    object=su.object or su.body_text, text=su.body_text or None,
+                    valid_from=times.get(f"{at}.valid_from_ts") or event.occurred_at,
+                    valid_to=times.get(f"{at}.valid_to_ts"), evidence=tuple(su.evidence_event_ids),
+                    confidence=su.confidence, scope=event.scope, reason=su.reason, payload=su.payload,
+                    private=event.visibility is Visibility.PRIVATE,
+                )))
+        planned = self._plan_states([r for _, r in requests], batch, entities, now, known_events={event.id})
+        for (i, _), state in zip(requests, planned, strict=True):
+            assert state is not None  # upserts always end on a state
+            results[i] = state
+            timelines.put(state)
+        for i, su in enumerate(plan.state_updates):
+            at = f"state_updates.{i}"
+            if i in results:
+                continue
+            target = self._plan_target(su, at, event, timelines, entities, self_name)
+            current = timelines.get(target.subject_id, target.predicate)
+            if su.op == "upsert":
+                step = plan_revise(target, now, RevisionAction.CONFIRM, su.reason, su.evidence_event_ids,
+                                   confidence=su.confidence, payload={**target.payload, **su.payload} or None)
+            else:
+                end = times.get(f"{at}.valid_to_ts") or event.occurred_at
+                if target.valid.start is not None and end.at < target.valid.start.at:
+                    raise InvalidInput(f"{at}.valid_to_ts is before the state's valid_from; a state cannot end "
+                                       "before it starts", field=f"{at}.valid_to_ts")
+                step = plan_close(current, target.id, end, self.ontology.predicate(target.predicate), now,
+                                  su.reason, su.evidence_event_ids, done=su.op == "mark_done")
+            self._add_plan(step, batch, now)
+            timelines.apply(step)
+            results[i] = step.results[0]
+        for i, su in enumerate(plan.state_updates):
+            batch.about.extend((results[i].id, entities.resolve(e.name, e.type, field=f"state_updates.{i}.entities"))
+                               for e in su.entities)
+        return [results[i] for i in range(len(plan.state_updates))]
+
+    def _plan_target(
+        self, su: StateUpdate, at: str, event: Event, timelines: _Timelines, entities: _EntityCache, self_name: str,
+    ) -> State:
+        """The state a close, mark_done or id-naming upsert acts on: by id, else the live one with its text."""
+        if su.state_id:
+            stored = self.store.states_by_id([su.state_id])[0]
+            return next(s for s in timelines.get(stored.subject_id, stored.predicate) if s.id == stored.id)
+        subject_id = entities.resolve(su.subject or (su.entities[0].name if su.entities else self_name), None,
+                                      field=f"{at}.subject")
+        predicate = su.predicate or _PLAN_PREDICATES.get(su.kind, "note")
+        wanted = (su.object or su.body_text).strip().casefold()
+        live = [s for s in timelines.get(subject_id, predicate)
+                if s.valid.end is None and s.status in (StateStatus.ACTIVE, StateStatus.CANDIDATE)
+                and (s.object.casefold() == wanted or s.text.casefold() == wanted)]
+        if not live:
+            raise InvalidInput(f"{at}: no open {predicate} state of {subject_id!r} says {wanted!r}; give its state_id",
+                               field=f"{at}.state_id")
+        return live[-1]
+
+    def annotation(self, event_id: str) -> Annotation | None:
+        """What write plans added to an event (the time it is about, the moment's affect), if anything."""
+        return self.store.annotations([event_id]).get(event_id)
 
     # -- entities ---------------------------------------------------------------------------------------
 
@@ -1006,6 +1548,8 @@ class Memory:
 
 
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
+# the predicate of a write plan's state update that names none, by its kind
+_PLAN_PREDICATES = {"task": "todo", "summary": "summary", "long_mood_state": "feels"}
 _SHORT_SPAN = re.compile(r"(\d{1,5})\s*([dwmy])")  # "30d": the last 30 days
 _SPAN_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
@@ -1013,6 +1557,31 @@ _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
     "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",
 }
+
+
+class _Timelines:
+    """The current states of each (subject, predicate) during one write, with what the write already planned,
+    so several updates of one plan see each other."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+        self._by: dict[tuple[str, str], list[State]] = {}
+
+    def get(self, subject_id: str, predicate: str) -> list[State]:
+        key = (subject_id, predicate)
+        if key not in self._by:
+            self._by[key] = self._store.states(
+                StateQuery(subject_id=subject_id, predicate=predicate, include_private=True)
+            )
+        return self._by[key]
+
+    def put(self, state: State) -> None:
+        current = self.get(state.subject_id, state.predicate)
+        self._by[(state.subject_id, state.predicate)] = [s for s in current if s.id != state.id] + [state]
+
+    def apply(self, plan: Plan) -> None:
+        for state in (*plan.new_states, *plan.versions, *plan.retractions):
+            self.put(state)
 
 
 class _EntityCache:
@@ -1122,6 +1691,16 @@ def _validated(model: Any, data: Mapping[str, Any]) -> Any:
         ]
         first = problems[0]
         raise InvalidInput(f"{first['field']}: {first['message']}", field=first["field"], problems=problems) from None
+
+
+def _year(year: int | None, tz: dt.tzinfo, *, after: bool = False) -> TimePoint | None:
+    """A plan's about-year as a point: the year's start, or (``after``) the start of the next year."""
+    if year is None:
+        return None
+    if after and year >= 9999:
+        return None
+    start = dt.datetime(year + (1 if after else 0), 1, 1, tzinfo=tz).astimezone(UTC)
+    return TimePoint(at=start, granularity=Granularity.YEAR)
 
 
 def _clean(message: str) -> str:

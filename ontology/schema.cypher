@@ -11,11 +11,13 @@ CREATE NODE TABLE Alias(key STRING, entity_id STRING, PRIMARY KEY(key));
 // Thread: a conversation, session or topic
 CREATE NODE TABLE Thread(key STRING, title STRING, created_at TIMESTAMP, PRIMARY KEY(key));
 // State: a state's current version; its history is on its HAS_STATE edges and revisions
-CREATE NODE TABLE State(id STRING, kind STRING, subject_id STRING, predicate STRING, object_id STRING, object STRING, text STRING, valid_from TIMESTAMP, valid_from_g STRING, valid_to TIMESTAMP, valid_to_g STRING, stated_end TIMESTAMP, stated_end_g STRING, created_at TIMESTAMP, recorded_at TIMESTAMP, retracted_at TIMESTAMP, last_confirmed_at TIMESTAMP, confidence DOUBLE, status STRING, scope STRING, private BOOLEAN, holder STRING, done BOOLEAN, PRIMARY KEY(id));
+CREATE NODE TABLE State(id STRING, kind STRING, subject_id STRING, predicate STRING, object_id STRING, object STRING, text STRING, valid_from TIMESTAMP, valid_from_g STRING, valid_to TIMESTAMP, valid_to_g STRING, stated_end TIMESTAMP, stated_end_g STRING, created_at TIMESTAMP, recorded_at TIMESTAMP, retracted_at TIMESTAMP, last_confirmed_at TIMESTAMP, confidence DOUBLE, status STRING, scope STRING, private BOOLEAN, holder STRING, done BOOLEAN, payload STRING, PRIMARY KEY(id));
 // Revision: one change of a state, with its reason
 CREATE NODE TABLE Revision(id STRING, state_id STRING, at TIMESTAMP, action STRING, reason STRING, valid_from TIMESTAMP, valid_from_g STRING, valid_to TIMESTAMP, valid_to_g STRING, status STRING, confidence DOUBLE, evidence_ids STRING[], PRIMARY KEY(id));
 // DefinedPredicate: predicates defined at run time (JSON)
 CREATE NODE TABLE DefinedPredicate(name STRING, definition STRING, PRIMARY KEY(name));
+// Annotation: what a write plan added to an event: the time it is about, the affect of the moment
+CREATE NODE TABLE Annotation(event_id STRING, recorded_at TIMESTAMP, about_start TIMESTAMP, about_start_g STRING, about_end TIMESTAMP, about_end_g STRING, about_confidence DOUBLE, life_stage STRING, affect_text STRING, affect_labels STRING[], affect_valence DOUBLE, affect_arousal DOUBLE, affect_dominance DOUBLE, affect_confidence DOUBLE, PRIMARY KEY(event_id));
 // HAS_STATE: one version of a state: valid time and transaction time
 CREATE REL TABLE HAS_STATE(FROM Entity TO State, predicate STRING, valid_from TIMESTAMP, valid_from_g STRING, valid_to TIMESTAMP, valid_to_g STRING, status STRING, confidence DOUBLE, recorded_at TIMESTAMP, replaced_at TIMESTAMP, retracted_at TIMESTAMP);
 // OBJECT: the entity a state points at
@@ -27,4 +29,7 @@ CREATE REL TABLE IN_THREAD(FROM Event TO Thread);
 CREATE REL TABLE LINK(FROM Event TO Event, label STRING);
 CREATE REL TABLE SUPERSEDES(FROM State TO State, at TIMESTAMP);
 CREATE REL TABLE HAS_REVISION(FROM State TO Revision);
+// ABOUT: the entities an opinion or a noted state is about
+CREATE REL TABLE ABOUT(FROM State TO Entity);
 // migration 0001_initial: 15 statements
+// migration 0002_opinions_and_plans: 3 statements

@@ -3,6 +3,7 @@
 from graphmem.ontology.models import (
     AGENT_ID_PATTERN,
     Affect,
+    Annotation,
     Entity,
     Event,
     EventDraft,
@@ -21,12 +22,20 @@ from graphmem.ontology.models import (
     slugify,
 )
 from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint, to_utc
-from graphmem.ontology.vocabulary import Cardinality, Ontology, Predicate, core_ontology_path, load_ontology
+from graphmem.ontology.vocabulary import (
+    Cardinality,
+    Ontology,
+    OpinionRule,
+    Predicate,
+    core_ontology_path,
+    load_ontology,
+)
 
 __all__ = [
     "AGENT_ID_PATTERN",
     "UTC",
     "Affect",
+    "Annotation",
     "Cardinality",
     "Entity",
     "Event",
@@ -36,6 +45,7 @@ __all__ = [
     "Granularity",
     "Interval",
     "Ontology",
+    "OpinionRule",
     "Predicate",
     "Revision",
     "RevisionAction",

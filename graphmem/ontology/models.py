@@ -20,6 +20,7 @@ __all__ = [
     "DEDUPE_KEY_PATTERN",
     "MAX_CONTENT_CHARS",
     "Affect",
+    "Annotation",
     "Entity",
     "Event",
     "EventDraft",
@@ -213,9 +214,12 @@ class EvidenceStance(str, Enum):
 
 
 class StateStatus(str, Enum):
-    """``active``: open-ended; ``closed``: ended explicitly; ``superseded``: ended by its successor."""
+    """``active``: open-ended; ``closed``: ended explicitly; ``superseded``: ended by its successor;
+    ``candidate``: proposed but not confirmed (a preference guessed, not stated); ``revoked``: a preference
+    withdrawn or overruled by the opposite one."""
 
     ACTIVE = "active"
+    CANDIDATE = "candidate"
     CLOSED = "closed"
     SUPERSEDED = "superseded"
     DONE = "done"
@@ -265,6 +269,7 @@ class State(BaseModel):
     scope: str = "global"
     visibility: Visibility = Visibility.NORMAL
     holder: str | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)  # details by kind: a preference's domain and note
     evidence: tuple[Evidence, ...] = ()
     throughout: bool | None = None
 
@@ -285,6 +290,8 @@ class RevisionAction(str, Enum):
     REOPEN = "reopen"
     RETRACT = "retract"
     MARK_DONE = "mark_done"
+    REWEIGH = "reweigh"  # an opinion's confidence moved with new evidence
+    REVOKE = "revoke"
 
 
 class Revision(BaseModel):
@@ -301,3 +308,23 @@ class Revision(BaseModel):
     status: StateStatus
     confidence: float
     evidence_ids: tuple[str, ...] = ()
+
+
+class Annotation(BaseModel):
+    """What a write plan adds to an event without changing it: the time it is about and the moment's affect.
+
+    ``about`` is the period the event talks about ("when I was at university"), which may lie far from when
+    it was written; the latest annotation of an event replaces the earlier one.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    event_id: str
+    recorded_at: dt.datetime
+    about: Interval | None = None
+    about_confidence: float | None = None
+    life_stage: str | None = None
+    affect_text: str | None = None
+    affect_labels: tuple[str, ...] = ()
+    affect: Affect | None = None
+    affect_confidence: float | None = None

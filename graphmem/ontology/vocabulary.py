@@ -20,6 +20,7 @@ from graphmem.errors import OntologyError, UnknownPredicate
 __all__ = [
     "Cardinality",
     "Ontology",
+    "OpinionRule",
     "Predicate",
     "core_ontology_path",
     "load_ontology",
@@ -65,6 +66,43 @@ class Predicate(BaseModel):
         return self.cardinality is Cardinality.ONE
 
 
+class OpinionRule(BaseModel):
+    """How evidence moves an opinion's confidence ``c`` (one config for every opinion).
+
+    Support: ``c += step * (1 - c) * w``; contradiction: ``c -= step * c * w``. ``w`` is the evidence event's
+    kind weight (``weights``, else ``default_weight``), times ``strong`` for evidence marked strong, capped
+    at ``max_weight``. With the defaults one ordinary piece of evidence moves ``c`` by at most 0.2 of the
+    distance to 0 or 1, so a large move needs several pieces or a strong one.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    step: float = Field(default=0.2, gt=0.0, le=1.0)
+    default_weight: float = Field(default=0.5, gt=0.0, le=1.0)
+    weights: dict[str, float] = {}
+    strong: float = Field(default=2.0, ge=1.0)
+    max_weight: float = Field(default=2.5, gt=0.0)
+    initial: float = Field(default=0.5, ge=0.0, le=1.0)  # an opinion's confidence when none is given
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = [k for k, w in value.items() if not 0.0 < w <= 1.0]
+        if bad:
+            raise ValueError(f"weights must lie in (0, 1]; check {', '.join(sorted(bad))}")
+        return value
+
+    def weight(self, event_kind: str, *, strong: bool = False) -> float:
+        w = self.weights.get(event_kind, self.default_weight) * (self.strong if strong else 1.0)
+        return min(w, self.max_weight)
+
+    def moved(self, confidence: float, supports: bool, weight: float) -> float:
+        """The confidence after one piece of evidence of ``weight``, kept inside [0, 1]."""
+        move = min(self.step * weight, 1.0)
+        new = confidence + move * (1.0 - confidence) if supports else confidence - move * confidence
+        return round(min(1.0, max(0.0, new)), 6)
+
+
 class Ontology(BaseModel):
     """The whole vocabulary; immutable, extended by building a new one."""
 
@@ -77,6 +115,8 @@ class Ontology(BaseModel):
     link_labels: dict[str, Described]
     event_kinds: dict[str, Described]
     privacy_tags: dict[str, PrivacyTag]
+    opinions: OpinionRule = OpinionRule()
+    preference_domains: dict[str, Described] = {}
 
     @field_validator("predicates", mode="before")
     @classmethod
@@ -115,6 +155,15 @@ class Ontology(BaseModel):
                 f"unknown link label {label!r}; known: {', '.join(sorted(self.link_labels))}", field=field
             )
         return label
+
+    def check_preference_domain(self, domain: str, *, field: str = "domain") -> str:
+        if domain not in self.preference_domains:
+            raise OntologyError(
+                f"unknown preference domain {domain!r}; known: {', '.join(sorted(self.preference_domains))}; "
+                "add it under preference_domains in your ontology file",
+                field=field,
+            )
+        return domain
 
     def privacy_action(self, tag: str) -> str | None:
         found = self.privacy_tags.get(tag)

@@ -1,5 +1,6 @@
 """Read paths: time views over states, and recall (hybrid search)."""
 
+from graphmem.query.opinions import ConfidenceChange, Opinion, build_opinions
 from graphmem.query.recall import (
     PRESETS,
     Preset,
@@ -14,12 +15,15 @@ from graphmem.query.views import TimeView, attach_evidence
 
 __all__ = [
     "PRESETS",
+    "ConfidenceChange",
+    "Opinion",
     "Preset",
     "Ranked",
     "RecallFilters",
     "RecallHit",
     "TimeView",
     "attach_evidence",
+    "build_opinions",
     "hydrate",
     "preset_named",
     "rank",

@@ -41,6 +41,8 @@ class Assertion:
     created_at: dt.datetime
     done: bool = False
     seq: int = 0  # order among assertions created in the same transaction
+    open_status: StateStatus = StateStatus.ACTIVE  # while it holds open-ended (a preference may be a candidate)
+    end_status: StateStatus = StateStatus.CLOSED  # once its own end is stated (a preference may be revoked)
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,8 @@ def _start(a: Assertion) -> dt.datetime:
 
 def _own_end(a: Assertion) -> Resolved:
     if a.stated_end is None:
-        return Resolved(valid_to=None, status=StateStatus.DONE if a.done else StateStatus.ACTIVE)
-    return Resolved(valid_to=a.stated_end, status=StateStatus.DONE if a.done else StateStatus.CLOSED)
+        return Resolved(valid_to=None, status=StateStatus.DONE if a.done else a.open_status)
+    return Resolved(valid_to=a.stated_end, status=StateStatus.DONE if a.done else a.end_status)
 
 
 def _bounded(current: Assertion, successor: Assertion | None) -> Resolved:

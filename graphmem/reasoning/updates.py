@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graphmem.errors import InvalidInput
 from graphmem.ontology import (
@@ -26,7 +26,7 @@ from graphmem.ontology import (
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
 from graphmem.temporal import holds_at
 
-__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_retract"]
+__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_retract", "plan_revise"]
 
 
 def make_id(prefix: str, *parts: object) -> str:
@@ -46,6 +46,7 @@ class Plan:
     revisions: list[Revision] = field(default_factory=list)
     supersedes: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
     evidence_targets: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # (state id, event ids)
+    contradicting: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # evidence against a state
     results: list[State] = field(default_factory=list)  # the state each request ended on, in request order
 
     def revise(
@@ -61,8 +62,13 @@ class Plan:
         )
 
 
-def _assertion(s: State, seq: int = 0) -> Assertion:
-    return Assertion(s.id, s.valid.start, s.stated_end, s.created_at, done=s.status is StateStatus.DONE, seq=seq)
+def _assertion(s: State, seq: int = 0, *, end_status: StateStatus | None = None) -> Assertion:
+    """What the timeline needs of ``s``; a candidate stays a candidate and a revoked state stays revoked."""
+    open_status = StateStatus.CANDIDATE if s.status is StateStatus.CANDIDATE else StateStatus.ACTIVE
+    if end_status is None:
+        end_status = StateStatus.REVOKED if s.status is StateStatus.REVOKED else StateStatus.CLOSED
+    return Assertion(s.id, s.valid.start, s.stated_end, s.created_at, done=s.status is StateStatus.DONE, seq=seq,
+                     open_status=open_status, end_status=end_status)
 
 
 def _same_object(a: State, b: State) -> bool:
@@ -133,8 +139,9 @@ def plan_close(
     evidence: Sequence[str],
     *,
     done: bool = False,
+    revoke: bool = False,
 ) -> Plan:
-    """End a state at ``end`` (``done`` marks a task done then)."""
+    """End a state at ``end`` (``done`` marks a task done then; ``revoke`` withdraws a preference then)."""
     plan = Plan()
     live = [s for s in current if s.status is not StateStatus.RETRACTED]
     target = next((s for s in live if s.id == state_id), None)
@@ -146,15 +153,51 @@ def plan_close(
             "a state cannot end before it starts",
             field="valid_to",
         )
+    ending = StateStatus.REVOKED if revoke else StateStatus.CLOSED
     assertions = [
-        _assertion(s) if s.id != state_id else Assertion(s.id, s.valid.start, end, s.created_at, done=done)
+        _assertion(s) if s.id != state_id else replace(_assertion(s, end_status=ending), stated_end=end, done=done)
         for s in live
     ]
     resolved = resolve_timeline(assertions, single_valued=predicate.single_valued)
-    action = RevisionAction.MARK_DONE if done else RevisionAction.CLOSE
+    action = RevisionAction.MARK_DONE if done else RevisionAction.REVOKE if revoke else RevisionAction.CLOSE
     _diff(live, resolved, now, plan, forced={state_id: (action, reason, evidence, end)})
     plan.evidence_targets.append((state_id, evidence))
     plan.results = [next((v for v in plan.versions if v.id == state_id), target)]
+    return plan
+
+
+def plan_revise(
+    state: State,
+    now: dt.datetime,
+    action: RevisionAction,
+    reason: str,
+    evidence: Sequence[str],
+    *,
+    confidence: float | None = None,
+    status: StateStatus | None = None,
+    payload: dict[str, object] | None = None,
+    contradicts: bool = False,
+) -> Plan:
+    """A new version of ``state`` with a changed confidence, status or payload; its validity stays.
+
+    The previous version stays readable under ``known_at``, so "how sure were we then" has an answer.
+    """
+    plan = Plan()
+    changes: dict[str, object] = {"recorded_at": now}
+    if confidence is not None:
+        changes["confidence"] = confidence
+    if status is not None:
+        changes["status"] = status
+    if payload is not None:
+        changes["payload"] = payload
+    if action is RevisionAction.CONFIRM:
+        changes["last_confirmed_at"] = now
+        plan.confirmations.append((state.id, now))
+    version = state.model_copy(update=changes)
+    plan.versions.append(version)
+    plan.revise(version, action, reason, now, evidence)
+    (plan.contradicting if contradicts else plan.evidence_targets).append((state.id, evidence))
+    plan.results = [version]
     return plan
 
 

@@ -27,7 +27,17 @@ import kuzu
 import pyarrow as pa
 
 from graphmem.errors import DuplicateKey, StoreError, StoreLocked
-from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, StateStatus, Thread
+from graphmem.ontology import (
+    Annotation,
+    Entity,
+    Event,
+    Evidence,
+    EvidenceStance,
+    Revision,
+    State,
+    StateStatus,
+    Thread,
+)
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache
 from graphmem.store.port import EventQuery, Indexable, StateQuery, StoreStats, WriteBatch
@@ -269,6 +279,10 @@ class KuzuStore:
         self._link(tx, "SUPERSEDES", "State", "State", [(n, o, {"at": rows.naive(at)}) for n, o, at in b.supersedes])
         self._insert(tx, "Revision", [rows.revision_row(r) for r in b.revisions])
         self._link(tx, "HAS_REVISION", "State", "Revision", [(r.state_id, r.id, {}) for r in b.revisions])
+        self._link(tx, "ABOUT", "State", "Entity", [(st, en, {}) for st, en in dict.fromkeys(b.about)])
+        for a in b.annotations:
+            self._run(tx, "MATCH (a:Annotation {event_id: $event_id}) DELETE a", {"event_id": a.event_id})
+            self._run(tx, _CREATE["Annotation"], rows.annotation_row(a))
 
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
@@ -333,12 +347,19 @@ class KuzuStore:
         where = ["($private OR NOT e.private)", "($any_scope OR e.scope IN $scopes)"]
         params: dict[str, Any] = {"private": query.include_private, "any_scope": query.scopes is None,
                                   "scopes": list(query.scopes or []), "limit": query.limit}
-        pattern = "MATCH (e:Event)"
-        if query.entity_id is not None:  # from the entity's own adjacency list, not a scan of events
-            pattern = "MATCH (:Entity {id: $entity_id})<-[:MENTIONS]-(e:Event)"
+        # from the entity's or thread's own adjacency list, not a scan of events; a thread holds the events
+        # recorded in it and those a write plan added to it
+        paths = ["(e:Event)"]
+        if query.entity_id is not None:
+            paths = ["(:Entity {id: $entity_id})<-[:MENTIONS]-(e:Event)"]
             params["entity_id"] = query.entity_id
-        for name, clause in (("since", "e.occurred_at >= $since"), ("until", "e.occurred_at < $until"),
-                             ("thread", "e.thread = $thread")):
+        if query.thread is not None:
+            paths.append("(:Thread {key: $thread})<-[:IN_THREAD]-(e)" if query.entity_id is not None
+                         else "(:Thread {key: $thread})<-[:IN_THREAD]-(e:Event)")
+            paths = paths[1:] if paths[0] == "(e:Event)" else paths
+            params["thread"] = query.thread
+        pattern = "MATCH " + ", ".join(paths)
+        for name, clause in (("since", "e.occurred_at >= $since"), ("until", "e.occurred_at < $until")):
             value = getattr(query, name)
             if value is not None:
                 where.append(clause)
@@ -447,6 +468,21 @@ class KuzuStore:
             for state_id, found in links.items()
         }
 
+    def about(self, state_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {i: [] for i in state_ids}
+        for r in self._lookup("(s:State)-[:ABOUT]->(n:Entity)", "s.id", "s.id AS s, n.id AS n", state_ids):
+            out[r["s"]].append(r["n"])
+        return out
+
+    def states_about(self, entity_ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[str]:
+        found = self._lookup("(s:State)-[:ABOUT]->(n:Entity)", "n.id", "s.id AS s, s.kind AS kind", entity_ids)
+        return list(dict.fromkeys(r["s"] for r in found if kinds is None or r["kind"] in kinds))
+
+    def annotations(self, event_ids: Sequence[str]) -> dict[str, Annotation]:
+        cols = ", ".join(f"a.{c} AS {c}" for c in _TABLES["Annotation"].column_names)
+        found = self._lookup("(a:Annotation)", "a.event_id", cols, event_ids)
+        return {r["event_id"]: rows.annotation_from_row(r) for r in found}
+
     def revisions(self, state_id: str) -> list[Revision]:
         cols = ", ".join(f"r.{c} AS {c}" for c in _TABLES["Revision"].column_names)
         found = self._rows(
@@ -548,6 +584,9 @@ def _state_filters(q: StateQuery) -> tuple[list[str], dict[str, Any]]:
     if q.scopes is not None:
         where.append("s.scope IN $scopes")
         params["scopes"] = list(q.scopes)
+    if q.kinds is not None:
+        where.append("s.kind IN $kinds")
+        params["kinds"] = list(q.kinds)
     return where, params
 
 
@@ -580,6 +619,8 @@ def _keep(q: StateQuery, r: dict[str, Any]) -> bool:
     if q.ends_after is not None and vt is not None and not vt >= rows.naive(q.ends_after):
         return False
     if not q.include_private and r["s_private"]:
+        return False
+    if q.kinds is not None and r["s_kind"] not in q.kinds:
         return False
     return q.scopes is None or r["s_scope"] in q.scopes
 

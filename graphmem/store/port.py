@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graphmem.ontology import Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
+from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
 
 __all__ = ["EventQuery", "GraphStore", "Indexable", "StateQuery", "StoreStats", "WriteBatch"]
 
@@ -37,6 +37,8 @@ class WriteBatch:
     supersedes: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (newer, older, at)
     revisions: list[Revision] = field(default_factory=list)
     predicates: list[tuple[str, str]] = field(default_factory=list)  # (name, JSON definition)
+    about: list[tuple[str, str]] = field(default_factory=list)  # (state id, entity id)
+    annotations: list[Annotation] = field(default_factory=list)  # replace the event's earlier annotation
 
     def __len__(self) -> int:
         return sum(len(v) for v in vars(self).values())
@@ -62,6 +64,7 @@ class StateQuery:
     scopes: Sequence[str] | None = None
     include_private: bool = False
     limit: int | None = None
+    kinds: Sequence[str] | None = None  # state kinds (opinion, preference, ...)
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,16 @@ class GraphStore(Protocol):
     def evidence_links(self, state_ids: Sequence[str]) -> dict[str, list[tuple[str, EvidenceStance, dt.datetime]]]:
         """(event id, stance, at) of each state's evidence, oldest first, without the events."""
         ...
+
+    def about(self, state_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Entity ids each state is about (its ABOUT edges)."""
+        ...
+
+    def states_about(self, entity_ids: Sequence[str], kinds: Sequence[str] | None = None) -> list[str]:
+        """Ids of the states about any of ``entity_ids`` (of the given kinds), current versions only."""
+        ...
+
+    def annotations(self, event_ids: Sequence[str]) -> dict[str, Annotation]: ...
 
     def revisions(self, state_id: str) -> list[Revision]: ...
 

@@ -6,11 +6,13 @@ Engine-neutral: any adapter that stores the columns of :mod:`graphmem.store.sche
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from graphmem.ontology import (
     Affect,
+    Annotation,
     Entity,
     Event,
     Evidence,
@@ -28,6 +30,8 @@ from graphmem.ontology import (
 )
 
 __all__ = [
+    "annotation_from_row",
+    "annotation_row",
     "aware",
     "entity_from_row",
     "entity_row",
@@ -142,7 +146,7 @@ def state_row(s: State) -> dict[str, Any]:
         "recorded_at": naive(s.recorded_at), "retracted_at": naive(s.retracted_at),
         "last_confirmed_at": naive(s.last_confirmed_at), "confidence": s.confidence, "status": s.status.value,
         "scope": s.scope, "private": s.visibility is Visibility.PRIVATE, "holder": s.holder,
-        "done": s.status is StateStatus.DONE,
+        "done": s.status is StateStatus.DONE, "payload": json.dumps(s.payload, sort_keys=True) if s.payload else "",
     }
 
 
@@ -172,7 +176,7 @@ def state_from_row(subject: str, s: Row, h: Row | None) -> State:
         last_confirmed_at=aware(s["last_confirmed_at"]), confidence=v["confidence"],
         status=StateStatus(v["status"]), scope=s["scope"],
         visibility=Visibility.PRIVATE if s["private"] else Visibility.NORMAL, holder=s["holder"],
-        evidence=(), throughout=None,
+        payload=json.loads(s["payload"]) if s.get("payload") else {}, evidence=(), throughout=None,
     )
 
 
@@ -194,6 +198,33 @@ def revision_from_row(r: Row) -> Revision:
             start=point(r["valid_from"], r["valid_from_g"]), end=point(r["valid_to"], r["valid_to_g"])
         ),
         status=StateStatus(r["status"]), confidence=r["confidence"], evidence_ids=tuple(r["evidence_ids"] or ()),
+    )
+
+
+def annotation_row(a: Annotation) -> dict[str, Any]:
+    start, start_g = _split(a.about.start if a.about else None)
+    end, end_g = _split(a.about.end if a.about else None)
+    return {
+        "event_id": a.event_id, "recorded_at": naive(a.recorded_at), "about_start": start, "about_start_g": start_g,
+        "about_end": end, "about_end_g": end_g, "about_confidence": a.about_confidence, "life_stage": a.life_stage,
+        "affect_text": a.affect_text, "affect_labels": list(a.affect_labels),
+        "affect_valence": a.affect.valence if a.affect else None,
+        "affect_arousal": a.affect.arousal if a.affect else None,
+        "affect_dominance": a.affect.dominance if a.affect else None,
+        "affect_confidence": a.affect_confidence,
+    }
+
+
+def annotation_from_row(r: Row) -> Annotation:
+    start, end = point(r["about_start"], r["about_start_g"]), point(r["about_end"], r["about_end_g"])
+    affect = None
+    if r["affect_valence"] is not None:
+        affect = Affect(valence=r["affect_valence"], arousal=r["affect_arousal"], dominance=r["affect_dominance"])
+    return Annotation.model_construct(
+        event_id=r["event_id"], recorded_at=required(r["recorded_at"]),
+        about=Interval.model_construct(start=start, end=end) if start or end else None,
+        about_confidence=r["about_confidence"], life_stage=r["life_stage"], affect_text=r["affect_text"],
+        affect_labels=tuple(r["affect_labels"] or ()), affect=affect, affect_confidence=r["affect_confidence"],
     )
 
 

@@ -14,17 +14,26 @@ __all__ = ["MIGRATIONS", "NODES", "RELS", "Migration", "Table", "render_cypher"]
 
 @dataclass(frozen=True)
 class Table:
+    """A node or edge table. ``added`` are columns later migrations appended (``ALTER TABLE ... ADD``)."""
+
     name: str
-    columns: tuple[tuple[str, str], ...]
+    initial: tuple[tuple[str, str], ...]
     endpoints: tuple[str, str] | None = None  # (FROM, TO) for edge tables
     doc: str = ""
+    added: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def columns(self) -> tuple[tuple[str, str], ...]:
+        """Every column, in storage order (the initial ones, then the added ones)."""
+        return self.initial + self.added
 
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c for c, _ in self.columns)
 
-    def ddl(self) -> str:
-        cols = ", ".join(f"{c} {t}" for c, t in self.columns)
+    def ddl(self, *, initial: bool = False) -> str:
+        """``CREATE`` for the table's current shape, or for its shape when it was first created."""
+        cols = ", ".join(f"{c} {t}" for c, t in (self.initial if initial else self.columns))
         if self.endpoints is None:
             return f"CREATE NODE TABLE {self.name}({cols}, PRIMARY KEY({self.columns[0][0]}))"
         src, dst = self.endpoints
@@ -69,6 +78,7 @@ NODES: tuple[Table, ...] = (
             ("scope", _S), ("private", "BOOLEAN"), ("holder", _S), ("done", "BOOLEAN"),
         ),
         doc="a state's current version; its history is on its HAS_STATE edges and revisions",
+        added=(("payload", _S),),  # 0002: JSON details (a preference's domain and note, a plan's payload)
     ),
     Table(
         "Revision",
@@ -80,6 +90,16 @@ NODES: tuple[Table, ...] = (
         doc="one change of a state, with its reason",
     ),
     Table("DefinedPredicate", (("name", _S), ("definition", _S)), doc="predicates defined at run time (JSON)"),
+    Table(
+        "Annotation",
+        (
+            ("event_id", _S), ("recorded_at", _TS), ("about_start", _TS), ("about_start_g", _S),
+            ("about_end", _TS), ("about_end_g", _S), ("about_confidence", "DOUBLE"), ("life_stage", _S),
+            ("affect_text", _S), ("affect_labels", "STRING[]"), ("affect_valence", "DOUBLE"),
+            ("affect_arousal", "DOUBLE"), ("affect_dominance", "DOUBLE"), ("affect_confidence", "DOUBLE"),
+        ),
+        doc="what a write plan added to an event: the time it is about, the affect of the moment",
+    ),
 )
 
 RELS: tuple[Table, ...] = (
@@ -100,7 +120,12 @@ RELS: tuple[Table, ...] = (
     Table("LINK", (("label", _S),), endpoints=("Event", "Event")),
     Table("SUPERSEDES", (("at", _TS),), endpoints=("State", "State")),
     Table("HAS_REVISION", (), endpoints=("State", "Revision")),
+    Table("ABOUT", (), endpoints=("State", "Entity"), doc="the entities an opinion or a noted state is about"),
 )
+
+_INITIAL = ("Event", "Entity", "Alias", "Thread", "State", "Revision", "DefinedPredicate", "HAS_STATE", "OBJECT",
+            "EVIDENCE", "MENTIONS", "IN_THREAD", "LINK", "SUPERSEDES", "HAS_REVISION")
+_BY_NAME = {t.name: t for t in (*NODES, *RELS)}
 
 
 @dataclass(frozen=True)
@@ -110,7 +135,15 @@ class Migration:
 
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration("0001_initial", tuple(t.ddl() for t in (*NODES[1:], *RELS))),
+    Migration("0001_initial", tuple(_BY_NAME[name].ddl(initial=True) for name in _INITIAL)),
+    Migration(
+        "0002_opinions_and_plans",
+        (
+            "ALTER TABLE State ADD payload STRING DEFAULT ''",
+            _BY_NAME["Annotation"].ddl(),
+            _BY_NAME["ABOUT"].ddl(),
+        ),
+    ),
 )
 
 

@@ -22,11 +22,29 @@ def test_checked_in_schema_matches_the_generated_one():
 def test_migrations_are_recorded_and_applied_once(tmp_path):
     path = tmp_path / "m.kuzu"
     store = KuzuStore(path)
-    assert store.migrations() == ["0001_initial"]
+    assert store.migrations() == ["0001_initial", "0002_opinions_and_plans"]
     store.close()
     store = KuzuStore(path)
-    assert store.migrations() == ["0001_initial"]
+    assert store.migrations() == ["0001_initial", "0002_opinions_and_plans"]
     store.close()
+
+
+def test_a_database_made_before_a_migration_is_upgraded_in_place(tmp_path, monkeypatch):
+    from graphmem.store import kuzu_store
+
+    path = tmp_path / "old.kuzu"
+    monkeypatch.setattr(kuzu_store, "MIGRATIONS", kuzu_store.MIGRATIONS[:1])
+    old = KuzuStore(path)
+    assert old.migrations() == ["0001_initial"]
+    old.close()
+    with Memory.open(path, extract=False) as mem:  # the memory's first writes: events and entities only
+        ev = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
+    monkeypatch.undo()
+    with Memory.open(path, extract=False) as mem:
+        assert mem.store.migrations() == ["0001_initial", "0002_opinions_and_plans"]
+        assert mem.get([ev.id])[0].content == "Peter moved to Marrakesh."
+        state = mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27", evidence=[ev.id])
+        assert mem.state(state.id).payload == {}
 
 
 def test_times_are_stored_as_utc_whatever_the_offset(tmp_path):

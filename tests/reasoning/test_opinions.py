@@ -1,0 +1,125 @@
+import datetime as dt
+
+import pytest
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.ontology import EvidenceStance, OpinionRule, load_ontology
+
+
+def test_the_rule_moves_confidence_in_small_steps_and_stays_in_bounds():
+    rule = OpinionRule(step=0.2, default_weight=0.5, weights={"experience": 1.0})
+    assert rule.moved(0.5, True, rule.weight("experience")) == pytest.approx(0.6)
+    assert rule.moved(0.5, False, rule.weight("experience")) == pytest.approx(0.4)
+    assert rule.moved(0.5, True, rule.weight("chat")) == pytest.approx(0.55)  # unknown kind: default weight
+    assert rule.moved(0.5, True, rule.weight("experience", strong=True)) == pytest.approx(0.7)
+    c = 0.5
+    for _ in range(200):
+        c = rule.moved(c, True, rule.weight("experience", strong=True))
+    assert 0.99 < c <= 1.0
+    for _ in range(200):
+        c = rule.moved(c, False, rule.weight("experience", strong=True))
+    assert 0.0 <= c < 0.01
+
+
+def test_the_rule_lives_in_the_ontology():
+    rule = load_ontology().opinions
+    assert rule.weights["experience"] > rule.weights["opinion"]
+
+
+def test_a_single_piece_of_evidence_is_a_small_move_repeated_evidence_a_large_one(mem):
+    op = mem.hold_opinion("Kuzu is fast enough for us", about=["Kuzu"], confidence=0.5)
+    first = mem.record(content="The benchmark met its target on Kuzu.", kind="experience", occurred_at="2025-11-03")
+    after_one = mem.weigh_opinion(op.id, first.id).confidence
+    assert 0.5 < after_one <= 0.6
+    for day in range(4, 9):
+        ev = mem.record(content=f"Day {day}: Kuzu answered every query in time.", kind="experience",
+                        occurred_at=f"2025-11-0{day}")
+        mem.weigh_opinion(op.id, ev.id)
+    assert mem.opinion(op.id).confidence > 0.8
+
+
+def test_every_change_is_a_revision_with_before_after_evidence_and_reason(mem):
+    op = mem.hold_opinion("Remote work suits the team", about=["team"], confidence=0.6)
+    good = mem.record(content="The team shipped early while remote.", kind="experience", occurred_at="2025-11-10")
+    bad = mem.record(content="Remote standups were chaotic.", kind="observation", occurred_at="2025-11-20")
+    mem.weigh_opinion(op.id, good.id)
+    opinion = mem.weigh_opinion(op.id, bad.id, stance="contradicts", reason="standups fell apart")
+    steps = opinion.history
+    assert [s.action for s in steps] == ["assert", "reweigh", "reweigh"]
+    assert steps[1].before == pytest.approx(0.6) and steps[1].after == pytest.approx(0.68)
+    assert steps[1].event_id == good.id and steps[1].stance is EvidenceStance.SUPPORTS
+    assert steps[2].before == steps[1].after and steps[2].after < steps[2].before
+    assert steps[2].event_id == bad.id and steps[2].stance is EvidenceStance.CONTRADICTS
+    assert steps[2].reason == "standups fell apart"
+    assert [e.event_id for e in opinion.supporting] == [good.id]
+    assert [e.event_id for e in opinion.contradicting] == [bad.id]
+    assert opinion.contradicting[0].content == "Remote standups were chaotic."
+
+
+def test_how_sure_were_we_on_a_date_and_at_a_transaction_time(mem, clock):
+    op = mem.hold_opinion("Paris is the best venue", about=["Paris"], confidence=0.5, valid_from="2025-11-01")
+    ev1 = mem.record(content="Paris venue was great.", kind="experience", occurred_at="2025-11-15")
+    mem.weigh_opinion(op.id, ev1.id)
+    held_then = clock.last
+    ev2 = mem.record(content="Paris venue cancelled on us.", kind="experience", occurred_at="2025-12-10")
+    mem.weigh_opinion(op.id, ev2.id, stance="contradicts", strong=True)
+    on_1_dec = mem.opinions(about="Paris", as_of="2025-12-01")[0]
+    assert on_1_dec.confidence == pytest.approx(0.6)
+    assert mem.opinions(about="Paris")[0].confidence < 0.6
+    assert mem.opinions(about="Paris", as_of="2025-10")[0:] == []  # not formed yet
+    known = mem.opinions(about="Paris", known_at=held_then.isoformat())[0]
+    assert known.confidence == pytest.approx(0.6)
+    assert on_1_dec.confidence_at(dt.datetime(2025, 11, 2, tzinfo=dt.UTC)) == pytest.approx(0.5)
+
+
+def test_opinions_filter_by_holder_about_and_confidence(mem):
+    mem.hold_opinion("Tabs beat spaces", holder="Ana", about=["formatting"], confidence=0.9)
+    mem.hold_opinion("Spaces beat tabs", holder="Ben", about=["formatting"], confidence=0.4)
+    mem.hold_opinion("Coffee helps", holder="Ana", about=["coffee"], confidence=0.7)
+    assert [o.statement for o in mem.opinions(about="formatting")] == ["Tabs beat spaces", "Spaces beat tabs"]
+    assert [o.statement for o in mem.opinions(holder="Ana")] == ["Tabs beat spaces", "Coffee helps"]
+    assert [o.holder for o in mem.opinions(about="formatting", min_confidence=0.5)] == ["Ana"]
+    assert mem.opinions(holder="Ben", about="coffee") == []
+
+
+def test_stating_an_opinion_again_is_support_not_a_second_opinion(mem):
+    ev = mem.record(content="Our Kuzu tests are green again.", kind="experience")
+    first = mem.hold_opinion("Kuzu is reliable", about=["Kuzu"], confidence=0.5)
+    again = mem.hold_opinion("kuzu is  reliable", evidence=[ev.id])
+    assert again.id == first.id and again.confidence > 0.5
+    assert len(mem.opinions(about="Kuzu")) == 1
+
+
+def test_about_entities_are_read_from_the_statement_when_not_given(mem):
+    mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
+    op = mem.hold_opinion("Peter will like Marrakesh")
+    assert set(op.about) >= {"Peter", "Marrakesh"}
+
+
+def test_finding_the_opinion_an_event_bears_on(mem):
+    kuzu = mem.hold_opinion("Kuzu is fast enough for us", about=["Kuzu"])
+    mem.hold_opinion("The office coffee is terrible", about=["coffee"])
+    ev = mem.record(content="Kuzu answered the 1M as-of query fast.", entities=["Kuzu"], kind="experience")
+    found = mem.opinions_bearing_on(ev.id, k=2)
+    assert found[0][0].id == kuzu.id
+    assert found[0][1] > (found[1][1] if len(found) > 1 else 0)
+
+
+def test_bad_opinion_input_is_refused_and_writes_nothing(mem):
+    op = mem.hold_opinion("Kuzu is fast", about=["Kuzu"])
+    ev = mem.record(content="ok", kind="experience")
+    before = mem.stats()
+    with pytest.raises(InvalidInput) as err:
+        mem.weigh_opinion(op.id, ev.id, stance="maybe")
+    assert err.value.field == "stance"
+    with pytest.raises(InvalidInput):
+        mem.weigh_opinion(op.id, ev.id, weight=0)
+    with pytest.raises(NotFound) as missing:
+        mem.weigh_opinion(op.id, "ev_missing")
+    assert missing.value.field == "event_id"
+    with pytest.raises(NotFound):
+        mem.weigh_opinion("st_nope", ev.id)
+    with pytest.raises(InvalidInput) as empty:
+        mem.hold_opinion("  ")
+    assert empty.value.field == "statement"
+    assert mem.stats() == before
