@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 from strawberry.types import Info
@@ -29,6 +29,7 @@ from graphmem.ontology import (
 
 if TYPE_CHECKING:
     from graphmem.api.context import Context
+    from graphmem.api.opinions import OpinionNode
 
 __all__ = [
     "EntityNode",
@@ -337,6 +338,17 @@ class EntityNode:
 
         return await event_page(_ctx(info), first=first, after=after, include_private=include_private,
                                 entity=str(self.id), since=since, until=until)
+
+    @strawberry.field(description="Opinions about the entity, most confident first")
+    async def opinions(self, info: Info[Any, Any], min_confidence: float = 0.0, as_of: str | None = None,
+                       include_private: bool = False, first: int = 20,
+                       ) -> list[Annotated[OpinionNode, strawberry.lazy("graphmem.api.opinions")]]:
+        from graphmem.api.opinions import OpinionNode, opinions_for
+
+        ctx = _ctx(info)
+        found = await ctx.run(opinions_for, ctx, include_private, first, about=str(self.id),
+                              min_confidence=min_confidence, as_of=as_of or self.as_of, known_at=self.known_at)
+        return [OpinionNode.of(o, ctx.memory.tz, include_private) for o in found]
 
     @strawberry.field(description="Entities linked to this one by states that hold at a time (now by default)")
     async def neighbors(self, info: Info[Any, Any], depth: int = 1, as_of: str | None = None,

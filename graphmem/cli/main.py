@@ -16,11 +16,11 @@ Examples::
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 import sys
 from collections.abc import Callable, Iterator
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ import click
 from graphmem.cli.render import state_rows, table, to_json
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
+from graphmem.samples import load_sample
 from graphmem.settings import Settings
 
 __all__ = ["main"]
@@ -458,10 +459,9 @@ def demo(ctx: Context) -> None:
     Example: graphmem --db /tmp/demo.kuzu demo
     """
     mem = ctx.memory()
-    sample = resources.files("graphmem.samples").joinpath("team.jsonl").read_text(encoding="utf-8")
-    items = [json.loads(line) for line in sample.splitlines() if line.strip()]
-    results = mem.record_many(items)
-    click.echo(f"loaded sample memory: {sum(r.status == 'created' for r in results)} events into {mem.store.stats().path}")
+    loaded = load_sample(mem)
+    click.echo(f"loaded sample memory: {loaded.events} events, {loaded.opinions} opinions weighed against "
+               f"{loaded.evidence} events, into {mem.store.stats().path}")
     for question, kind, args in SAMPLE_QUESTIONS:
         if kind == "timeline":
             states = mem.timeline(args["subject"], args.get("predicate"))
@@ -475,6 +475,13 @@ def demo(ctx: Context) -> None:
     hits = mem.recall(question, k=3, include_private=True)
     click.echo(f"\nQ (recall, {mem.index_status().embedder or 'words only'}): {question}\n" + table(
         ["score", "content", "source"], [[f"{h.score:.2f}", h.content[:70], ", ".join(h.refs)] for h in hits]))
+    for opinion in mem.opinions(about="Kuzu"):
+        dec = opinion.confidence_at(dt.datetime(2025, 12, 20, tzinfo=dt.UTC))
+        click.echo(f"\nQ: How sure was {opinion.holder} on 20 Dec 2025 that '{opinion.statement}', and now?\n"
+                   f"{dec:.2f} then, {opinion.confidence:.2f} now; steps: " + "; ".join(
+                       f"{c.happened_at:%Y-%m-%d} {c.stance.value if c.action == 'reweigh' and c.stance else 'formed'} "
+                       f"-> {c.after:.2f}"
+                       for c in opinion.history))
     entity_view = mem.entity("Peter")
     click.echo(f"\nEntity page data for {entity_view.entity.name}: {len(entity_view.states)} current states, "
                f"{len(entity_view.recent_events)} recent events")

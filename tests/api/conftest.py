@@ -1,22 +1,15 @@
-import json
-from importlib import resources
-
 import pytest
 from starlette.testclient import TestClient
 
 from graphmem import Memory
 from graphmem.api import AccessPolicy, create_app
+from graphmem.samples import load_sample
 from tests.conftest import FakeClock
-
-
-def sample_items():
-    text = resources.files("graphmem.samples").joinpath("team.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def sample_memory(**options):
     memory = Memory.in_memory(clock=FakeClock(), extract=False, **options)
-    memory.record_many(sample_items())
+    load_sample(memory)
     return memory
 
 

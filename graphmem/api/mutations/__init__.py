@@ -1,11 +1,14 @@
 """Mutations, one per module; merged into the root ``Mutation`` type by :mod:`graphmem.api.schema`."""
 
 from graphmem.api.mutations.add_alias import AddAliasMutation
+from graphmem.api.mutations.apply_write_plan import ApplyWritePlanMutation
 from graphmem.api.mutations.assert_state import AssertStateMutation
 from graphmem.api.mutations.close_state import CloseStateMutation
 from graphmem.api.mutations.record_event import RecordEventMutation
 from graphmem.api.mutations.record_events import RecordEventsMutation
 from graphmem.api.mutations.retract_state import RetractStateMutation
+from graphmem.api.mutations.update_preference import UpdatePreferenceMutation
+from graphmem.api.mutations.weigh_opinion import OpinionMutations
 
 __all__ = ["MUTATIONS"]
 
@@ -16,4 +19,7 @@ MUTATIONS = (
     CloseStateMutation,
     RetractStateMutation,
     AddAliasMutation,
+    ApplyWritePlanMutation,
+    OpinionMutations,
+    UpdatePreferenceMutation,
 )
