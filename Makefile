@@ -44,6 +44,7 @@ bench: install-dev
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/locomo.py
 	$(BIN)/python bench/recall_speed.py
+	$(BIN)/python bench/opinions.py
 
 clean:
 	rm -rf $(VENV) .graphmem .pytest_cache .mypy_cache

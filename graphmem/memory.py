@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ValidationError
 
-from graphmem.extraction import Extraction, Extractor
+from graphmem.extraction import Extraction, Extractor, parse_retain
 from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound
 from graphmem.ontology import (
     UTC,
@@ -58,6 +58,7 @@ from graphmem.index import Embedder, IndexStatus, SearchIndex, embedder_named
 from graphmem.ontology.plans import ContextUpdates, PlanEntity, StateUpdate, WritePlan
 from graphmem.privacy import PrivacyPolicy, guard
 from graphmem.query import (
+    ConfidenceChange,
     Opinion,
     RecallFilters,
     RecallHit,
@@ -85,7 +86,7 @@ from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
 from graphmem.temporal import holds_at, parse_expression, parse_point, period_end
 
-__all__ = ["EntityView", "Memory", "PlanResult", "RecordResult", "StateInput"]
+__all__ = ["EntityView", "Memory", "PlanResult", "RecordResult", "RetainResult", "StateInput"]
 
 RECENT_EVENTS = 10
 MAX_RECALL = 200  # the most hits one recall returns
@@ -128,6 +129,18 @@ class StateInput:
     object_type: str | None = None
     action: Literal["assert", "close"] = "assert"
     payload: Mapping[str, Any] | None = None  # details kept with the state (a plan's payload)
+
+
+@dataclass(frozen=True)
+class RetainResult:
+    """What reading a daily log's Retain sections did: one record result per bullet, and the opinions formed."""
+
+    results: list[RecordResult]
+    opinion_ids: list[str]
+
+    @property
+    def event_ids(self) -> list[str]:
+        return [r.id for r in self.results if r.id is not None]
 
 
 @dataclass(frozen=True)
@@ -674,7 +687,7 @@ class Memory:
             for event_id in events:
                 batch.evidence.append((event_id, state_id, stance, now))
                 state = subjects.get(state_id)
-                if state is not None:
+                if state is not None and plan.mention:
                     wanted.extend((event_id, e) for e in (state.subject_id, state.object_id) if e)
         if wanted:
             have = set(batch.mentions)
@@ -795,7 +808,7 @@ class Memory:
         >>> mem = Memory.in_memory(extract=False, embedder="none")
         >>> op = mem.hold_opinion("Kuzu is fast enough for us", about=["Kuzu"], confidence=0.6)
         >>> ev = mem.record(content="The 1M benchmark met its target on Kuzu.", kind="experience")
-        >>> round(mem.weigh_opinion(op.id, ev.id).confidence, 2)
+        >>> round(mem.weigh_opinion(op.id, ev.id).after, 2)
         0.68
         """
         with self.store.write_lock():
@@ -856,10 +869,11 @@ class Memory:
         strong: bool = False,
         weight: float | None = None,
         reason: str | None = None,
-    ) -> Opinion:
+    ) -> ConfidenceChange:
         """Weigh one event as evidence for (``supports``) or against (``contradicts``) an opinion.
 
-        The confidence moves by the ontology's opinion rule; the step is a revision naming the event.
+        The confidence moves by the ontology's opinion rule; the step (returned: ``before``, ``after``) is a
+        revision naming the event. ``mem.opinion(id)`` reads the opinion with its whole history.
         """
         if stance not in ("supports", "contradicts"):
             raise InvalidInput(f"stance must be supports or contradicts, not {stance!r}", field="stance")
@@ -880,7 +894,11 @@ class Memory:
             batch = WriteBatch()
             self._add_plan(plan, batch, now)
             self.store.write(batch)
-        return self.opinion(opinion_id)
+        return ConfidenceChange(
+            recorded_at=now, happened_at=found[0].occurred_at.at, before=opinion.confidence,
+            after=plan.results[0].confidence, action=RevisionAction.REWEIGH.value, reason=plan.revisions[0].reason,
+            event_id=event_id, stance=EvidenceStance(stance),
+        )
 
     def _opinion_state(self, opinion_id: str) -> State:
         found = self.store.states_by_id([opinion_id])
@@ -1062,6 +1080,54 @@ class Memory:
         self.store.write(batch)
         entities.committed()
         self._index_batch(batch, now)
+
+    # -- Markdown Retain sections -----------------------------------------------------------------------
+
+    def retain(
+        self,
+        markdown: str,
+        *,
+        path: str,
+        day: object = None,
+        agent_id: str = "unknown",
+        holder: str = "self",
+        scope: str = "global",
+        thread: str | None = None,
+    ) -> RetainResult:
+        """Record the bullets of a daily log's ``## Retain`` sections: one event per bullet (source
+        ``path#Lnn``, kind from its W/B/O/S prefix, its @mentions as entities, dated ``day`` or the date in
+        the file name), and an opinion of ``holder`` for each ``O`` bullet with its ``c``. Reading the same
+        log again changes nothing.
+
+        >>> mem = Memory.in_memory(embedder="none")
+        >>> log = "## Retain\\n- W @Peter: moved to Marrakesh.\\n- O(c=0.9) @Peter: prefers short replies.\\n"
+        >>> result = mem.retain(log, path="memory/2025-11-27.md")
+        >>> [e.source.ref for e in mem.get(result.event_ids)], mem.opinions()[0].confidence
+        (['memory/2025-11-27.md#L2', 'memory/2025-11-27.md#L3'], 0.9)
+        """
+        items = parse_retain(markdown)
+        if day is None:
+            dated = _LOG_DATE.search(Path(path).name)
+            if dated is None:
+                raise InvalidInput(f"cannot tell the day of {path!r}; name it YYYY-MM-DD.md or pass day",
+                                   field="day")
+            day = dated.group(0)
+        when = self.parse_time(day, "day")
+        records = [
+            dict(content=f"{', '.join(i.about)}: {i.text}" if i.about else i.text, occurred_at=when, kind=i.kind,
+                 entities=i.mentions, source={"system": "markdown", "ref": f"{path}#L{i.line}"}, agent_id=agent_id,
+                 scope=scope, thread=thread, confidence=i.confidence if i.confidence is not None else 1.0)
+            for i in items
+        ]
+        results = self.record_many(records) if records else []
+        opinions = []
+        for item, record, result in zip(items, records, results, strict=True):
+            if item.kind == "opinion" and result.status == "created" and result.id is not None:
+                opinion = self.hold_opinion(str(record["content"]), holder=holder, about=item.mentions,
+                                            confidence=item.confidence, evidence=[result.id], valid_from=when,
+                                            scope=scope, reason=f"retained in {path}#L{item.line}")
+                opinions.append(opinion.id)
+        return RetainResult(results=results, opinion_ids=opinions)
 
     # -- write plans ------------------------------------------------------------------------------------
 
@@ -1550,6 +1616,7 @@ class Memory:
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
 # the predicate of a write plan's state update that names none, by its kind
 _PLAN_PREDICATES = {"task": "todo", "summary": "summary", "long_mood_state": "feels"}
+_LOG_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # a daily log's file name: memory/2025-11-27.md
 _SHORT_SPAN = re.compile(r"(\d{1,5})\s*([dwmy])")  # "30d": the last 30 days
 _SPAN_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 

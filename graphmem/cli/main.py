@@ -238,6 +238,29 @@ def ingest(ctx: Context, path: Path, batch_size: int) -> None:
     ctx.emit(counts, ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--day", default=None, help="the log's day (default: the YYYY-MM-DD in its file name)")
+@click.option("--agent-id", default="unknown", show_default=True)
+@click.option("--holder", default="self", show_default=True, help="who holds the O bullets' opinions")
+@click.option("--scope", default="global", show_default=True)
+@pass_ctx
+@_errors
+def retain(ctx: Context, path: Path, day: str | None, agent_id: str, holder: str, scope: str) -> None:
+    """Record the '## Retain' bullets of a Markdown daily log (W/B/O/S, @mentions, O(c=0.9)).
+
+    The file is only read. Reading it again records nothing new.
+
+    Example: graphmem retain memory/2025-11-27.md
+    """
+    mem = ctx.memory()
+    result = mem.retain(path.read_text(encoding="utf-8"), path=str(path), day=day, agent_id=agent_id,
+                        holder=holder, scope=scope)
+    counts = {s: sum(r.status == s for r in result.results) for s in ("created", "duplicate", "dropped")}
+    counts["opinions"] = len(result.opinion_ids)
+    ctx.emit(counts, ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:
     headers, rows = state_rows(states)
     ctx.emit(states, f"{title}\n{table(headers, rows)}")

@@ -1,6 +1,18 @@
 """Offline extraction: entities, times and statements from text, and structured inputs agents write."""
 
 from graphmem.extraction.pipeline import EntityMention, Extraction, Extractor, Statement, language_of
+from graphmem.extraction.retain import RETAIN_KINDS, RetainItem, parse_retain
 from graphmem.extraction.rules import Rules, load_rules
 
-__all__ = ["EntityMention", "Extraction", "Extractor", "Rules", "Statement", "language_of", "load_rules"]
+__all__ = [
+    "RETAIN_KINDS",
+    "EntityMention",
+    "Extraction",
+    "Extractor",
+    "RetainItem",
+    "Rules",
+    "Statement",
+    "language_of",
+    "load_rules",
+    "parse_retain",
+]

@@ -22,5 +22,7 @@ def plan_weigh(
 ) -> Plan:
     """Move ``opinion``'s confidence by one piece of evidence (``weight`` from :meth:`OpinionRule.weight`)."""
     confidence = rule.moved(opinion.confidence, supports, weight)
-    return plan_revise(opinion, now, RevisionAction.REWEIGH, reason, [event_id], confidence=confidence,
+    plan = plan_revise(opinion, now, RevisionAction.REWEIGH, reason, [event_id], confidence=confidence,
                        contradicts=not supports)
+    plan.mention = False
+    return plan

@@ -48,6 +48,9 @@ class Plan:
     evidence_targets: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # (state id, event ids)
     contradicting: list[tuple[str, Sequence[str]]] = field(default_factory=list)  # evidence against a state
     results: list[State] = field(default_factory=list)  # the state each request ended on, in request order
+    # evidence events come to mention the states' subjects and objects (not for an opinion's evidence: it is
+    # about what the opinion is about, not about its holder)
+    mention: bool = True
 
     def revise(
         self, state: State, action: RevisionAction, reason: str, at: dt.datetime, evidence: Sequence[str]

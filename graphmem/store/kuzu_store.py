@@ -71,7 +71,7 @@ _STATE_CREATE = (
     f"CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
 )
 _STATE_VERSION = (
-    "MATCH (n:Entity {id: $subject_id})-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
+    "MATCH (s:State {id: $id})<-[h:HAS_STATE]-(n:Entity {id: $subject_id}) WHERE h.replaced_at IS NULL "
     "SET h.replaced_at = $h_recorded_at, "
     + ", ".join(f"s.{c} = ${c}" for c in _TABLES["State"].column_names if c not in ("id", "subject_id"))
     + f" WITH n, s CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
@@ -209,6 +209,13 @@ class KuzuStore:
         if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions):
             with self._write_lock:  # one statement commits by itself: no BEGIN / COMMIT round trips
                 self._write_one_event(self._writer, batch)
+        elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
+              and len(batch) == 2 + len(batch.evidence) + len(batch.confirmations)
+              and batch.revisions[0].state_id == batch.state_versions[0].id
+              and all(i == batch.state_versions[0].id and batch.state_versions[0].last_confirmed_at == at
+                      for i, at in batch.confirmations)):
+            with self._write_lock:  # a reweighed opinion, a confirmed preference: one statement
+                self._write_one_version(batch)
         else:
             with self._transaction() as tx:
                 self._write_nodes(tx, batch)
@@ -250,6 +257,19 @@ class KuzuStore:
         if creates:
             query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
         self._run(tx, query, params)
+
+    def _write_one_version(self, b: WriteBatch) -> None:
+        """A new version of one state with its revision (and its evidence) in a single statement."""
+        version, revision = b.state_versions[0], b.revisions[0]
+        params = rows.state_row(version) | {f"h_{k}": v for k, v in rows.version_row(version).items()}
+        params |= {f"r_{k}": v for k, v in rows.revision_row(revision).items()}
+        query = _STATE_VERSION + f" WITH s CREATE (r:Revision {{{_props(_TABLES['Revision'], 'r_')}}}), " \
+                                 "(s)-[:HAS_REVISION]->(r)"
+        if b.evidence:
+            event_id, _, stance, at = b.evidence[0]
+            query += " WITH s MATCH (e:Event {id: $e_id}) CREATE (e)-[:EVIDENCE {stance: $e_stance, at: $e_at}]->(s)"
+            params |= {"e_id": event_id, "e_stance": stance.value, "e_at": rows.naive(at)}
+        self._run(self._writer, query, params)
 
     def _write_edges(self, tx: Any, b: WriteBatch) -> None:
         self._link(tx, "IN_THREAD", "Event", "Thread", [(e, t, {}) for e, t in b.in_thread], "key")

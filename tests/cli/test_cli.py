@@ -84,3 +84,16 @@ def test_recall_and_reindex_from_the_command_line(run):
 def test_recall_with_a_bad_window_names_the_field(run):
     out = CliRunner().invoke(main, ["--db", run.db, "recall", "x", "--since", "whenever it was"])
     assert out.exit_code == 2 and "since" in out.output
+
+
+def test_retain_reads_a_daily_log_once(run, tmp_path):
+    log = tmp_path / "2025-11-27.md"
+    log.write_text("# day\n## Retain\n- W @Peter: moved to Marrakesh.\n- O(c=0.8) @Peter: will love it there.\n")
+    before = log.read_text()
+    assert json.loads(run("--json", "retain", str(log)).output) == {"created": 2, "duplicate": 0, "dropped": 0,
+                                                                    "opinions": 1}
+    assert json.loads(run("--json", "retain", str(log)).output)["duplicate"] == 2
+    assert log.read_text() == before  # the log is only read
+    log.write_text("## Retain\n- went out\n")
+    bad = run("retain", str(log))
+    assert bad.exit_code != 0 and "line 2" in bad.output

@@ -29,7 +29,7 @@ def test_the_rule_lives_in_the_ontology():
 def test_a_single_piece_of_evidence_is_a_small_move_repeated_evidence_a_large_one(mem):
     op = mem.hold_opinion("Kuzu is fast enough for us", about=["Kuzu"], confidence=0.5)
     first = mem.record(content="The benchmark met its target on Kuzu.", kind="experience", occurred_at="2025-11-03")
-    after_one = mem.weigh_opinion(op.id, first.id).confidence
+    after_one = mem.weigh_opinion(op.id, first.id).after
     assert 0.5 < after_one <= 0.6
     for day in range(4, 9):
         ev = mem.record(content=f"Day {day}: Kuzu answered every query in time.", kind="experience",
@@ -43,7 +43,8 @@ def test_every_change_is_a_revision_with_before_after_evidence_and_reason(mem):
     good = mem.record(content="The team shipped early while remote.", kind="experience", occurred_at="2025-11-10")
     bad = mem.record(content="Remote standups were chaotic.", kind="observation", occurred_at="2025-11-20")
     mem.weigh_opinion(op.id, good.id)
-    opinion = mem.weigh_opinion(op.id, bad.id, stance="contradicts", reason="standups fell apart")
+    mem.weigh_opinion(op.id, bad.id, stance="contradicts", reason="standups fell apart")
+    opinion = mem.opinion(op.id)
     steps = opinion.history
     assert [s.action for s in steps] == ["assert", "reweigh", "reweigh"]
     assert steps[1].before == pytest.approx(0.6) and steps[1].after == pytest.approx(0.68)

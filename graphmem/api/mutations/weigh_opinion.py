@@ -82,8 +82,9 @@ class OpinionMutations:
                 raise NotFound("opinion", str(input.opinion_id), field="input.opinionId")
             ctx.principal.check_write(opinion.state.scope, "input.opinionId")
             check_evidence(ctx, [str(input.event_id)], "input.eventId")
-            return ctx.memory.weigh_opinion(str(input.opinion_id), str(input.event_id), stance=input.stance,
-                                            strong=input.strong, reason=input.reason)
+            ctx.memory.weigh_opinion(str(input.opinion_id), str(input.event_id), stance=input.stance,
+                                     strong=input.strong, reason=input.reason)
+            return ctx.memory.opinion(str(input.opinion_id))
 
         try:
             return OpinionSuccess(opinion=OpinionNode.of(await ctx.run(write), ctx.memory.tz, True))
