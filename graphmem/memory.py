@@ -17,7 +17,8 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -811,22 +812,17 @@ class Memory:
         >>> round(mem.weigh_opinion(op.id, ev.id).after, 2)
         0.68
         """
-        with self.store.write_lock():
-            now = self.now()
-            batch = WriteBatch()
-            entities = _EntityCache(self, batch, now)
+        with self._writing() as unit:
             state = self._plan_opinion(statement, holder=holder, about=about, confidence=confidence,
                                        evidence=evidence, valid_from=valid_from, scope=scope, private=private,
-                                       reason=reason, batch=batch, entities=entities, now=now, known_events=set(),
-                                       timelines=_Timelines(self.store))
-            self._commit(batch, entities, now)
+                                       reason=reason, unit=unit)
         return self.opinion(state.id)
 
     def _plan_opinion(
         self, statement: str, *, holder: str, about: Sequence[str], confidence: object, evidence: Sequence[str],
-        valid_from: object, scope: str, private: bool, reason: str, batch: WriteBatch, entities: _EntityCache,
-        now: dt.datetime, known_events: set[str], timelines: _Timelines,
+        valid_from: object, scope: str, private: bool, reason: str, unit: _Unit,
     ) -> State:
+        batch, entities, now, timelines = unit.batch, unit.entities, unit.now, unit.timelines
         if not isinstance(statement, str) or not statement.strip():
             raise InvalidInput("statement is empty; say what is believed", field="statement")
         statement = " ".join(statement.split())
@@ -836,7 +832,7 @@ class Memory:
                 and s.status is not StateStatus.RETRACTED]
         if held:
             current = held[-1]
-            missing = set(evidence) - known_events - self.store.existing_event_ids(set(evidence) - known_events)
+            missing = set(evidence) - self.store.existing_event_ids(set(evidence))
             if missing:
                 raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
             kinds = {e.id: e.kind for e in self.store.events(list(evidence))}
@@ -852,7 +848,7 @@ class Memory:
         request = StateInput(subject=holder, predicate="believes", object=statement, valid_from=valid_from,
                              evidence=tuple(evidence), confidence=initial, scope=scope, private=private,
                              holder=holder.strip(), reason=reason)
-        state = self._plan_states([request], batch, entities, now, known_events=known_events)[0]
+        state = self._plan_states([request], batch, entities, now, known_events=set())[0]
         assert state is not None  # an assertion always ends on a state
         timelines.put(state)
         names = list(about) or [m.name for m in self.extractor.extract(statement, TimePoint(at=now), tz=self.tz).entities]
@@ -1010,28 +1006,23 @@ class Memory:
         >>> [(p.predicate, p.status.value) for p in mem.preferences(include_revoked=True)]
         [('dislikes', 'active'), ('likes', 'revoked')]
         """
-        with self.store.write_lock():
-            now = self.now()
-            batch = WriteBatch()
-            entities = _EntityCache(self, batch, now)
+        with self._writing() as unit:
             state = self._plan_preference(op, subject, polarity=polarity, domain=domain, holder=holder,
                                           evidence=evidence, reason=reason, note=note, confidence=confidence,
-                                          at=at, batch=batch, entities=entities, now=now, known_events=set(),
-                                          timelines=_Timelines(self.store))
-            self._commit(batch, entities, now)
+                                          at=at, unit=unit)
         return self.state(state.id)
 
     def _plan_preference(
         self, op: str, subject: str, *, polarity: str, domain: str, holder: str, evidence: Sequence[str],
-        reason: str | None, note: str | None, confidence: object, at: object, batch: WriteBatch,
-        entities: _EntityCache, now: dt.datetime, known_events: set[str], timelines: _Timelines,
+        reason: str | None, note: str | None, confidence: object, at: object, unit: _Unit,
     ) -> State:
+        entities, now, timelines = unit.entities, unit.now, unit.timelines
         if op not in PREFERENCE_OPS:
             raise InvalidInput(f"op must be one of {', '.join(PREFERENCE_OPS)}, not {op!r}", field="op")
         if polarity not in POLARITIES:
             raise InvalidInput(f"polarity must be like or dislike, not {polarity!r}", field="polarity")
         self.ontology.check_preference_domain(domain)
-        missing = set(evidence) - known_events - self.store.existing_event_ids(set(evidence) - known_events)
+        missing = set(evidence) - self.store.existing_event_ids(set(evidence))
         if missing:
             raise NotFound("event", sorted(missing)[0], field="evidence_event_ids", hint="record the event first")
         when = self._optional_time(at, "at")
@@ -1052,7 +1043,7 @@ class Memory:
             self.ontology.predicate(name), self.ontology.predicate(other), now, tuple(evidence), reason or op, when,
         )
         for plan in plans:
-            self._add_plan(plan, batch, now)
+            self._add_plan(plan, unit.batch, now)
             timelines.apply(plan)
         return result
 
@@ -1075,6 +1066,17 @@ class Memory:
         found = [s for s in found if s.status in keep and (domain is None or s.payload.get("domain") == domain)]
         found.sort(key=lambda s: (s.object.casefold(), s.predicate, s.recorded_at))
         return attach_evidence(self.store, found)
+
+    @contextmanager
+    def _writing(self) -> Iterator[_Unit]:
+        """One write: planned into a unit under the write lock, committed when the block ends without error."""
+        with self.store.write_lock():
+            now = self.now()
+            batch = WriteBatch()
+            unit = _Unit(batch=batch, entities=_EntityCache(self, batch, now), now=now,
+                         timelines=_Timelines(self.store))
+            yield unit
+            self._commit(batch, unit.entities, now)
 
     def _commit(self, batch: WriteBatch, entities: _EntityCache, now: dt.datetime) -> None:
         self.store.write(batch)
@@ -1143,27 +1145,21 @@ class Memory:
             more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
             raise InvalidInput(f"write plan rejected, nothing written: {exc.message}{more}", field=exc.field,
                                problems=exc.problems) from None
-        with self.store.write_lock():
+        with self._writing() as unit:
             found = self.store.events([event_id])
             if not found:
                 raise NotFound("event", event_id, field="event_id", hint="record the event first")
             event = found[0]
             times = self._check_plan(parsed, event)
-            now = self.now()
-            batch = WriteBatch()
-            entities = _EntityCache(self, batch, now)
-            timelines = _Timelines(self.store)
-            annotation = self._plan_annotation(parsed, event, times, batch, entities, now)
-            threads, links = self._plan_context(parsed, event, batch)
-            states = self._plan_state_updates(parsed, event, times, batch, entities, now, timelines)
+            annotation = self._plan_annotation(parsed, event, times, unit)
+            threads, links = self._plan_context(parsed, event, unit.batch)
+            states = self._plan_state_updates(parsed, event, times, unit)
             preferences = [
                 self._plan_preference(p.op, p.subject, polarity=p.polarity, domain=p.domain, holder=p.holder,
                                       evidence=p.evidence_event_ids, reason=p.reason, note=p.note,
-                                      confidence=p.confidence, at=None, batch=batch, entities=entities, now=now,
-                                      known_events=set(), timelines=timelines)
+                                      confidence=p.confidence, at=None, unit=unit)
                 for p in parsed.preference_updates
             ]
-            self._commit(batch, entities, now)
         return PlanResult(event_id=event.id, states=states, preferences=preferences, annotation=annotation,
                           threads=threads, links=links)
 
@@ -1226,9 +1222,9 @@ class Memory:
         return times
 
     def _plan_annotation(
-        self, plan: WritePlan, event: Event, times: Mapping[str, TimePoint | None], batch: WriteBatch,
-        entities: _EntityCache, now: dt.datetime,
+        self, plan: WritePlan, event: Event, times: Mapping[str, TimePoint | None], unit: _Unit,
     ) -> Annotation | None:
+        batch, entities, now = unit.batch, unit.entities, unit.now
         ann, affect = plan.event_annotations, plan.event_affect
         if ann is None and affect is None:
             return None
@@ -1263,10 +1259,10 @@ class Memory:
         return threads, links
 
     def _plan_state_updates(
-        self, plan: WritePlan, event: Event, times: Mapping[str, TimePoint | None], batch: WriteBatch,
-        entities: _EntityCache, now: dt.datetime, timelines: _Timelines,
+        self, plan: WritePlan, event: Event, times: Mapping[str, TimePoint | None], unit: _Unit,
     ) -> list[State]:
         """Upserts of new states go through the timeline rules together; updates naming a state follow."""
+        batch, entities, now, timelines = unit.batch, unit.entities, unit.now, unit.timelines
         results: dict[int, State] = {}
         requests: list[tuple[int, StateInput]] = []
         self_name = event.agent_id if event.agent_id != "unknown" else "self"
@@ -1624,6 +1620,16 @@ _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
     "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",
 }
+
+
+@dataclass
+class _Unit:
+    """A write being planned: its batch, its entity resolution, its transaction time, the timelines it changes."""
+
+    batch: WriteBatch
+    entities: _EntityCache
+    now: dt.datetime
+    timelines: _Timelines
 
 
 class _Timelines:
