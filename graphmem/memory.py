@@ -832,13 +832,10 @@ class Memory:
                 and s.status is not StateStatus.RETRACTED]
         if held:
             current = held[-1]
-            missing = set(evidence) - self.store.existing_event_ids(set(evidence))
-            if missing:
-                raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
-            kinds = {e.id: e.kind for e in self.store.events(list(evidence))}
+            kinds = {e.id: e.kind for e in self._evidence_events(evidence, "evidence")}
             for event_id in evidence:
                 plan = plan_weigh(current, self.ontology.opinions, supports=True, now=now, event_id=event_id,
-                                  weight=self.ontology.opinions.weight(kinds.get(event_id, "observation")),
+                                  weight=self.ontology.opinions.weight(kinds[event_id]),
                                   reason=f"{reason} (the opinion was stated again)")
                 self._add_plan(plan, batch, now)
                 timelines.apply(plan)
@@ -878,9 +875,7 @@ class Memory:
             raise InvalidInput(f"weight must lie in (0, {rule.max_weight}]", field="weight")
         with self.store.write_lock():
             opinion = self._opinion_state(opinion_id)
-            found = self.store.events([event_id])
-            if not found:
-                raise NotFound("event", event_id, field="event_id", hint="record the event first")
+            found = self._evidence_events([event_id], "event_id")
             now = self.now()
             plan = plan_weigh(
                 opinion, rule, supports=stance == "supports", event_id=event_id, now=now,
@@ -1022,13 +1017,10 @@ class Memory:
         if polarity not in POLARITIES:
             raise InvalidInput(f"polarity must be like or dislike, not {polarity!r}", field="polarity")
         self.ontology.check_preference_domain(domain)
-        missing = set(evidence) - self.store.existing_event_ids(set(evidence))
-        if missing:
-            raise NotFound("event", sorted(missing)[0], field="evidence_event_ids", hint="record the event first")
+        cited = self._evidence_events(evidence, "evidence_event_ids")
         when = self._optional_time(at, "at")
-        if when is None and evidence:
-            times = [e.occurred_at for e in self.store.events(list(evidence))]
-            when = max(times, key=lambda p: p.at) if times else None
+        if when is None and cited:
+            when = max((e.occurred_at for e in cited), key=lambda p: p.at)
         when = when or TimePoint(at=now)
         name = "likes" if polarity == "like" else "dislikes"
         other = "dislikes" if polarity == "like" else "likes"
@@ -1066,6 +1058,14 @@ class Memory:
         found = [s for s in found if s.status in keep and (domain is None or s.payload.get("domain") == domain)]
         found.sort(key=lambda s: (s.object.casefold(), s.predicate, s.recorded_at))
         return attach_evidence(self.store, found)
+
+    def _evidence_events(self, ids: Sequence[str], field: str) -> list[Event]:
+        """The cited events, read once; an id memory does not hold is an error naming ``field``."""
+        found = self.store.events(list(dict.fromkeys(ids)))
+        missing = set(ids) - {e.id for e in found}
+        if missing:
+            raise NotFound("event", sorted(missing)[0], field=field, hint="record the event first")
+        return found
 
     @contextmanager
     def _writing(self) -> Iterator[_Unit]:
@@ -1152,7 +1152,7 @@ class Memory:
             event = found[0]
             times = self._check_plan(parsed, event)
             annotation = self._plan_annotation(parsed, event, times, unit)
-            threads, links = self._plan_context(parsed, event, unit.batch)
+            threads, links = self._plan_context(parsed, event, unit)
             states = self._plan_state_updates(parsed, event, times, unit)
             preferences = [
                 self._plan_preference(p.op, p.subject, polarity=p.polarity, domain=p.domain, holder=p.holder,
@@ -1248,11 +1248,12 @@ class Memory:
         batch.annotations.append(annotation)
         return annotation
 
-    def _plan_context(self, plan: WritePlan, event: Event, batch: WriteBatch) -> tuple[list[str], list[tuple[str, str]]]:
+    def _plan_context(self, plan: WritePlan, event: Event, unit: _Unit) -> tuple[list[str], list[tuple[str, str]]]:
         context = plan.context_updates or ContextUpdates()
+        batch = unit.batch
         threads = list(dict.fromkeys(t.thread_key for t in context.threads))
         stored = self.store.known_thread_keys(threads)
-        batch.threads.extend(Thread(key=k, created_at=self.now()) for k in threads if k not in stored)
+        batch.threads.extend(Thread(key=k, created_at=unit.now) for k in threads if k not in stored)
         batch.in_thread.extend((event.id, k) for k in threads)
         links = [(link.label, link.to_event_id) for link in context.links]
         batch.links.extend((event.id, to, label) for label, to in links)

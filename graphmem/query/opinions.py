@@ -76,7 +76,7 @@ class Opinion:
 
 def build_opinions(store: GraphStore, states: Sequence[State]) -> list[Opinion]:
     """Opinions for opinion ``states`` (evidence already attached), with about-entities and history: a
-    bounded number of store reads however many opinions there are (plus one per opinion for revisions)."""
+    bounded number of store reads however many opinions there are."""
     if not states:
         return []
     ids = [s.id for s in states]
@@ -85,11 +85,12 @@ def build_opinions(store: GraphStore, states: Sequence[State]) -> list[Opinion]:
     links = store.evidence_links(ids)
     event_ids = list({e for found in links.values() for e, _, _ in found})
     happened = {e.id: e.occurred_at.at for e in store.events(event_ids)}
+    revisions = store.revisions_of(ids)
     out = []
     for state in states:
         stances = {e: stance for e, stance, _ in links.get(state.id, ())}
         history: list[ConfidenceChange] = []
-        for revision in store.revisions(state.id):
+        for revision in revisions[state.id]:
             if revision.action not in (RevisionAction.ASSERT, RevisionAction.REWEIGH) and history and \
                     revision.confidence == history[-1].after:
                 continue  # a change of validity or status, not of confidence

@@ -32,8 +32,7 @@ def sample_events() -> list[dict[str, Any]]:
 def load_sample(memory: Memory) -> SampleLoad:
     """Record the sample's events, then form its opinions and weigh their evidence in the order it happened."""
     results = memory.record_many(sample_events())
-    by_ref = {r.event.source.ref: r.event.id for r in results if r.event is not None and r.event.source.ref}
-    by_ref |= {e.source.ref: e.id for e in memory.events(limit=1000, include_private=True) if e.source.ref}
+    by_ref = {e.source.ref: e.id for e in memory.events(limit=1000, include_private=True) if e.source.ref}
     weighed = 0
     specs = json.loads(_read("opinions.json"))
     for spec in specs:

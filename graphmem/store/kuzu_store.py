@@ -504,11 +504,15 @@ class KuzuStore:
         return {r["event_id"]: rows.annotation_from_row(r) for r in found}
 
     def revisions(self, state_id: str) -> list[Revision]:
+        return self.revisions_of([state_id])[state_id]
+
+    def revisions_of(self, state_ids: Sequence[str]) -> dict[str, list[Revision]]:
         cols = ", ".join(f"r.{c} AS {c}" for c in _TABLES["Revision"].column_names)
-        found = self._rows(
-            f"MATCH (s:State {{id: $id}})-[:HAS_REVISION]->(r:Revision) RETURN {cols} ORDER BY at, id", {"id": state_id}
-        )
-        return [rows.revision_from_row(r) for r in found]
+        out: dict[str, list[Revision]] = {i: [] for i in state_ids}
+        found = self._lookup("(s:State)-[:HAS_REVISION]->(r:Revision)", "s.id", cols, state_ids)
+        for r in sorted(found, key=lambda r: (r["at"], r["id"])):
+            out[r["state_id"]].append(rows.revision_from_row(r))
+        return out
 
     def defined_predicates(self) -> list[tuple[str, str]]:
         found = self._rows("MATCH (p:DefinedPredicate) RETURN p.name AS name, p.definition AS definition")

@@ -174,6 +174,10 @@ class GraphStore(Protocol):
 
     def revisions(self, state_id: str) -> list[Revision]: ...
 
+    def revisions_of(self, state_ids: Sequence[str]) -> dict[str, list[Revision]]:
+        """Every revision of each state, oldest first, in one read."""
+        ...
+
     def indexable(self, since: dt.datetime | None = None, chunk: int = 20_000) -> Iterator[list[Indexable]]:
         """Every event recorded, and every unretracted state created, at or after ``since`` (all when None),
         in chunks: what a search index is rebuilt or caught up from."""
