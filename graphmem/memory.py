@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from graphmem.extraction import Extraction, Extractor, parse_retain
 from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound
 from graphmem.ontology import (
+    AGENT_ID_PATTERN,
     UTC,
     Affect,
     Annotation,
@@ -69,6 +70,18 @@ from graphmem.query import (
     hydrate,
     preset_named,
     rank,
+)
+from graphmem.query.packs import (
+    ResumePack,
+    Snapshot,
+    SnapshotRequest,
+    event_line,
+    fit_to_budget,
+    pack_scopes,
+    pins_of,
+    ruleset_stamp,
+    session_summary,
+    task_line,
 )
 from graphmem.reasoning import (
     POLARITIES,
@@ -197,6 +210,7 @@ class Memory:
         self._last_tx = dt.datetime.min.replace(tzinfo=UTC)
         self._tx_lock = threading.Lock()
         self._known_threads: set[str] = set()
+        self._stamp: tuple[Ontology, str] | None = None  # the ruleset stamp of the ontology in force
         # name key -> entity id, for entities this process has seen committed; this process is the only
         # writer of its database and keys never move to another entity, so entries never go stale
         self._entity_ids: dict[str, str] = {}
@@ -1598,6 +1612,185 @@ class Memory:
         point = self.read_time(value, field, relative_to=anchor)
         return period_end(point, self.tz) if end else point.at
 
+    # -- snapshots, resume packs and sessions ----------------------------------------------------------
+
+    def snapshot(
+        self,
+        *,
+        agent_id: str | None = None,
+        scopes: Sequence[str] | None = None,
+        limit_recent: int = 50,
+        include_private: bool = False,
+        snapshot_id: str | None = None,
+    ) -> Snapshot:
+        """Pinned memory (latest event per dedupe_key) + recent events + ruleset stamp, with a repeatable id.
+
+        ``scopes`` default to ``global`` and the agent's own ``agent:<id>``. Passing the ``snapshot_id`` a
+        snapshot returned reads the same snapshot again (the request and the transaction time are in the id).
+
+        >>> mem = Memory.in_memory(extract=False)
+        >>> _ = mem.record(content="Deploys freeze on Fridays.", kind="decision", dedupe_key="deploy-freeze",
+        ...                occurred_at="2025-11-20")
+        >>> print(mem.snapshot().pinned_md)
+        ## global
+        - **deploy-freeze** (decision, 2025-11-20): Deploys freeze on Fridays.
+        """
+        if snapshot_id is not None:
+            return self._snapshot(SnapshotRequest.from_id(snapshot_id))
+        if not 0 <= limit_recent <= MAX_PAGE:
+            raise InvalidInput(f"limit_recent must be between 0 and {MAX_PAGE}", field="limit_recent")
+        if agent_id is not None and not re.match(AGENT_ID_PATTERN, agent_id):
+            raise InvalidInput("agent_id must be lowercase letters, digits, '_', '.', '-' (at most 64)",
+                               field="agent_id")
+        wanted = list(scopes) if scopes is not None else ["global", *([f"agent:{agent_id}"] if agent_id else [])]
+        for scope in wanted:
+            try:
+                check_scope(scope)
+            except ValueError as exc:
+                raise InvalidInput(f"scopes: {exc}", field="scopes") from None
+        with self.store.write_lock():  # every write stamped before this time has committed
+            known_at = self.now()
+        return self._snapshot(SnapshotRequest(scopes=tuple(sorted(set(wanted))), limit_recent=limit_recent,
+                                              include_private=include_private, known_at=known_at,
+                                              agent_id=agent_id))
+
+    def _snapshot(self, request: SnapshotRequest) -> Snapshot:
+        def read(**options: Any) -> list[Event]:
+            return self.store.find_events(EventQuery(scopes=request.scopes, include_private=request.include_private,
+                                                     recorded_until=request.known_at, **options))
+
+        keyed = read(limit=MAX_PINNED_EVENTS, keyed=True)
+        recent = read(limit=request.limit_recent + _RECENT_SLACK) if request.limit_recent else []
+        gone = self.store.superseded([e.id for e in (*keyed, *recent)], request.known_at)
+        fresh = [e for e in recent if e.id not in gone][: request.limit_recent]
+        return Snapshot(request=request, pins=tuple(pins_of(keyed, gone)), recent=tuple(fresh),
+                        ruleset_stamp=self.ruleset_stamp())
+
+    def ruleset_stamp(self) -> str:
+        """Which pin rules and which ontology (version and digest) answers are made with."""
+        if self._stamp is None or self._stamp[0] is not self.ontology:
+            digest = hashlib.sha256(self.ontology.model_dump_json().encode()).hexdigest()
+            self._stamp = (self.ontology, ruleset_stamp(self.ontology.version, digest))
+        return self._stamp[1]
+
+    def resume_pack(
+        self,
+        project: str | None = None,
+        *,
+        session: str | None = None,
+        token_budget: int = 1500,
+        limit_recent: int = 20,
+        include_private: bool = False,
+        agent_id: str | None = None,
+    ) -> ResumePack:
+        """What an agent reads to continue a project or session, within ``token_budget`` (approximate tokens).
+
+        Sections in priority order: pinned memory (global and the project's), the session's summary and
+        checkpoints, open tasks, recent events (the session's first). Lines that do not fit are dropped and
+        counted; the Markdown never exceeds the budget.
+        """
+        if not 50 <= token_budget <= 200_000:
+            raise InvalidInput("token_budget must be between 50 and 200000", field="token_budget")
+        snap = self.snapshot(scopes=pack_scopes(project, agent_id), limit_recent=limit_recent, include_private=include_private)
+        cut = snap.request.known_at
+        key = self.session_key(session) if session is not None else None
+        session_lines: list[tuple[str, str | None, str | None]] = []
+        session_recent: list[Event] = []
+        if key is not None:
+            found = self.store.find_events(EventQuery(limit=MAX_PAGE, thread=key, scopes=snap.request.scopes,
+                                                      include_private=include_private, recorded_until=cut))
+            marks = [e for e in found if e.kind in ("summary", "checkpoint")]
+            summaries = [e for e in marks if e.kind == "summary"][:1]
+            session_lines = [(event_line(e), e.id, None) for e in (*summaries, *(e for e in marks
+                                                                                 if e.kind == "checkpoint"))]
+            session_recent = [e for e in found if e.kind not in ("summary", "checkpoint")][:limit_recent]
+        tasks = [s for s in self.store.states(StateQuery(kinds=["task"], scopes=snap.request.scopes,
+                                                         include_private=include_private, limit=MAX_PAGE))
+                 if s.status is StateStatus.ACTIVE and s.valid_to is None]
+        tasks.sort(key=lambda s: (s.valid_from.at if s.valid_from else _MIN, s.id), reverse=True)
+        seen = {e.id for e in session_recent}
+        recent = [*session_recent, *(e for e in snap.recent if e.id not in seen)][:limit_recent]
+        sections: list[tuple[str, list[tuple[str, str | None, str | None]]]] = [
+            ("pinned", [(p.line(), p.event.id, None) for p in snap.pins]),
+            ("session", session_lines),
+            ("open_tasks", [(task_line(s), None, s.id) for s in tasks]),
+            ("recent", [(event_line(e), e.id, None) for e in recent]),
+        ]
+        title = ", ".join(filter(None, [f"project {project}" if project else None,
+                                        f"session {key}" if key else None])) or "memory"
+        items, markdown, tokens, dropped = fit_to_budget(sections, token_budget, heading=f"# Resume: {title}")
+        return ResumePack(project=project, session=key, token_budget=token_budget, items=tuple(items),
+                          markdown=markdown, tokens=tokens, dropped=dropped, snapshot_id=snap.id,
+                          sections=tuple(name for name, lines in sections if lines))
+
+    def session_key(self, session: str) -> str:
+        """The thread a session id names: the thread of that key, else the one key ending in ``:<session>``
+        (the harness routes key sessions as ``<platform>:<session id>``)."""
+        if not isinstance(session, str) or not session.strip():
+            raise InvalidInput("session must be a session or thread key", field="session")
+        found = self.store.thread_keys(session, limit=3)
+        if session in found:
+            return session
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise NotFound("session", session, field="session", hint="record an event with this thread first")
+        raise InvalidInput(f"session {session!r} is ambiguous: {', '.join(found)} all end in it; pass the full "
+                           "key", field="session")
+
+    def checkpoint(
+        self,
+        session: str,
+        title: str,
+        content: str,
+        *,
+        tags: Sequence[str] = (),
+        privacy: Sequence[str] = (),
+        agent_id: str = "unknown",
+        scope: str = "global",
+        occurred_at: object = None,
+        source: Mapping[str, Any] | Source | None = None,
+    ) -> RecordResult:
+        """A named point in a session: an event of kind ``checkpoint`` in the session's thread."""
+        if not isinstance(title, str) or not title.strip():
+            raise InvalidInput("title must name the checkpoint in a few words", field="title")
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInput("content must say what was reached", field="content")
+        try:
+            key = self.session_key(session)
+        except NotFound:
+            key = session  # the session's first event
+        return self.record(content=f"{' '.join(title.split())}\n\n{content.strip()}", kind="checkpoint",
+                           thread=key, tags=("checkpoint", *tags), privacy=privacy, agent_id=agent_id,
+                           scope=scope, occurred_at=occurred_at, source=source)
+
+    def finalize_session(self, session: str, *, agent_id: str = "graphmem") -> RecordResult:
+        """Record a deterministic summary of a session (kind ``summary``, in its thread) and return it.
+
+        The same events give the same summary, so finalizing twice writes nothing new; after more events a new
+        summary supersedes the previous one.
+        """
+        key = self.session_key(session)
+        events: list[Event] = []
+        cursor: tuple[dt.datetime, dt.datetime, str] | None = None
+        while True:
+            page = self.store.find_events(EventQuery(limit=MAX_PAGE, thread=key, include_private=True,
+                                                     ascending=True, after=cursor))
+            events.extend(page)
+            if len(page) < MAX_PAGE:
+                break
+            cursor = (page[-1].occurred_at.at, page[-1].recorded_at, page[-1].id)
+        body = [e for e in events if e.kind != "summary"]
+        content = session_summary(key, events)
+        previous = [e for e in events if e.kind == "summary" and e.content != content]
+        last = body[-1]
+        private = any(e.visibility is Visibility.PRIVATE for e in body)
+        return self.record(
+            content=content, kind="summary", thread=key, occurred_at=last.occurred_at.at, scope=last.scope,
+            agent_id=agent_id, source={"system": "graphmem", "ref": f"session:{key}"}, extract=False,
+            supersedes=previous[-1].id if previous else None, privacy=("private",) if private else (),
+        )
+
     def reindex(self) -> IndexStatus:
         """Rebuild the search index from the database (after a model change, or to compact it)."""
         with self.store.write_lock():
@@ -1611,6 +1804,8 @@ class Memory:
 
 
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
+MAX_PINNED_EVENTS = 20_000  # keyed events a snapshot reads to find the pins
+_RECENT_SLACK = 20  # extra recent events read so that dropping superseded ones still fills the page
 # the predicate of a write plan's state update that names none, by its kind
 _PLAN_PREDICATES = {"task": "todo", "summary": "summary", "long_mood_state": "feels"}
 _LOG_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # a daily log's file name: memory/2025-11-27.md

@@ -1,14 +1,17 @@
 """Compatibility routes: plain HTTP+JSON for agents already configured against older memory protocols.
 
 GraphQL is the primary API; these routes map the shared-memory protocol (``POST /v1/memory/append``) and a
-harness daemon's routes (``/v1/events/record``, ``/v1/timeline``, ``/v1/observations/get``) onto the same
+harness daemon's routes (``/v1/events/record``, ``/v1/timeline``, ``/v1/observations/get``, ``/v1/search``,
+``/v1/checkpoints/record``, ``/v1/sessions/finalize``, ``/v1/resume-pack``) and the shared-memory snapshot
+(``GET /v1/memory/snapshot``, whose answer also carries ``snapshot_id``, ``pinned_md``, ``recent_events`` and
+``ruleset_stamp`` at the top level, as that protocol reads them) onto the same
 :class:`~graphmem.Memory` calls and access rules, with that daemon's response envelope::
 
     {"ok": true, "source": "core", "items": [...], "meta": {"count": 1, "latency_ms": 2.1,
                                                             "filters": {...}, "ranking": "none"}}
 
 A failed call answers ``ok: false`` with an ``error`` naming its code, field and fix, and an HTTP status
-(400 bad input, 401/403 access, 404 unknown id, 413 too large, 501 not in this version): never an empty
+(400 bad input, 401/403 access, 404 unknown id, 413 too large): never an empty
 answer that could be mistaken for "memory holds nothing".
 """
 
@@ -26,6 +29,8 @@ from starlette.routing import Route
 
 from graphmem.api.access import Principal
 from graphmem.api.context import Context
+from graphmem.api.mutations.finalize_session import finalize_checked
+from graphmem.api.packs import read_resume_pack, read_snapshot
 from graphmem.api.recall import recall_hits
 from graphmem.api.reads import events_around, get_events
 from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
@@ -40,7 +45,9 @@ _APPEND_FIELDS = {"agent_id", "run_id", "scope", "kind", "dedupe_key", "confiden
 _ENVELOPE_FIELDS = {"event_id", "platform", "project", "session_id", "event_type", "ts", "payload", "tags",
                     "privacy_tags", "dedupe_hash"}
 
-Handler = Callable[[Context, dict[str, Any]], list[dict[str, Any]]]
+Items = list[dict[str, Any]]
+# a handler answers its items, or its items and fields for the top level of the answer
+Handler = Callable[[Context, dict[str, Any]], Items | tuple[Items, dict[str, Any]]]
 
 
 def event_json(e: Event) -> dict[str, Any]:
@@ -104,7 +111,8 @@ def _record(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     platform, session = b.get("platform") or "agent", b.get("session_id")
     dedupe = b.get("dedupe_hash")
     result = ctx.memory.record(
-        content=content, occurred_at=b.get("ts"), scope=scope, kind="observation",
+        content=content, occurred_at=b.get("ts"), scope=scope,
+        kind="checkpoint" if b.get("event_type") == "checkpoint" else "observation",
         source={"system": str(platform), "session_id": session, "ref": b.get("event_id")},
         agent_id=ctx.principal.writer_id(None) if not ctx.principal.is_local else slugify(str(platform)),
         thread=f"{platform}:{session}" if session else None,
@@ -175,6 +183,102 @@ def _search(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     } for h in hits]
 
 
+def _text(body: Mapping[str, Any], name: str, *, required: bool = False) -> str | None:
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{name} is required: a non-empty string", field=name)
+    return value
+
+
+def _number(body: Mapping[str, Any], name: str, default: int) -> int:
+    """A whole number from a JSON body or a query string."""
+    value = body.get(name, default)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return _count({name: value}, name, default)
+
+
+def _switch(body: Mapping[str, Any], name: str) -> bool:
+    """true/false from a JSON body or a query string."""
+    value = body.get(name, False)
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+        return value.lower() in ("true", "1")
+    return _flag({name: value}, name)
+
+
+_SNAPSHOT_FIELDS = {"agent_id", "scopes", "limit_recent", "include_private", "snapshot_id"}
+
+
+def _snapshot(ctx: Context, body: dict[str, Any]) -> tuple[Items, dict[str, Any]]:
+    """``GET /v1/memory/snapshot?agent_id=..&scopes=global,project:x&limit_recent=50``"""
+    b = _object(body, _SNAPSHOT_FIELDS)
+    if b.get("agent_id") is not None:
+        ctx.principal.writer_id(b["agent_id"], "agent_id")  # a token reads as its own agent only
+    scopes = b.get("scopes")
+    if isinstance(scopes, str):
+        scopes = [s.strip() for s in scopes.split(",") if s.strip()]
+    elif scopes is not None:
+        scopes = _strings(b, "scopes", "scopes")
+    if ctx.principal.is_local and scopes is None and b.get("agent_id"):
+        scopes = ["global", f"agent:{b['agent_id']}"]
+    snap = read_snapshot(ctx, scopes, _number(b, "limit_recent", 50), _switch(b, "include_private"),
+                         _text(b, "snapshot_id"))
+    pins = [{"scope": p.scope, "key": p.key, "event": event_json(p.event), "replaced": list(p.replaced)}
+            for p in snap.pins]
+    top = {"snapshot_id": snap.id, "pinned_md": snap.pinned_md, "ruleset_stamp": snap.ruleset_stamp,
+           "recent_events": [event_json(e) for e in snap.recent], "scopes": list(snap.request.scopes),
+           "known_at": snap.request.known_at.isoformat()}
+    return pins, top
+
+
+_RESUME_FIELDS = {"project", "session_id", "limit", "include_private", "token_budget"}
+
+
+def _resume_pack(ctx: Context, body: dict[str, Any]) -> tuple[Items, dict[str, Any]]:
+    b = _object(body, _RESUME_FIELDS)
+    pack = read_resume_pack(ctx, _text(b, "project"), _text(b, "session_id"), _number(b, "token_budget", 1500),
+                            _number(b, "limit", 20), _switch(b, "include_private"))
+    items = [{"section": i.section, "text": i.text, "tokens": i.tokens, "event_id": i.event_id,
+              "state_id": i.state_id} for i in pack.items]
+    return items, {"pack": {"markdown": pack.markdown, "tokens": pack.tokens, "token_budget": pack.token_budget,
+                            "dropped": pack.dropped, "session": pack.session, "snapshot_id": pack.snapshot_id}}
+
+
+_CHECKPOINT_FIELDS = {"session_id", "title", "content", "tags", "privacy_tags", "project", "platform"}
+
+
+def _checkpoint(ctx: Context, body: dict[str, Any]) -> Items:
+    b = _object(body, _CHECKPOINT_FIELDS)
+    session = _text(b, "session_id", required=True)
+    assert session is not None
+    if b.get("platform") is not None:
+        session = f"{_text(b, 'platform')}:{session}"
+    project = _text(b, "project")
+    scope = f"project:{slugify(project)}" if project else "global"
+    ctx.principal.check_write(scope, "project")
+    result = ctx.memory.checkpoint(
+        session, b.get("title", ""), b.get("content", ""), tags=_strings(b, "tags") or (),
+        privacy=_strings(b, "privacy_tags") or (), scope=scope, agent_id=ctx.principal.writer_id(None),
+        source={"system": str(b.get("platform") or "agent"), "session_id": b["session_id"]},
+    )
+    return [_result_json(result)]
+
+
+def _finalize(ctx: Context, body: dict[str, Any]) -> Items:
+    b = _object(body, {"session_id", "summary_mode", "platform"})
+    session = _text(b, "session_id", required=True)
+    assert session is not None
+    if b.get("platform") is not None:
+        session = f"{_text(b, 'platform')}:{session}"
+    if b.get("summary_mode", "standard") != "standard":
+        raise InvalidInput("summary_mode must be 'standard' (the one deterministic summary)", field="summary_mode")
+    result = finalize_checked(ctx, session, "session_id")
+    summary = ctx.memory.get([result.id])[0] if result.id else None
+    return [{**_result_json(result), "summary": summary.content if summary else None}]
+
+
 def compat_routes(memory: Memory, executor: Executor) -> list[Route]:
     def route(path: str, handler: Handler, method: str = "POST", ranking: str = "none") -> Route:
         async def endpoint(request: Request) -> Response:
@@ -184,30 +288,15 @@ def compat_routes(memory: Memory, executor: Executor) -> list[Route]:
 
     return [
         route("/v1/memory/append", _append),
+        route("/v1/memory/snapshot", _snapshot, "GET", ranking="pins: latest per dedupe_key; recent: newest first"),
         route("/v1/events/record", _record),
         route("/v1/timeline", _timeline),
         route("/v1/observations/get", _observations),
         route("/v1/search", _search, ranking="hybrid: lexical + vector + thread + entity + time + recency"),
-        *(route(path, _not_yet(what), method) for path, what, method in _LATER),
+        route("/v1/checkpoints/record", _checkpoint),
+        route("/v1/sessions/finalize", _finalize),
+        route("/v1/resume-pack", _resume_pack, ranking="pinned > session > open tasks > recent, within budget"),
     ]
-
-
-_LATER = (
-    ("/v1/memory/snapshot", "snapshots (pinned memory + recent events)", "GET"),
-    ("/v1/resume-pack", "resume packs", "POST"),
-)
-
-
-def _not_yet(what: str) -> Handler:
-    def handler(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
-        raise _NotImplemented(f"{what} are not available in this version of graphmem; nothing was read, so do "
-                              "not treat this as an empty memory. Use GraphQL `events` meanwhile")
-
-    return handler
-
-
-class _NotImplemented(GraphmemError):
-    code = "not_implemented"
 
 
 async def _answer(request: Request, memory: Memory, executor: Executor, handler: Handler,
@@ -217,14 +306,14 @@ async def _answer(request: Request, memory: Memory, executor: Executor, handler:
     try:
         body: Any = dict(request.query_params) if request.method == "GET" else await _body(request)
         ctx = Context(memory=memory, principal=principal, executor=executor)
-        items = await ctx.run(handler, ctx, body)
+        answer = await ctx.run(handler, ctx, body)
     except GraphmemError as exc:
-        status = 501 if isinstance(exc, _NotImplemented) else next(
-            (s for t, s in _STATUS.items() if isinstance(exc, t)), 400)
+        status = next((s for t, s in _STATUS.items() if isinstance(exc, t)), 400)
         return JSONResponse({"ok": False, "source": "core", "error": exc.to_dict(), "items": [],
                              "meta": _meta(0, started, {}, ranking)}, status_code=status)
     filters = {k: v for k, v in body.items() if k in _FILTERS} if isinstance(body, dict) else {}
-    return JSONResponse({"ok": True, "source": "core", "items": items,
+    items, top = answer if isinstance(answer, tuple) else (answer, {})
+    return JSONResponse({"ok": True, "source": "core", **top, "items": items,
                          "meta": _meta(len(items), started, filters, ranking)})
 
 

@@ -28,6 +28,7 @@ from strawberry.types import ExecutionContext
 from graphmem.api.entities import EntityQuery
 from graphmem.api.events import EventQuery
 from graphmem.api.opinions import OpinionQuery
+from graphmem.api.packs import PackQuery
 from graphmem.api.recall import RecallQuery
 from graphmem.api.mutations import MUTATIONS
 from graphmem.api.system import SystemQuery
@@ -38,7 +39,8 @@ __all__ = ["Limits", "build_schema", "export_sdl"]
 
 log = logging.getLogger(__name__)
 
-Query = merge_types("Query", (EntityQuery, TimeQuery, EventQuery, RecallQuery, OpinionQuery, SystemQuery))
+Query = merge_types("Query", (EntityQuery, TimeQuery, EventQuery, RecallQuery, OpinionQuery, PackQuery,
+                                 SystemQuery))
 Mutation = merge_types("Mutation", MUTATIONS)
 
 

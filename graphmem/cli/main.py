@@ -11,6 +11,8 @@ Examples::
     graphmem entity Peter --json
     graphmem ingest events.jsonl
     graphmem stats
+    graphmem snapshot --scope global --scope project:search
+    graphmem resume --project search --budget 800
     graphmem serve --port 8765 --tokens tokens.yaml
 """
 
@@ -29,6 +31,7 @@ import click
 from graphmem.cli.render import state_rows, table, to_json
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
+from graphmem.query.packs import event_line
 from graphmem.samples import load_sample
 from graphmem.settings import Settings
 
@@ -259,6 +262,85 @@ def retain(ctx: Context, path: Path, day: str | None, agent_id: str, holder: str
     counts = {s: sum(r.status == s for r in result.results) for s in ("created", "duplicate", "dropped")}
     counts["opinions"] = len(result.opinion_ids)
     ctx.emit(counts, ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@main.command()
+@click.option("--scope", "scopes", multiple=True, help="A scope to read (default: global and the agent's own).")
+@click.option("--agent", "agent_id", default=None, help="Read as this agent (adds agent:<id> to the scopes).")
+@click.option("--limit-recent", default=50, show_default=True)
+@click.option("--include-private", is_flag=True)
+@click.option("--id", "snapshot_id", default=None, help="Read the snapshot this id names again.")
+@pass_ctx
+@_errors
+def snapshot(ctx: Context, scopes: tuple[str, ...], agent_id: str | None, limit_recent: int,
+             include_private: bool, snapshot_id: str | None) -> None:
+    """Pinned memory (latest event per dedupe key), recent events, ruleset stamp and a repeatable id.
+
+    Example: graphmem snapshot --scope global --scope project:search --limit-recent 10
+    """
+    snap = ctx.memory().snapshot(agent_id=agent_id, scopes=list(scopes) or None, limit_recent=limit_recent,
+                                 include_private=include_private, snapshot_id=snapshot_id)
+    recent = "\n".join(event_line(e) for e in snap.recent) or "(no events)"
+    ctx.emit(
+        {"snapshot_id": snap.id, "ruleset_stamp": snap.ruleset_stamp, "pinned_md": snap.pinned_md,
+         "recent_events": list(snap.recent)},
+        f"{snap.pinned_md or '(nothing pinned)'}\n\n# Recent\n{recent}\n\n{snap.ruleset_stamp}\n{snap.id}",
+    )
+
+
+@main.command()
+@click.option("--project", default=None)
+@click.option("--session", default=None, help="A session's thread key (or its id without the platform).")
+@click.option("--budget", "token_budget", default=1500, show_default=True, help="Approximate tokens at most.")
+@click.option("--limit-recent", default=20, show_default=True)
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def resume(ctx: Context, project: str | None, session: str | None, token_budget: int, limit_recent: int,
+           include_private: bool) -> None:
+    """What an agent needs to continue a project or session, as Markdown within a token budget.
+
+    Example: graphmem resume --project search --session claude:s-1 --budget 800
+    """
+    pack = ctx.memory().resume_pack(project, session=session, token_budget=token_budget,
+                                    limit_recent=limit_recent, include_private=include_private)
+    ctx.emit(pack, pack.markdown.rstrip("\n") + f"\n\n({pack.tokens}/{pack.token_budget} tokens, "
+                                                f"{pack.dropped} lines left out)")
+
+
+@main.command()
+@click.argument("session")
+@click.argument("title")
+@click.argument("content")
+@click.option("--tag", "tags", multiple=True)
+@click.option("--scope", default="global", show_default=True)
+@click.option("--agent", "agent_id", default="cli", show_default=True)
+@pass_ctx
+@_errors
+def checkpoint(ctx: Context, session: str, title: str, content: str, tags: tuple[str, ...], scope: str,
+               agent_id: str) -> None:
+    """Record a named point in a session.
+
+    Example: graphmem checkpoint claude:s-1 "Parser done" "The Retain parser passes its tests."
+    """
+    result = ctx.memory().checkpoint(session, title, content, tags=tags, scope=scope, agent_id=agent_id)
+    ctx.emit({"id": result.id, "status": result.status}, f"{result.status} {result.id}")
+
+
+@main.command()
+@click.argument("session")
+@pass_ctx
+@_errors
+def finalize(ctx: Context, session: str) -> None:
+    """Record a deterministic summary of a session (again after more events; the same events: nothing new).
+
+    Example: graphmem finalize claude:s-1
+    """
+    mem = ctx.memory()
+    result = mem.finalize_session(session)
+    summary = mem.get([result.id])[0].content if result.id else ""
+    ctx.emit({"id": result.id, "status": result.status, "summary": summary},
+             f"{result.status} {result.id}\n\n{summary}")
 
 
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:

@@ -387,6 +387,11 @@ class KuzuStore:
         if query.kinds is not None:
             where.append("e.kind IN $kinds")
             params["kinds"] = list(query.kinds)
+        if query.keyed:
+            where.append("e.dedupe_key IS NOT NULL")
+        if query.recorded_until is not None:
+            where.append("e.recorded_at <= $recorded_until")
+            params["recorded_until"] = rows.naive(query.recorded_until)
         if query.after is not None:
             op = ">" if query.ascending else "<"
             where.append(f"(e.occurred_at {op} $c_o OR (e.occurred_at = $c_o AND (e.recorded_at {op} $c_r "
@@ -405,6 +410,23 @@ class KuzuStore:
                               event_ids):
             out[r["event"]].append(r["entity"])
         return out
+
+    def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
+        wanted = list(dict.fromkeys(event_ids))
+        if not wanted:
+            return set()
+        params: dict[str, Any] = {"ids": wanted}
+        when = ""
+        if known_at is not None:
+            when, params["t"] = " AND a.recorded_at <= $t", rows.naive(known_at)
+        found = self._rows("UNWIND $ids AS i MATCH (a:Event)-[l:LINK]->(b:Event {id: i}) WHERE l.label = "
+                           f"'supersedes'{when} RETURN DISTINCT b.id AS id", params)
+        return {r["id"] for r in found}
+
+    def thread_keys(self, suffix: str, limit: int = 10) -> list[str]:
+        found = self._rows("MATCH (t:Thread) WHERE t.key = $s OR t.key ENDS WITH $tail RETURN t.key AS key "
+                           "ORDER BY key LIMIT $limit", {"s": suffix, "tail": f":{suffix}", "limit": limit})
+        return [r["key"] for r in found]
 
     def entity_id_for_key(self, key: str) -> str | None:
         found = self._rows("MATCH (a:Alias {key: $key}) RETURN a.entity_id AS id", {"key": key})

@@ -85,6 +85,8 @@ class EventQuery:
     include_private: bool = False
     after: tuple[dt.datetime, dt.datetime, str] | None = None
     ascending: bool = False
+    keyed: bool = False  # only events that carry a dedupe_key
+    recorded_until: dt.datetime | None = None  # recorded_at <= this: what memory held then
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,14 @@ class GraphStore(Protocol):
 
     def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
         """Entity ids each event mentions."""
+        ...
+
+    def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
+        """Those of ``event_ids`` that a later event supersedes (recorded by ``known_at``, if given)."""
+        ...
+
+    def thread_keys(self, suffix: str, limit: int = 10) -> list[str]:
+        """Thread keys equal to ``suffix`` or ending in ``:suffix`` (a session id without its platform)."""
         ...
 
     def entity_id_for_key(self, key: str) -> str | None: ...

@@ -49,12 +49,64 @@ def test_bad_appends_name_the_field_and_write_nothing(http, body, field):
     assert http.memory.stats().events == before
 
 
-def test_a_read_that_cannot_be_answered_says_so(http):
-    response = http.get("/v1/memory/snapshot", params={"agent_id": "claude", "scopes": "global"})
-    assert response.status_code == 501
-    answer = response.json()
-    assert answer["ok"] is False and answer["error"]["code"] == "not_implemented"
-    assert "not treat this as an empty memory" in answer["error"]["message"]
+def test_snapshot_answers_pins_recent_stamp_and_a_repeatable_id(http):
+    http.post("/v1/memory/append", json=PROTOCOL_EVENT)
+    answer = http.get("/v1/memory/snapshot", params={"agent_id": "claude", "scopes": "global",
+                                                     "limit_recent": "5"}).json()
+    assert answer["ok"] is True
+    assert "**telegram_bot_token_location** (config" in answer["pinned_md"]
+    assert answer["ruleset_stamp"].startswith("GRAPHMEM_RULESET=v1")
+    assert len(answer["recent_events"]) == 5 and answer["scopes"] == ["global"]
+    assert [p["key"] for p in answer["items"]] == ["telegram_bot_token_location"]
+    http.post("/v1/memory/append", json={**PROTOCOL_EVENT, "content_md": "The token moved to the vault."})
+    again = http.get("/v1/memory/snapshot", params={"snapshot_id": answer["snapshot_id"]}).json()
+    assert (again["pinned_md"], again["recent_events"]) == (answer["pinned_md"], answer["recent_events"])
+    now = http.get("/v1/memory/snapshot", params={"scopes": "global"}).json()
+    assert "moved to the vault" in now["pinned_md"]
+    bad = http.get("/v1/memory/snapshot", params={"snapshot_id": "snap1-garbage"})
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "snapshot_id"
+
+
+def test_a_snapshot_the_token_cannot_read_is_refused_not_emptied():
+    memory = sample_memory()
+    policy = AccessPolicy.from_config({"agents": {"bob": {"token": "bob-token-0123456789", "read": ["global"],
+                                                          "write": ["global"]}}})
+    with serve(memory, policy) as http:
+        auth = {"Authorization": "Bearer bob-token-0123456789"}
+        refused = http.get("/v1/memory/snapshot", params={"scopes": "global,project:search"}, headers=auth)
+        assert refused.status_code == 403
+        assert refused.json()["ok"] is False and refused.json()["error"]["field"] == "scopes"
+        own = http.get("/v1/memory/snapshot", headers=auth).json()
+        assert own["ok"] is True and own["scopes"] == ["agent:bob", "global"]
+        pack = http.post("/v1/resume-pack", json={"project": "search"}, headers=auth)
+        assert pack.status_code == 403 and pack.json()["error"]["field"] == "project"
+    memory.close()
+
+
+def test_harness_sessions_checkpoint_finalize_and_resume(http):
+    base = {"platform": "codex", "project": "Search", "session_id": "s-9", "ts": "2025-11-28T10:00:00Z"}
+    http.post("/v1/events/record", json={**base, "event_type": "user_prompt",
+                                         "payload": {"prompt": "Make ranking tests pass."}})
+    checkpoint = http.post("/v1/checkpoints/record", json={
+        "session_id": "s-9", "platform": "codex", "project": "Search", "title": "Ranking fixed",
+        "content": "Ranking tests pass after the tie-break change.", "tags": ["ci"]}).json()
+    assert checkpoint["ok"] is True and checkpoint["items"][0]["status"] == "created"
+    final = http.post("/v1/sessions/finalize", json={"session_id": "s-9"}).json()
+    assert final["ok"] is True and final["items"][0]["summary"].startswith("Session codex:s-9: 2 events")
+    assert http.post("/v1/sessions/finalize", json={"session_id": "s-9"}).json()["items"][0]["status"] \
+        == "duplicate"
+    pack = http.post("/v1/resume-pack", json={"project": "Search", "session_id": "s-9",
+                                              "token_budget": 400}).json()
+    assert pack["ok"] is True and pack["pack"]["tokens"] <= 400
+    assert pack["pack"]["session"] == "codex:s-9"
+    sections = [i["section"] for i in pack["items"]]
+    order = ["pinned", "session", "open_tasks", "recent"]
+    assert sections.count("session") == 2 and sections == sorted(sections, key=order.index)
+    assert "Ranking fixed" in pack["pack"]["markdown"]
+    missing = http.post("/v1/sessions/finalize", json={"session_id": "s-404"})
+    assert missing.status_code == 404 and missing.json()["error"]["field"] == "session"
+    wrong = http.post("/v1/sessions/finalize", json={"session_id": "s-9", "summary_mode": "llm"})
+    assert wrong.status_code == 400 and wrong.json()["error"]["field"] == "summary_mode"
 
 
 def test_harness_routes_record_then_look_around_then_get(http):

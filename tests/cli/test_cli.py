@@ -97,3 +97,23 @@ def test_retain_reads_a_daily_log_once(run, tmp_path):
     log.write_text("## Retain\n- went out\n")
     bad = run("retain", str(log))
     assert bad.exit_code != 0 and "line 2" in bad.output
+
+
+def test_sessions_snapshot_and_resume_from_the_command_line(run):
+    run("record", "Token lives in ~/bot/.env", "--kind", "config", "--dedupe-key", "token-location",
+        "--occurred-at", "2025-11-27")
+    run("record", "Started on the parser.", "--thread", "claude:s-1", "--occurred-at", "2025-11-28T09:00")
+    out = run("--json", "checkpoint", "s-1", "Parser done", "It passes its tests.")
+    assert json.loads(out.output)["status"] == "created"
+    final = json.loads(run("--json", "finalize", "s-1").output)
+    assert final["status"] == "created" and final["summary"].startswith("Session claude:s-1: 2 events")
+    assert json.loads(run("--json", "finalize", "claude:s-1").output)["status"] == "duplicate"
+    snap = json.loads(run("--json", "snapshot", "--limit-recent", "2").output)
+    assert "**token-location** (config, 2025-11-27)" in snap["pinned_md"]
+    assert len(snap["recent_events"]) == 2
+    again = json.loads(run("--json", "snapshot", "--id", snap["snapshot_id"]).output)
+    assert again == snap
+    pack = run("resume", "--session", "s-1", "--budget", "120").output
+    assert pack.startswith("# Resume: session claude:s-1\n") and "tokens" in pack.splitlines()[-1]
+    bad = CliRunner().invoke(main, ["--db", run.db, "snapshot", "--id", "snap1-x"])
+    assert bad.exit_code == 2 and "snapshot_id" in bad.output

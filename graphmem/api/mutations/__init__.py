@@ -4,6 +4,8 @@ from graphmem.api.mutations.add_alias import AddAliasMutation
 from graphmem.api.mutations.apply_write_plan import ApplyWritePlanMutation
 from graphmem.api.mutations.assert_state import AssertStateMutation
 from graphmem.api.mutations.close_state import CloseStateMutation
+from graphmem.api.mutations.finalize_session import FinalizeSessionMutation
+from graphmem.api.mutations.record_checkpoint import RecordCheckpointMutation
 from graphmem.api.mutations.record_event import RecordEventMutation
 from graphmem.api.mutations.record_events import RecordEventsMutation
 from graphmem.api.mutations.retract_state import RetractStateMutation
@@ -22,4 +24,6 @@ MUTATIONS = (
     ApplyWritePlanMutation,
     OpinionMutations,
     UpdatePreferenceMutation,
+    RecordCheckpointMutation,
+    FinalizeSessionMutation,
 )
