@@ -71,6 +71,8 @@ from graphmem.query import (
     preset_named,
     rank,
 )
+from graphmem.query.pages import MARKER as PAGE_MARKER
+from graphmem.query.pages import PageData, page_slug, render_entity_page, render_opinions_page
 from graphmem.query.packs import (
     ResumePack,
     Snapshot,
@@ -100,7 +102,7 @@ from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
 from graphmem.temporal import holds_at, parse_expression, parse_point, period_end
 
-__all__ = ["EntityView", "Memory", "PlanResult", "RecordResult", "RetainResult", "StateInput"]
+__all__ = ["EntityView", "Memory", "PlanResult", "RecordResult", "ReflectResult", "RetainResult", "StateInput"]
 
 RECENT_EVENTS = 10
 MAX_RECALL = 200  # the most hits one recall returns
@@ -155,6 +157,14 @@ class RetainResult:
     @property
     def event_ids(self) -> list[str]:
         return [r.id for r in self.results if r.id is not None]
+
+
+@dataclass(frozen=True)
+class ReflectResult:
+    """The pages a reflect made (every path) and those whose bytes changed (written)."""
+
+    pages: list[Path]
+    written: list[Path]
 
 
 @dataclass(frozen=True)
@@ -1612,6 +1622,95 @@ class Memory:
         point = self.read_time(value, field, relative_to=anchor)
         return period_end(point, self.tz) if end else point.at
 
+    # -- entity pages and reflect ----------------------------------------------------------------------
+
+    def _page_data(self, entity_id: str, *, include_private: bool, scopes: Sequence[str] | None,
+                   recent: int) -> PageData:
+        entity = self.store.entities([entity_id])[0]
+        states = attach_evidence(self.store, self.store.states(StateQuery(
+            subject_id=entity_id, include_private=include_private, scopes=scopes)))
+        incoming = self.store.states(StateQuery(object_id=entity_id, include_private=include_private,
+                                                scopes=scopes))
+        events = self.store.find_events(EventQuery(limit=recent, entity_id=entity_id,
+                                                   include_private=include_private, scopes=scopes))
+        about = self.opinions(about=entity_id, include_private=include_private, scopes=scopes, limit=MAX_PAGE)
+        held = self.opinions(holder=entity_id, include_private=include_private, scopes=scopes, limit=MAX_PAGE)
+        opinions = {o.id: o for o in (*about, *held)}
+        inverse = {p: d.inverse for p, d in self.ontology.predicates.items() if d.inverse}
+        return PageData(entity=entity, states=states, incoming=incoming, opinions=list(opinions.values()),
+                        events=events,
+                        inverse=inverse)
+
+    def entity_page(self, name_or_id: str, *, include_private: bool = False,
+                    scopes: Sequence[str] | None = None, recent: int = RECENT_EVENTS) -> str:
+        """An entity's Markdown page: who or what, current states since when, timeline, related states,
+        opinions with confidence and evidence, recent events with sources. Same memory, same bytes."""
+        entity_id = self.resolve_entity(name_or_id)
+        return render_entity_page(self._page_data(entity_id, include_private=include_private, scopes=scopes,
+                                                  recent=recent), self.tz)
+
+    def reflect(
+        self,
+        directory: str | Path,
+        *,
+        since: object = None,
+        include_private: bool = False,
+        scopes: Sequence[str] | None = None,
+        recent: int = RECENT_EVENTS,
+    ) -> ReflectResult:
+        """Write entity pages (``bank/entities/<Slug>.md``) and ``bank/opinions.md`` under ``directory``.
+
+        ``since`` (a time, a period or ``"7d"``) limits the entity pages to entities in events that happened
+        since then; the opinions page is always whole. Only ``bank/`` is written, and a file there that
+        graphmem did not generate (no marker line) is never overwritten: the call fails naming it and writes
+        nothing. A page whose bytes would not change is left alone.
+        """
+        root = Path(directory)
+        if root.exists() and not root.is_dir():
+            raise InvalidInput(f"{root} is a file; reflect writes into a directory", field="directory")
+        if since is not None:
+            start = self._window_edge(since, "since", self.now())
+            ids: list[str] = []
+            cursor: tuple[dt.datetime, dt.datetime, str] | None = None
+            while True:
+                page = self.store.find_events(EventQuery(limit=MAX_PAGE, since=start, include_private=include_private,
+                                                         scopes=scopes, after=cursor))
+                for found in self.store.mentions([e.id for e in page]).values():
+                    ids.extend(found)
+                if len(page) < MAX_PAGE:
+                    break
+                cursor = (page[-1].occurred_at.at, page[-1].recorded_at, page[-1].id)
+            entity_ids = sorted(set(ids))
+        else:
+            entity_ids = self.store.entity_ids(MAX_REFLECT_ENTITIES)
+        entities = self.store.entities(entity_ids)
+        pages: dict[Path, str] = {}
+        taken: dict[str, str] = {}
+        for entity in sorted(entities, key=lambda e: e.id):
+            slug = page_slug(entity.name)
+            if slug.casefold() in taken:  # two names with one file name: the later id gets its id appended
+                slug = f"{slug}-{entity.id}"
+            taken[slug.casefold()] = entity.id
+            data = self._page_data(entity.id, include_private=include_private, scopes=scopes, recent=recent)
+            pages[root / "bank" / "entities" / f"{slug}.md"] = render_entity_page(data, self.tz)
+        opinions = self.opinions(include_private=include_private, scopes=scopes, limit=MAX_PAGE)
+        pages[root / "bank" / "opinions.md"] = render_opinions_page(opinions, self.tz)
+        foreign = sorted(str(p) for p in pages if p.exists() and
+                         not p.read_text(encoding="utf-8").startswith(PAGE_MARKER))
+        if foreign:
+            raise InvalidInput(f"{foreign[0]} was not written by graphmem (it has no marker line); move it or "
+                               f"write the pages elsewhere — nothing was written", field="directory")
+        written: list[Path] = []
+        for path, text in sorted(pages.items()):
+            if path.exists() and path.read_text(encoding="utf-8") == text:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(path.name + ".tmp")
+            partial.write_text(text, encoding="utf-8")
+            partial.replace(path)
+            written.append(path)
+        return ReflectResult(pages=sorted(pages), written=written)
+
     # -- snapshots, resume packs and sessions ----------------------------------------------------------
 
     def snapshot(
@@ -1804,6 +1903,7 @@ class Memory:
 
 
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
+MAX_REFLECT_ENTITIES = 100_000  # entity pages one reflect writes at most
 MAX_PINNED_EVENTS = 20_000  # keyed events a snapshot reads to find the pins
 _RECENT_SLACK = 20  # extra recent events read so that dropping superseded ones still fills the page
 # the predicate of a write plan's state update that names none, by its kind
@@ -1865,6 +1965,7 @@ class _EntityCache:
         self._taken: set[str] = set()
         self._checked_ids: set[str] = set()
         self._checked_keys: set[str] = set()
+        self._refined: set[str] = set()
         self.created: set[str] = set()
 
     def committed(self) -> None:
@@ -1888,6 +1989,8 @@ class _EntityCache:
         if not key:
             raise InvalidInput(f"{field} holds an empty entity name", field=field)
         if key in self._by_key:
+            if type_ is not None and type_ != "concept":
+                self._refine(self._by_key[key], type_)
             return self._by_key[key]
         found = self._memory._entity_ids.get(key)
         if found is None and key not in self._checked_keys:
@@ -1901,8 +2004,24 @@ class _EntityCache:
             self._batch.aliases.append((key, found))
             self._names[found] = clean
             self.created.add(found)
+        elif type_ is not None and type_ != "concept":
+            self._refine(found, type_)
         self._by_key[key] = found
         return found
+
+    def _refine(self, entity_id: str, type_: str) -> None:
+        """An entity first seen untyped (a mention) takes the type a state's predicate gives it, once."""
+        if entity_id in self._refined:
+            return
+        self._refined.add(entity_id)
+        for i, e in enumerate(self._batch.entities):
+            if e.id == entity_id:
+                if e.type == "concept":
+                    self._batch.entities[i] = e.model_copy(update={"type": type_})
+                return
+        current = self._memory.store.entities([entity_id])
+        if current and current[0].type == "concept":
+            self._batch.entity_updates.append(current[0].model_copy(update={"type": type_}))
 
     def name(self, entity_id: str) -> str:
         if entity_id not in self._names:

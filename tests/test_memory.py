@@ -264,3 +264,13 @@ def test_events_without_a_time_are_idempotent_too(mem):
     a = mem.record(content="no time given")
     b = mem.record(content="no time given")
     assert b.status == "duplicate" and a.id == b.id
+
+
+def test_an_entity_first_seen_untyped_takes_the_type_a_predicate_gives_it():
+    mem = Memory.in_memory(extract=False)
+    mem.record(content="Sam said hi.", entities=["Sam", "Acme"], occurred_at="2025-10-01")
+    assert mem.entity("Sam").entity.type == "concept"
+    mem.assert_state(subject="Sam", predicate="works_at", object="Acme", valid_from="2025-10-01")
+    assert (mem.entity("Sam").entity.type, mem.entity("Acme").entity.type) == ("person", "org")
+    mem.assert_state(subject="Sam", predicate="lives_in", object="Acme", valid_from="2025-10-01")
+    assert mem.entity("Acme").entity.type == "org"  # a typed entity keeps its type

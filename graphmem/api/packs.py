@@ -18,7 +18,7 @@ from graphmem.api.types import EventNode
 from graphmem.errors import Forbidden
 from graphmem.query.packs import Pin, ResumePack, Snapshot, SnapshotRequest, pack_scopes
 
-__all__ = ["PackQuery", "read_resume_pack", "read_snapshot"]
+__all__ = ["PackQuery", "read_resume_pack", "read_snapshot", "readable_scopes"]
 
 
 def _check_reads(ctx: Context, scopes: Sequence[str], include_private: bool, field: str) -> None:
@@ -28,6 +28,18 @@ def _check_reads(ctx: Context, scopes: Sequence[str], include_private: bool, fie
         if include_private and principal.private is not None and scope not in principal.private:
             raise Forbidden(f"agent {principal.agent_id!r} may not read private items of scope {scope!r}; "
                             "leave includePrivate out", field="include_private")
+
+
+def readable_scopes(ctx: Context, include_private: bool) -> list[str] | None:
+    """Every scope the caller reads (``None``: all), for reads that take one scope list; asking for private
+    items is refused unless the caller may read them in each of those scopes."""
+    principal = ctx.principal
+    scopes = sorted(principal.read) if principal.read is not None else None
+    if include_private and principal.private is not None and (scopes is None or set(scopes) - principal.private):
+        raise Forbidden(f"agent {principal.agent_id!r} may read private items only in "
+                        f"{', '.join(sorted(principal.private)) or 'no scope'}; leave includePrivate out",
+                        field="include_private")
+    return scopes
 
 
 def read_snapshot(ctx: Context, scopes: Sequence[str] | None, limit_recent: int, include_private: bool,

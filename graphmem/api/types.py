@@ -350,6 +350,15 @@ class EntityNode:
                               min_confidence=min_confidence, as_of=as_of or self.as_of, known_at=self.known_at)
         return [OpinionNode.of(o, ctx.memory.tz, include_private) for o in found]
 
+    @strawberry.field(description="The entity's Markdown page: current states since when, timeline, related "
+                                  "states, opinions with evidence, recent events with sources")
+    async def page(self, info: Info[Any, Any], include_private: bool = False) -> str:
+        from graphmem.api.packs import readable_scopes
+
+        ctx = _ctx(info)
+        scopes = readable_scopes(ctx, include_private)
+        return await ctx.run(ctx.memory.entity_page, str(self.id), include_private=include_private, scopes=scopes)
+
     @strawberry.field(description="Entities linked to this one by states that hold at a time (now by default)")
     async def neighbors(self, info: Info[Any, Any], depth: int = 1, as_of: str | None = None,
                         include_private: bool = False) -> list[Neighbor]:

@@ -13,6 +13,7 @@ Examples::
     graphmem stats
     graphmem snapshot --scope global --scope project:search
     graphmem resume --project search --budget 800
+    graphmem reflect --since 7d --out ~/notes
     graphmem serve --port 8765 --tokens tokens.yaml
 """
 
@@ -343,6 +344,39 @@ def finalize(ctx: Context, session: str) -> None:
              f"{result.status} {result.id}\n\n{summary}")
 
 
+@main.command()
+@click.option("--out", "directory", default=".", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The workspace: pages go to <out>/bank/entities/<Slug>.md and <out>/bank/opinions.md.")
+@click.option("--since", default=None, help="Only entities in events since then (7d, 2w, 'Nov 2025', a date).")
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def reflect(ctx: Context, directory: Path, since: str | None, include_private: bool) -> None:
+    """Write entity pages and the opinions page as Markdown (same memory, same bytes).
+
+    Only files under bank/ that graphmem wrote are replaced; daily logs are never touched.
+
+    Example: graphmem reflect --since 7d --out ~/notes
+    """
+    result = ctx.memory().reflect(directory, since=since, include_private=include_private)
+    ctx.emit({"pages": [str(p) for p in result.pages], "written": [str(p) for p in result.written]},
+             f"{len(result.pages)} pages, {len(result.written)} written under {directory / 'bank'}")
+
+
+@main.command()
+@click.argument("entity")
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def page(ctx: Context, entity: str, include_private: bool) -> None:
+    """Print an entity's Markdown page.
+
+    Example: graphmem page Peter
+    """
+    text = ctx.memory().entity_page(entity, include_private=include_private)
+    ctx.emit({"entity": entity, "markdown": text}, text.rstrip("\n"))
+
+
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:
     headers, rows = state_rows(states)
     ctx.emit(states, f"{title}\n{table(headers, rows)}")
@@ -587,6 +621,4 @@ def demo(ctx: Context) -> None:
                        f"{c.happened_at:%Y-%m-%d} {c.stance.value if c.action == 'reweigh' and c.stance else 'formed'} "
                        f"-> {c.after:.2f}"
                        for c in opinion.history))
-    entity_view = mem.entity("Peter")
-    click.echo(f"\nEntity page data for {entity_view.entity.name}: {len(entity_view.states)} current states, "
-               f"{len(entity_view.recent_events)} recent events")
+    click.echo("\nQ: Peter's entity page?\n" + mem.entity_page("Peter").split("\n", 1)[1].rstrip("\n"))

@@ -443,6 +443,10 @@ class KuzuStore:
         cols = "n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.created_at AS created_at"
         return {r["id"]: rows.entity_from_row(r) for r in self._lookup("(n:Entity)", "n.id", cols, ids)}
 
+    def entity_ids(self, limit: int) -> list[str]:
+        found = self._rows("MATCH (n:Entity) RETURN n.id AS id ORDER BY id LIMIT $limit", {"limit": limit})
+        return [r["id"] for r in found]
+
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
         found = self._rows("MATCH (n:Entity) RETURN n.name AS name, n.type AS type, n.aliases AS aliases "
                            "ORDER BY n.created_at DESC LIMIT $limit", {"limit": limit})

@@ -154,6 +154,10 @@ class GraphStore(Protocol):
 
     def entities(self, ids: Sequence[str]) -> list[Entity]: ...
 
+    def entity_ids(self, limit: int) -> list[str]:
+        """Entity ids in id order, at most ``limit``."""
+        ...
+
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
         """(name or alias, type) of up to ``limit`` entities, newest first: the extraction gazetteer."""
         ...

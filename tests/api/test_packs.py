@@ -68,3 +68,10 @@ def test_a_snapshot_id_reads_the_same_snapshot_and_access_is_checked_first(memor
         assert foreign["data"]["recordCheckpoint"]["code"] == "forbidden"
         summary = bob(FINALIZE, {"session": "team-log"})["data"]["finalizeSession"]
         assert summary == {"__typename": "RecordEventError", "code": "forbidden", "field": "session"}
+
+
+def test_an_entity_page_over_graphql_is_the_memory_page(memory):
+    with serve(memory) as http:
+        page = GraphQLClient(http).data('{ entity(name: "Peter") { page } }')["entity"]["page"]
+    assert page == memory.entity_page("Peter")
+    assert "## Current" in page and "Marrakesh" in page

@@ -1,6 +1,7 @@
 """The command line against a real database file (click's runner, in process)."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -117,3 +118,14 @@ def test_sessions_snapshot_and_resume_from_the_command_line(run):
     assert pack.startswith("# Resume: session claude:s-1\n") and "tokens" in pack.splitlines()[-1]
     bad = CliRunner().invoke(main, ["--db", run.db, "snapshot", "--id", "snap1-x"])
     assert bad.exit_code == 2 and "snapshot_id" in bad.output
+
+
+def test_reflect_writes_pages_once(run, tmp_path):
+    run("record", "Peter moved to Marrakesh.", "--occurred-at", "2025-11-27", "--entity", "Peter")
+    run("assert", "Peter", "lives_in", "Marrakesh", "--from", "2025-11-27")
+    out = json.loads(run("--json", "reflect", "--out", str(tmp_path)).output)
+    assert sorted(Path(p).name for p in out["written"]) == ["Marrakesh.md", "Peter.md", "opinions.md"]
+    assert json.loads(run("--json", "reflect", "--out", str(tmp_path)).output)["written"] == []
+    page = (tmp_path / "bank" / "entities" / "Peter.md").read_text()
+    assert "- **lives in** Marrakesh · since 2025-11-27" in page
+    assert run("page", "Peter").output == page
