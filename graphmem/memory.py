@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -58,7 +59,7 @@ from graphmem.ontology import (
 )
 from graphmem.index import Embedder, IndexStatus, SearchIndex, embedder_named
 from graphmem.ontology.plans import ContextUpdates, PlanEntity, StateUpdate, WritePlan
-from graphmem.privacy import PrivacyPolicy, guard
+from graphmem.privacy import PrivacyPolicy, guard, mask, scan
 from graphmem.query import (
     ConfidenceChange,
     Opinion,
@@ -80,6 +81,7 @@ from graphmem.query.packs import (
     event_line,
     fit_to_budget,
     pack_scopes,
+    pinned_md,
     pins_of,
     ruleset_stamp,
     session_summary,
@@ -88,7 +90,17 @@ from graphmem.query.packs import (
 from graphmem.reasoning import (
     POLARITIES,
     PREFERENCE_OPS,
+    Conflict,
+    HeldBack,
     Plan,
+    PromotionCandidate,
+    TtlCandidate,
+    conflict_note,
+    conflicts_of,
+    find_duplicates,
+    plan_tidy,
+    promotion_candidates,
+    ttl_candidates,
     make_id,
     plan_assert,
     plan_close,
@@ -102,7 +114,17 @@ from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
 from graphmem.temporal import holds_at, parse_expression, parse_point, period_end
 
-__all__ = ["EntityView", "Memory", "PlanResult", "RecordResult", "ReflectResult", "RetainResult", "StateInput"]
+__all__ = [
+    "EntityView",
+    "JanitorReport",
+    "Memory",
+    "PlanResult",
+    "RecordResult",
+    "ReflectResult",
+    "RetainResult",
+    "StateInput",
+    "TidyReport",
+]
 
 RECENT_EVENTS = 10
 MAX_RECALL = 200  # the most hits one recall returns
@@ -157,6 +179,36 @@ class RetainResult:
     @property
     def event_ids(self) -> list[str]:
         return [r.id for r in self.results if r.id is not None]
+
+
+@dataclass(frozen=True)
+class TidyReport:
+    """What one tidy run found and closed: (duplicate id, kept id) pairs, counts by kind, and what it left."""
+
+    scanned: int
+    closed: list[tuple[str, str]]
+    by_kind: dict[str, int]
+    partial_overlaps: int  # duplicates overlapping without one inside the other: left open
+    no_start: int  # duplicates without a start time: left open
+    limited: bool  # more duplicates than one run closes: run again
+    dry_run: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class JanitorReport:
+    """What one janitor run found and did. Nothing is ever removed: TTL candidates wait for a person."""
+
+    pinned_md: str
+    pins: int
+    ttl_candidates: list[TtlCandidate]
+    conflicts: list[Conflict]
+    conflict_events: list[str]
+    warnings: list[str]
+    masked: list[tuple[str, tuple[str, ...]]]  # (event id, kinds masked this run)
+    audit_event: str | None
+    dry_run: bool
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -1710,6 +1762,145 @@ class Memory:
             partial.replace(path)
             written.append(path)
         return ReflectResult(pages=sorted(pages), written=written)
+
+    # -- maintenance: tidy, promotion, janitor ---------------------------------------------------------
+
+    def dispute_state(self, state_id: str, *, evidence: Sequence[str], reason: str = "disputed") -> State:
+        """Record evidence against a fact (a contradiction that stays open until the fact is confirmed again);
+        its validity and confidence stay as they are."""
+        if not evidence:
+            raise InvalidInput("evidence must name at least one event that contradicts the state", field="evidence")
+        return self._update(
+            lambda state, current, now: plan_revise(state, now, RevisionAction.DISPUTE, reason, evidence,
+                                                    contradicts=True),
+            state_id, evidence,
+        )
+
+    def tidy(self, *, dry_run: bool = False) -> TidyReport:
+        """Close (never delete) exact duplicate states, at most the ontology's ``tidy.max_closures`` per run.
+
+        Each closure is a new version ``[start, start)`` with a revision whose reason starts with ``tidy:``;
+        as-of answers do not change. Moods are never touched. ``dry_run`` reports without writing.
+        """
+        started = time.perf_counter()
+        rule = self.ontology.tidy
+        with self.store.write_lock():
+            kinds = [k for k in self.ontology.state_kinds if k not in rule.exclude_kinds]
+            states = attach_evidence(self.store, self.store.states(StateQuery(kinds=kinds, include_private=True)))
+            found = find_duplicates(states, rule)
+            if found.pairs and not dry_run:
+                now = self.now()
+                batch = WriteBatch()
+                self._add_plan(plan_tidy(found.pairs, now), batch, now)
+                self.store.write(batch)
+                self._index_batch(batch, now)
+        by_kind: dict[str, int] = {}
+        for _, dup in found.pairs:
+            by_kind[dup.kind] = by_kind.get(dup.kind, 0) + 1
+        return TidyReport(scanned=len(states), closed=[(d.id, k.id) for k, d in found.pairs],
+                          by_kind=dict(sorted(by_kind.items())), partial_overlaps=found.partial_overlaps,
+                          no_start=found.no_start, limited=found.limited, dry_run=dry_run,
+                          seconds=time.perf_counter() - started)
+
+    def promotion_candidates(
+        self, *, include_private: bool = False, scopes: Sequence[str] | None = None
+    ) -> tuple[list[PromotionCandidate], list[HeldBack]]:
+        """Stable facts a person may promote into curated memory (by the ontology's ``promotion`` rule), and
+        those held back by an open contradiction."""
+        rule = self.ontology.promotion
+        states = attach_evidence(self.store, self.store.states(StateQuery(
+            kinds=list(rule.kinds), include_private=include_private, scopes=scopes)))
+        states = [s for s in states if s.confidence >= rule.min_confidence]
+        return promotion_candidates(states, self.store.revisions_of([s.id for s in states]), rule)
+
+    def janitor(self, *, dry_run: bool = False) -> JanitorReport:
+        """The periodic clean-up: pins, TTL removal candidates, dedupe-key conflicts, secrets and PII.
+
+        - pins: the latest event per dedupe key per scope, superseded ones ignored (``pinned_md``);
+        - TTL: events past ``ttl_days`` are listed for a person to approve; the janitor never removes them;
+        - conflicts: one ``conflict_resolution`` event per conflict (the same conflict again: nothing new)
+          and a warning that says which way confidence went;
+        - secrets and personal data that slipped in (written under an older detector, or allowed then) are
+          masked in place, re-indexed, and one ``audit`` event names the events and the kinds masked.
+
+        ``dry_run`` reports all of it and writes nothing.
+        """
+        started = time.perf_counter()
+        now = self.now()
+        keyed = self.store.find_events(EventQuery(limit=MAX_PINNED_EVENTS, keyed=True, include_private=True))
+        gone = self.store.superseded([e.id for e in keyed])
+        pins = pins_of(keyed, gone)
+        older = {e.id: e for e in self.store.events([i for p in pins for i in p.replaced])}
+        conflicts = conflicts_of([(p.scope, p.key, p.event, [older[i] for i in p.replaced if i in older])
+                                  for p in pins])
+        expiring = self.store.find_events(EventQuery(limit=MAX_PINNED_EVENTS, with_ttl=True, include_private=True))
+        ttl = ttl_candidates((e for e in expiring if e.id not in gone), now)
+        warnings: list[str] = []
+        notes: list[tuple[Conflict, str]] = []
+        for conflict in conflicts:
+            content, warning = conflict_note(conflict)
+            warnings.append(warning)
+            notes.append((conflict, content))
+        masked = self._find_leaks()
+        conflict_events: list[str] = []
+        audit: str | None = None
+        if not dry_run:
+            for conflict, content in notes:
+                result = self.record(
+                    content=content, kind="conflict_resolution", scope=conflict.scope, agent_id="graphmem",
+                    occurred_at=conflict.winner.occurred_at.at, extract=False,
+                    source={"system": "graphmem", "ref": f"janitor:{conflict.key}"},
+                    links={"conflict_of": [conflict.winner.id, *(e.id for e in conflict.losers)]},
+                    privacy=("private",) if conflict.winner.visibility is Visibility.PRIVATE else (),
+                )
+                conflict_events.append(result.id or "")
+            audit = self._mask(masked, now)
+        return JanitorReport(
+            pinned_md=pinned_md(pins), pins=len(pins), ttl_candidates=ttl, conflicts=conflicts,
+            conflict_events=conflict_events, warnings=warnings,
+            masked=[(e.id, e.redactions[len(before):]) for e, before in masked], audit_event=audit,
+            dry_run=dry_run, seconds=time.perf_counter() - started,
+        )
+
+    def _find_leaks(self) -> list[tuple[Event, tuple[str, ...]]]:
+        """Events holding secrets (or personal data, unless the policy allows it), masked copies of them
+        paired with their redactions before."""
+        out: list[tuple[Event, tuple[str, ...]]] = []
+        for chunk in self.store.indexable():
+            if chunk and chunk[0].type != "event":
+                break  # events come first
+            leaking = {}
+            for item in chunk:
+                findings = [f for f in scan(item.text) if f.category == "secret" or self.privacy.pii != "allow"]
+                if findings:
+                    leaking[item.id] = findings
+            for event in self.store.events(list(leaking)):
+                findings = leaking[event.id]
+                kinds = tuple(sorted({f.kind for f in findings} - set(event.redactions)))
+                out.append((event.model_copy(update={"content": mask(event.content, findings),
+                                                     "redactions": (*event.redactions, *kinds)}),
+                            event.redactions))
+        return out
+
+    def _mask(self, masked: list[tuple[Event, tuple[str, ...]]], now: dt.datetime) -> str | None:
+        if not masked:
+            return None
+        events = [e for e, _ in masked]
+        with self.store.write_lock():
+            self.store.mask_events(events)
+            mentions = self.store.mentions([e.id for e in events])
+            self.index.replace([
+                Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
+                          private=e.visibility is Visibility.PRIVATE, thread=e.thread,
+                          entities=tuple(mentions.get(e.id, ()))) for e in events], at=now)
+            self.index.save()
+        listed = ", ".join(f"{e.id} ({', '.join(e.redactions[len(before):]) or 'again'})" for e, before in masked)
+        result = self.record(
+            content=f"Janitor masked secrets or personal data in {len(events)} events: {listed}.", kind="audit",
+            agent_id="graphmem", extract=False, source={"system": "graphmem", "ref": "janitor:privacy-scan"},
+            links={"audit_of": [e.id for e in events]},
+        )
+        return result.id
 
     # -- snapshots, resume packs and sessions ----------------------------------------------------------
 

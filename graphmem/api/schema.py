@@ -27,6 +27,7 @@ from strawberry.types import ExecutionContext
 
 from graphmem.api.entities import EntityQuery
 from graphmem.api.events import EventQuery
+from graphmem.api.maintenance import MaintenanceQuery
 from graphmem.api.opinions import OpinionQuery
 from graphmem.api.packs import PackQuery
 from graphmem.api.recall import RecallQuery
@@ -40,7 +41,7 @@ __all__ = ["Limits", "build_schema", "export_sdl"]
 log = logging.getLogger(__name__)
 
 Query = merge_types("Query", (EntityQuery, TimeQuery, EventQuery, RecallQuery, OpinionQuery, PackQuery,
-                                 SystemQuery))
+                                 MaintenanceQuery, SystemQuery))
 Mutation = merge_types("Mutation", MUTATIONS)
 
 

@@ -14,6 +14,7 @@ Examples::
     graphmem snapshot --scope global --scope project:search
     graphmem resume --project search --budget 800
     graphmem reflect --since 7d --out ~/notes
+    graphmem tidy --dry-run; graphmem promote; graphmem janitor --dry-run
     graphmem serve --port 8765 --tokens tokens.yaml
 """
 
@@ -375,6 +376,60 @@ def page(ctx: Context, entity: str, include_private: bool) -> None:
     """
     text = ctx.memory().entity_page(entity, include_private=include_private)
     ctx.emit({"entity": entity, "markdown": text}, text.rstrip("\n"))
+
+
+@main.command()
+@click.option("--dry-run", is_flag=True, help="Report what would be closed; write nothing.")
+@pass_ctx
+@_errors
+def tidy(ctx: Context, dry_run: bool) -> None:
+    """Close (never delete) exact duplicate states; moods are never touched. Bounded per run.
+
+    Example: graphmem tidy --dry-run
+    """
+    report = ctx.memory().tidy(dry_run=dry_run)
+    kinds = ", ".join(f"{k} {n}" for k, n in report.by_kind.items()) or "none"
+    ctx.emit(report, f"{'would close' if dry_run else 'closed'} {len(report.closed)} duplicates of "
+                     f"{report.scanned} states ({kinds}); left open: {report.partial_overlaps} partial overlaps, "
+                     f"{report.no_start} without a start{'; more remain, run again' if report.limited else ''} "
+                     f"[{report.seconds * 1000:.0f} ms]")
+
+
+@main.command()
+@click.option("--include-private", is_flag=True)
+@pass_ctx
+@_errors
+def promote(ctx: Context, include_private: bool) -> None:
+    """List stable facts to promote into curated memory (sure, confirmed 3 times, not contradicted).
+
+    Example: graphmem promote
+    """
+    offered, held = ctx.memory().promotion_candidates(include_private=include_private)
+    rows = [[c.state.subject, c.state.predicate, c.state.object, f"{c.state.confidence:.2f}", c.confirmations,
+             c.state.id] for c in offered]
+    text = table(["subject", "predicate", "object", "confidence", "confirmed", "id"], rows)
+    if held:
+        text += "\n\nheld back:\n" + "\n".join(f"- {h.state.text} ({h.state.id}): {h.reason}" for h in held)
+    ctx.emit({"candidates": offered, "held_back": held}, text)
+
+
+@main.command()
+@click.option("--dry-run", is_flag=True, help="Report everything; write nothing (no notes, no masking).")
+@pass_ctx
+@_errors
+def janitor(ctx: Context, dry_run: bool) -> None:
+    """Pins, TTL removal candidates (never removed), dedupe-key conflicts, secrets/PII masking.
+
+    Example: graphmem janitor --dry-run
+    """
+    r = ctx.memory().janitor(dry_run=dry_run)
+    lines = [r.pinned_md or "(nothing pinned)", "",
+             f"TTL candidates (approve removal yourself): {len(r.ttl_candidates)}",
+             *(f"- {c.event.id} expired {c.expired_at:%Y-%m-%d}: {c.event.content[:80]}" for c in r.ttl_candidates),
+             f"conflicts: {len(r.conflicts)}", *(f"- warning: {w}" for w in r.warnings),
+             f"masked: {len(r.masked)}" + (f" (audit {r.audit_event})" if r.audit_event else ""),
+             *(f"- {event_id}: {', '.join(kinds)}" for event_id, kinds in r.masked)]
+    ctx.emit(r, "\n".join(lines))
 
 
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:

@@ -152,6 +152,15 @@ class SearchIndex:
                 self._pending.put(pair)
             self._start_worker()
 
+    def replace(self, items: Sequence[Indexable], *, at: dt.datetime | None = None) -> None:
+        """Index new text for documents already indexed (an event the janitor masked): the old text is
+        dropped from every index, and the new one gets a fresh document number."""
+        self.remove(i.id for i in items)
+        with self._lock:
+            for item in items:
+                self.numbers.pop(item.id, None)
+        self.add(items, at=at)
+
     def remove(self, ids: Iterable[str]) -> None:
         for i in ids:
             doc = self.numbers.get(i)

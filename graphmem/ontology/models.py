@@ -291,6 +291,7 @@ class RevisionAction(str, Enum):
     RETRACT = "retract"
     MARK_DONE = "mark_done"
     REWEIGH = "reweigh"  # an opinion's confidence moved with new evidence
+    DISPUTE = "dispute"  # evidence against a fact; open until the fact is confirmed again
     REVOKE = "revoke"
 
 

@@ -22,6 +22,8 @@ __all__ = [
     "Ontology",
     "OpinionRule",
     "Predicate",
+    "PromotionRule",
+    "TidyRule",
     "core_ontology_path",
     "load_ontology",
 ]
@@ -103,6 +105,27 @@ class OpinionRule(BaseModel):
         return round(min(1.0, max(0.0, new)), 6)
 
 
+class TidyRule(BaseModel):
+    """How far one tidy run goes: at most ``max_closures`` duplicate states closed; ``exclude_kinds`` never
+    (moods repeat on purpose: feeling tired on Monday and again on Tuesday are two states)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_closures: int = Field(default=500, ge=1, le=100_000)
+    exclude_kinds: tuple[str, ...] = ("mood",)
+
+
+class PromotionRule(BaseModel):
+    """Which facts a person is offered to promote into curated memory: of ``kinds``, confidence at least
+    ``min_confidence``, confirmed by at least ``min_confirmations`` pieces of support, no open contradiction."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kinds: tuple[str, ...] = ("fact", "relation")
+    min_confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+    min_confirmations: int = Field(default=3, ge=1)
+
+
 class Ontology(BaseModel):
     """The whole vocabulary; immutable, extended by building a new one."""
 
@@ -116,6 +139,8 @@ class Ontology(BaseModel):
     event_kinds: dict[str, Described]
     privacy_tags: dict[str, PrivacyTag]
     opinions: OpinionRule = OpinionRule()
+    tidy: TidyRule = TidyRule()
+    promotion: PromotionRule = PromotionRule()
     preference_domains: dict[str, Described] = {}
 
     @field_validator("predicates", mode="before")

@@ -1,5 +1,6 @@
 """Reasoning over memory: how updates change timelines, opinions and preferences."""
 
+from graphmem.reasoning.janitor import Conflict, TtlCandidate, conflict_note, conflicts_of, ttl_candidates
 from graphmem.reasoning.opinions import plan_weigh
 from graphmem.reasoning.preferences import (
     POLARITIES,
@@ -8,6 +9,8 @@ from graphmem.reasoning.preferences import (
     live_preferences,
     plan_preference,
 )
+from graphmem.reasoning.promotion import HeldBack, PromotionCandidate, promotion_candidates
+from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
 from graphmem.reasoning.updates import Plan, make_id, plan_assert, plan_close, plan_retract, plan_revise
 
@@ -15,6 +18,17 @@ __all__ = [
     "POLARITIES",
     "PREFERENCE_OPS",
     "Assertion",
+    "Conflict",
+    "Duplicates",
+    "HeldBack",
+    "PromotionCandidate",
+    "TtlCandidate",
+    "conflict_note",
+    "conflicts_of",
+    "find_duplicates",
+    "plan_tidy",
+    "promotion_candidates",
+    "ttl_candidates",
     "Plan",
     "PreferenceOp",
     "Resolved",

@@ -212,6 +212,7 @@ class KuzuStore:
         elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
               and len(batch) == 2 + len(batch.evidence) + len(batch.confirmations)
               and batch.revisions[0].state_id == batch.state_versions[0].id
+              and all(state_id == batch.state_versions[0].id for _, state_id, _, _ in batch.evidence)
               and all(i == batch.state_versions[0].id and batch.state_versions[0].last_confirmed_at == at
                       for i, at in batch.confirmations)):
             with self._write_lock:  # a reweighed opinion, a confirmed preference: one statement
@@ -389,6 +390,8 @@ class KuzuStore:
             params["kinds"] = list(query.kinds)
         if query.keyed:
             where.append("e.dedupe_key IS NOT NULL")
+        if query.with_ttl:
+            where.append("e.ttl_days > 0")
         if query.recorded_until is not None:
             where.append("e.recorded_at <= $recorded_until")
             params["recorded_until"] = rows.naive(query.recorded_until)
@@ -410,6 +413,15 @@ class KuzuStore:
                               event_ids):
             out[r["event"]].append(r["entity"])
         return out
+
+    def mask_events(self, masked: Sequence[Event]) -> None:
+        if not masked:
+            return
+        with self._transaction() as tx:
+            for e in masked:
+                self._run(tx, "MATCH (e:Event {id: $id}) SET e.content = $content, e.redactions = $redactions",
+                          {"id": e.id, "content": e.content, "redactions": list(e.redactions)})
+        self._events.put((e.id, e) for e in masked)
 
     def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
         wanted = list(dict.fromkeys(event_ids))

@@ -33,7 +33,7 @@ class WriteBatch:
     state_versions: list[State] = field(default_factory=list)  # a new current version of an existing state
     retractions: list[State] = field(default_factory=list)  # the retracted state's final values
     confirmations: list[tuple[str, dt.datetime]] = field(default_factory=list)  # (state id, at)
-    evidence: list[tuple[str, str, EvidenceStance, dt.datetime]] = field(default_factory=list)
+    evidence: list[tuple[str, str, EvidenceStance, dt.datetime]] = field(default_factory=list)  # (event, state, ..)
     supersedes: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (newer, older, at)
     revisions: list[Revision] = field(default_factory=list)
     predicates: list[tuple[str, str]] = field(default_factory=list)  # (name, JSON definition)
@@ -86,6 +86,7 @@ class EventQuery:
     after: tuple[dt.datetime, dt.datetime, str] | None = None
     ascending: bool = False
     keyed: bool = False  # only events that carry a dedupe_key
+    with_ttl: bool = False  # only events with ttl_days > 0
     recorded_until: dt.datetime | None = None  # recorded_at <= this: what memory held then
 
 
@@ -138,6 +139,10 @@ class GraphStore(Protocol):
 
     def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
         """Entity ids each event mentions."""
+        ...
+
+    def mask_events(self, masked: Sequence[Event]) -> None:
+        """Replace these events' content and redactions (the janitor's masking); nothing else changes."""
         ...
 
     def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:

@@ -75,3 +75,15 @@ def test_an_entity_page_over_graphql_is_the_memory_page(memory):
         page = GraphQLClient(http).data('{ entity(name: "Peter") { page } }')["entity"]["page"]
     assert page == memory.entity_page("Peter")
     assert "## Current" in page and "Marrakesh" in page
+
+
+def test_promotion_candidates_over_graphql(memory):
+    state = memory.as_of("2026-01-31").states(subject="Peter", predicate="lives_in")[0]
+    for day in (1, 2, 3):
+        ev = memory.record(content=f"Peter is still in Marrakesh ({day}).", occurred_at=f"2026-01-0{day}")
+        memory.confirm_state(state.id, evidence=[ev.id])
+    with serve(memory) as http:
+        report = GraphQLClient(http).data(
+            "{ promotionCandidates { candidates { state { id text } confirmations } heldBack { reason } } }")
+    found = report["promotionCandidates"]["candidates"]
+    assert [c["state"]["id"] for c in found] == [state.id] and found[0]["confirmations"] == 4

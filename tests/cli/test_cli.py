@@ -129,3 +129,15 @@ def test_reflect_writes_pages_once(run, tmp_path):
     page = (tmp_path / "bank" / "entities" / "Peter.md").read_text()
     assert "- **lives in** Marrakesh · since 2025-11-27" in page
     assert run("page", "Peter").output == page
+
+
+def test_maintenance_commands_report(run):
+    run("record", "Token at .env.local", "--kind", "config", "--dedupe-key", "token", "--occurred-at", "2026-01-01")
+    run("record", "Token at .env", "--kind", "config", "--dedupe-key", "token", "--occurred-at", "2026-01-02")
+    tidy = json.loads(run("--json", "tidy", "--dry-run").output)
+    assert tidy["closed"] == [] and tidy["dry_run"] is True
+    assert json.loads(run("--json", "promote").output) == {"candidates": [], "held_back": []}
+    dry = run("janitor", "--dry-run").output
+    assert "**token** (config, 2026-01-02): Token at .env" in dry and "conflicts: 1" in dry
+    report = json.loads(run("--json", "janitor").output)
+    assert len(report["conflict_events"]) == 1 and report["warnings"][0].startswith("`token` (global)")
