@@ -461,6 +461,18 @@ class Memory:
                 raise _at_index(exc, index) from exc
         return self._events_writer.submit(prepared)
 
+    def held(self, items: Iterable[Mapping[str, Any]]) -> list[bool | None]:
+        """For each event ``record`` would write from an item: whether memory holds it (``None``: its privacy
+        tags drop it). Reads only; an importer's ``--verify`` uses it."""
+        events: list[Event | None] = []
+        for index, item in enumerate(items):
+            try:
+                events.append(self._prepare_event(item))
+            except GraphmemError as exc:
+                raise _at_index(exc, index) from exc
+        stored = self.store.existing_event_ids([e.id for e in events if e is not None])
+        return [None if e is None else e.id in stored for e in events]
+
     def _write_prepared(self, prepared: list[tuple[Event | None, Mapping[str, Any]]]) -> list[RecordResult]:
         with self.store.write_lock():
             try:  # optimistic: a fresh batch needs no existence read; a replayed event fails its primary key

@@ -32,6 +32,7 @@ import click
 
 from graphmem.cli.render import state_rows, table, to_json
 from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.io import import_claude_mem
 from graphmem.memory import Memory
 from graphmem.query.packs import event_line
 from graphmem.samples import load_sample
@@ -430,6 +431,31 @@ def janitor(ctx: Context, dry_run: bool) -> None:
              f"masked: {len(r.masked)}" + (f" (audit {r.audit_event})" if r.audit_event else ""),
              *(f"- {event_id}: {', '.join(kinds)}" for event_id, kinds in r.masked)]
     ctx.emit(r, "\n".join(lines))
+
+
+@main.command(name="import-claude-mem")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--verify", is_flag=True, help="Write nothing; check that every row arrived.")
+@pass_ctx
+@_errors
+def import_claude_mem_(ctx: Context, path: Path, verify: bool) -> None:
+    """Import a claude-mem database: observations and session summaries as events, sessions as threads.
+
+    The database is opened read-only; importing again writes nothing new.
+
+    Example: graphmem import-claude-mem ~/.claude-mem/claude-mem.db --verify
+    """
+    report = import_claude_mem(ctx.memory(), path, verify=verify)
+    rows = ", ".join(f"{table} {n}" for table, n in sorted(report.rows.items()))
+    if verify:
+        text = f"read {rows}; " + (f"{len(report.missing)} rows missing: {', '.join(report.missing[:10])}"
+                                   if report.missing else "every row is in memory")
+    else:
+        text = (f"read {rows}; {report.created} created, {report.duplicate} already there, {report.dropped} "
+                f"dropped by privacy tags, {report.skipped} without text")
+    ctx.emit(report, "\n".join([text, *(f"note: {n}" for n in report.notes)]))
+    if verify and report.missing:
+        sys.exit(1)
 
 
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:
