@@ -575,12 +575,7 @@ class Memory:
         mentions: dict[str, list[str]] = {}
         for event_id, entity_id in batch.mentions:
             mentions.setdefault(event_id, []).append(entity_id)
-        items = [
-            Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
-                      private=e.visibility == Visibility.PRIVATE, thread=e.thread,
-                      entities=tuple(mentions.get(e.id, ())))
-            for e in batch.events
-        ]
+        items = [_event_indexable(e, mentions.get(e.id, ())) for e in batch.events]
         items.extend(
             Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
                       time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
@@ -1591,6 +1586,17 @@ class Memory:
                                                   include_private=include_private)) if after else []
         return [*reversed(earlier), anchor, *later]
 
+    def _event_pages(self, query: EventQuery) -> Iterator[list[Event]]:
+        """Every event ``query`` matches, a page of ``query.limit`` at a time (keyset cursor, stable while
+        events are added)."""
+        while True:
+            page = self.store.find_events(query)
+            if page:
+                yield page
+            if len(page) < query.limit:
+                return
+            query = replace(query, after=(page[-1].occurred_at.at, page[-1].recorded_at, page[-1].id))
+
     def get(self, ids: Sequence[str]) -> list[Event]:
         """Full events by id, in the order asked (unknown ids are skipped)."""
         return self.store.events(list(ids))
@@ -1734,17 +1740,12 @@ class Memory:
             raise InvalidInput(f"{root} is a file; reflect writes into a directory", field="directory")
         if since is not None:
             start = self._window_edge(since, "since", self.now())
-            ids: list[str] = []
-            cursor: tuple[dt.datetime, dt.datetime, str] | None = None
-            while True:
-                page = self.store.find_events(EventQuery(limit=MAX_PAGE, since=start, include_private=include_private,
-                                                         scopes=scopes, after=cursor))
+            ids: set[str] = set()
+            for page in self._event_pages(EventQuery(limit=MAX_PAGE, since=start, include_private=include_private,
+                                                     scopes=scopes)):
                 for found in self.store.mentions([e.id for e in page]).values():
-                    ids.extend(found)
-                if len(page) < MAX_PAGE:
-                    break
-                cursor = (page[-1].occurred_at.at, page[-1].recorded_at, page[-1].id)
-            entity_ids = sorted(set(ids))
+                    ids.update(found)
+            entity_ids = sorted(ids)
         else:
             entity_ids = self.store.entity_ids(MAX_REFLECT_ENTITIES)
         entities = self.store.entities(entity_ids)
@@ -1901,10 +1902,7 @@ class Memory:
         with self.store.write_lock():
             self.store.mask_events(events)
             mentions = self.store.mentions([e.id for e in events])
-            self.index.replace([
-                Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
-                          private=e.visibility is Visibility.PRIVATE, thread=e.thread,
-                          entities=tuple(mentions.get(e.id, ()))) for e in events], at=now)
+            self.index.replace([_event_indexable(e, mentions.get(e.id, ())) for e in events], at=now)
             self.index.save()
         listed = ", ".join(f"{e.id} ({', '.join(e.redactions[len(before):]) or 'again'})" for e, before in masked)
         result = self.record(
@@ -1944,7 +1942,7 @@ class Memory:
         if agent_id is not None and not re.match(AGENT_ID_PATTERN, agent_id):
             raise InvalidInput("agent_id must be lowercase letters, digits, '_', '.', '-' (at most 64)",
                                field="agent_id")
-        wanted = list(scopes) if scopes is not None else ["global", *([f"agent:{agent_id}"] if agent_id else [])]
+        wanted = list(scopes) if scopes is not None else pack_scopes(None, agent_id)
         for scope in wanted:
             try:
                 check_scope(scope)
@@ -2073,15 +2071,8 @@ class Memory:
         summary supersedes the previous one.
         """
         key = self.session_key(session)
-        events: list[Event] = []
-        cursor: tuple[dt.datetime, dt.datetime, str] | None = None
-        while True:
-            page = self.store.find_events(EventQuery(limit=MAX_PAGE, thread=key, include_private=True,
-                                                     ascending=True, after=cursor))
-            events.extend(page)
-            if len(page) < MAX_PAGE:
-                break
-            cursor = (page[-1].occurred_at.at, page[-1].recorded_at, page[-1].id)
+        events = [e for page in self._event_pages(EventQuery(limit=MAX_PAGE, thread=key, include_private=True,
+                                                              ascending=True)) for e in page]
         body = [e for e in events if e.kind != "summary"]
         content = session_summary(key, events)
         previous = [e for e in events if e.kind == "summary" and e.content != content]
@@ -2336,6 +2327,13 @@ def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | Non
             and (s.valid.start is None or end is None or s.valid.start.at < end.at)]
     return max(live, key=lambda s: s.valid.start.at if s.valid.start else dt.datetime.min.replace(tzinfo=UTC),
                default=None)
+
+
+def _event_indexable(event: Event, entities: Sequence[str]) -> Indexable:
+    """What the search index keeps of an event."""
+    return Indexable(id=event.id, type="event", text=event.content, time=event.occurred_at.at, kind=event.kind,
+                     scope=event.scope, private=event.visibility is Visibility.PRIVATE, thread=event.thread,
+                     entities=tuple(entities))
 
 
 def _thread_of(event: Event) -> str | None:

@@ -31,6 +31,7 @@ from graphmem.api.access import Principal
 from graphmem.api.context import Context
 from graphmem.api.mutations.finalize_session import finalize_checked
 from graphmem.api.packs import read_resume_pack, read_snapshot
+from graphmem.query.packs import pack_scopes
 from graphmem.api.recall import recall_hits
 from graphmem.api.reads import events_around, get_events
 from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
@@ -222,7 +223,7 @@ def _snapshot(ctx: Context, body: dict[str, Any]) -> tuple[Items, dict[str, Any]
     elif scopes is not None:
         scopes = _strings(b, "scopes", "scopes")
     if ctx.principal.is_local and scopes is None and b.get("agent_id"):
-        scopes = ["global", f"agent:{b['agent_id']}"]
+        scopes = pack_scopes(None, b["agent_id"])
     snap = read_snapshot(ctx, scopes, _number(b, "limit_recent", 50), _switch(b, "include_private"),
                          _text(b, "snapshot_id"))
     pins = [{"scope": p.scope, "key": p.key, "event": event_json(p.event), "replaced": list(p.replaced)}

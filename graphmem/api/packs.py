@@ -50,7 +50,7 @@ def read_snapshot(ctx: Context, scopes: Sequence[str] | None, limit_recent: int,
         request = SnapshotRequest.from_id(snapshot_id)
         _check_reads(ctx, request.scopes, request.include_private, "snapshot_id")
         return ctx.memory.snapshot(snapshot_id=snapshot_id)
-    wanted = list(scopes) if scopes is not None else ["global", *([f"agent:{agent}"] if agent else [])]
+    wanted = list(scopes) if scopes is not None else pack_scopes(None, agent)
     _check_reads(ctx, wanted, include_private, "scopes")
     return ctx.memory.snapshot(agent_id=agent, scopes=wanted, limit_recent=limit_recent,
                                include_private=include_private)

@@ -43,6 +43,7 @@ __all__ = [
     "pins_of",
     "ruleset_stamp",
     "session_summary",
+    "shorten",
     "task_line",
 ]
 
@@ -82,7 +83,8 @@ def ruleset_stamp(ontology_version: int, ontology_digest: str) -> str:
     return f"GRAPHMEM_RULESET=v{RULESET_VERSION};ontology=v{ontology_version}+{ontology_digest[:12]}"
 
 
-def _short(text: str, limit: int = LINE_CHARS) -> str:
+def shorten(text: str, limit: int = LINE_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
@@ -94,7 +96,7 @@ def _day(when: dt.datetime) -> str:
 def event_line(event: Event) -> str:
     """One Markdown list line for an event: day, kind, content (shortened) and its source reference."""
     ref = f" ({event.source.ref})" if event.source.ref else ""
-    return f"- {_day(event.occurred_at.at)} [{event.kind}] {_short(event.content)}{ref}"
+    return f"- {_day(event.occurred_at.at)} [{event.kind}] {shorten(event.content)}{ref}"
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ class Pin:
     replaced: tuple[str, ...] = ()  # older event ids with the same key and different content, newest first
 
     def line(self) -> str:
-        return f"- **{self.key}** ({self.event.kind}, {_day(self.event.occurred_at.at)}): {_short(self.event.content)}"
+        return f"- **{self.key}** ({self.event.kind}, {_day(self.event.occurred_at.at)}): {shorten(self.event.content)}"
 
 
 def _newest_first(events: Iterable[Event]) -> list[Event]:
@@ -226,7 +228,7 @@ _TITLES = {"pinned": "Pinned", "session": "Session", "open_tasks": "Open tasks",
 
 def task_line(state: State) -> str:
     since = f" (since {_day(state.valid_from.at)})" if state.valid_from else ""
-    return f"- [ ] {_short(state.object or state.text or state.predicate)}{since}"
+    return f"- [ ] {shorten(state.object or state.text or state.predicate)}{since}"
 
 
 def fit_to_budget(
@@ -284,10 +286,10 @@ def session_summary(key: str, events: Sequence[Event]) -> str:
     checkpoints = [e for e in body if e.kind == "checkpoint"]
     if checkpoints:
         lines.append("\nCheckpoints:")
-        lines.extend(f"- {_day(e.occurred_at.at)} {_short(e.content.splitlines()[0], 120)}" for e in checkpoints)
+        lines.extend(f"- {_day(e.occurred_at.at)} {shorten(e.content.splitlines()[0], 120)}" for e in checkpoints)
     notable = [e for e in body if e.kind in _NOTABLE]
     if notable:
         lines.append("\nDecisions and notes:")
-        lines.extend(f"- [{e.kind}] {_short(e.content, 160)}" for e in notable)
-    lines.append(f"\nLast: {_short(body[-1].content, 240)}")
+        lines.extend(f"- [{e.kind}] {shorten(e.content, 160)}" for e in notable)
+    lines.append(f"\nLast: {shorten(body[-1].content, 240)}")
     return "\n".join(lines)

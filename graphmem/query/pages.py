@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from graphmem.ontology import UTC, Entity, Event, Evidence, EvidenceStance, Granularity, Source, State, TimePoint
 from graphmem.query.opinions import ConfidenceChange, Opinion
+from graphmem.query.packs import shorten
 
 __all__ = ["MARKER", "PageData", "page_slug", "render_entity_page", "render_opinions_page"]
 
@@ -57,11 +58,6 @@ def _when(point: TimePoint | None, tz: dt.tzinfo) -> str:
     return point.label(tz)
 
 
-def _short(text: str, limit: int = _LINE) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
 def _words(predicate: str) -> str:
     return predicate.replace("_", " ")
 
@@ -94,7 +90,7 @@ def _timeline_line(s: State, tz: dt.tzinfo) -> str:
 
 
 def _event_line(e: Event, tz: dt.tzinfo, up: str) -> str:
-    return f"- {_when(e.occurred_at, tz)} [{e.kind}] {_short(e.content)} ({_ref(e.source, e.id, up)})"
+    return f"- {_when(e.occurred_at, tz)} [{e.kind}] {shorten(e.content, _LINE)} ({_ref(e.source, e.id, up)})"
 
 
 def _change_line(change: ConfidenceChange, evidence: dict[str, Evidence], tz: dt.tzinfo, up: str) -> str:
@@ -106,7 +102,7 @@ def _change_line(change: ConfidenceChange, evidence: dict[str, Evidence], tz: dt
     line = f"  - {day} {stance}: {change.before:.2f} → {change.after:.2f}"
     found = evidence.get(change.event_id or "")
     if found is not None:
-        line += f" · {_short(found.content or '', 120)} ({_ref(found.source, found.event_id, up)})"
+        line += f" · {shorten(found.content or '', 120)} ({_ref(found.source, found.event_id, up)})"
     elif change.event_id:
         line += f" · `{change.event_id}`"
     return line
