@@ -18,7 +18,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -105,11 +105,21 @@ from graphmem.reasoning import (
     plan_assert,
     plan_close,
     plan_preference,
+    plan_restate,
     plan_retract,
     plan_revise,
     plan_weigh,
 )
-from graphmem.store import EventQuery, GraphStore, Indexable, StateQuery, StoreStats, WriteBatch, open_store
+from graphmem.store import (
+    EventQuery,
+    GraphStore,
+    Indexable,
+    SourceCursor,
+    StateQuery,
+    StoreStats,
+    WriteBatch,
+    open_store,
+)
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
 from graphmem.temporal import holds_at, parse_expression, parse_point, period_end
@@ -887,7 +897,8 @@ class Memory:
         reason: str = "formed",
     ) -> Opinion:
         """Form an opinion ``holder believes statement`` about ``about`` (entity names; read from the statement
-        when empty). Holding the same statement again weighs each ``evidence`` event as support instead.
+        when empty). Holding the same statement again weighs each ``evidence`` event as support instead, or,
+        when it comes with a ``confidence``, sets the confidence to the one the holder now states.
 
         >>> mem = Memory.in_memory(extract=False, embedder="none")
         >>> op = mem.hold_opinion("Kuzu is fast enough for us", about=["Kuzu"], confidence=0.6)
@@ -916,6 +927,18 @@ class Memory:
         if held:
             current = held[-1]
             kinds = {e.id: e.kind for e in self._evidence_events(evidence, "evidence")}
+            if confidence is not None:
+                try:
+                    stated = confidence_value(confidence)
+                except ValueError as exc:
+                    raise InvalidInput(str(exc), field="confidence") from None
+                if stated == current.confidence:
+                    return current
+                plan = plan_restate(current, stated, event_ids=list(evidence), now=now,
+                                    reason=f"{reason} (stated again with c={stated:g})")
+                self._add_plan(plan, batch, now)
+                timelines.apply(plan)
+                return plan.results[0]
             for event_id in evidence:
                 plan = plan_weigh(current, self.ontology.opinions, supports=True, now=now, event_id=event_id,
                                   weight=self.ontology.opinions.weight(kinds[event_id]),
@@ -1178,11 +1201,13 @@ class Memory:
         holder: str = "self",
         scope: str = "global",
         thread: str | None = None,
+        lines: Collection[int] | None = None,
     ) -> RetainResult:
         """Record the bullets of a daily log's ``## Retain`` sections: one event per bullet (source
         ``path#Lnn``, kind from its W/B/O/S prefix, its @mentions as entities, dated ``day`` or the date in
         the file name), and an opinion of ``holder`` for each ``O`` bullet with its ``c``. Reading the same
-        log again changes nothing.
+        log again changes nothing. ``lines``: only the bullets starting on these lines (a reader that already
+        holds the others); every bullet is still checked.
 
         >>> mem = Memory.in_memory(embedder="none")
         >>> log = "## Retain\\n- W @Peter: moved to Marrakesh.\\n- O(c=0.9) @Peter: prefers short replies.\\n"
@@ -1191,6 +1216,8 @@ class Memory:
         (['memory/2025-11-27.md#L2', 'memory/2025-11-27.md#L3'], 0.9)
         """
         items = parse_retain(markdown)
+        if lines is not None:
+            items = [i for i in items if i.line in lines]
         if day is None:
             dated = _LOG_DATE.search(Path(path).name)
             if dated is None:
@@ -2083,6 +2110,17 @@ class Memory:
             agent_id=agent_id, source={"system": "graphmem", "ref": f"session:{key}"}, extract=False,
             supersedes=previous[-1].id if previous else None, privacy=("private",) if private else (),
         )
+
+    # -- readers of source files --------------------------------------------------------------------------
+
+    def cursors(self, prefix: str) -> list[SourceCursor]:
+        """How far the readers of source files got (workspace pages, session logs), by key prefix."""
+        return self.store.cursors(prefix)
+
+    def save_cursors(self, cursors: Sequence[SourceCursor]) -> None:
+        """Remember where readers stopped. Written after the events they read, which replay harmlessly if a
+        crash falls in between."""
+        self.store.put_cursors(cursors)
 
     def reindex(self) -> IndexStatus:
         """Rebuild the search index from the database (after a model change, or to compact it)."""

@@ -162,9 +162,11 @@ class Extractor:
             result.statements += self._statements(text, sent.start_char, sent.end_char, result)
         # a statement's object type is better evidence than capitalisation: "left Initech" -> org
         retype = {s.object: s.object_type for s in result.statements if s.object_type}
+        stated = {s.subject for s in result.statements} | {s.object for s in result.statements}
         result.entities = [
-            EntityMention(e.text, e.start, e.end, retype[e.name], e.source)
-            if e.source == "rule" and e.name in retype else e for e in result.entities
+            EntityMention(e.text, e.start, e.end, retype.get(e.name, e.type), "rule")
+            if e.source in ("rule", "initial") else e
+            for e in result.entities if e.source != "initial" or e.name in stated
         ]
         return result
 
@@ -192,11 +194,17 @@ class Extractor:
                 type_ = "place"
             elif prev in ("at", "of", "for"):
                 type_ = "org"
+            elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
+                type_ = "concept"
             else:
                 type_ = "person"
             text = doc.text[start:end]  # type: ignore[attr-defined]
-            found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_),
-                                       "gazetteer" if name_key(text) in self._gazetteer else "rule"))
+            known = name_key(text) in self._gazetteer
+            # one capitalised word opening a sentence may be capitalised only because it opens it ("Daily logs
+            # live in ..."): it stays a candidate only if a statement is about it
+            speaker = nxt in ("'s", "\u2019s")  # "Caroline's ..." names someone
+            source = "gazetteer" if known else "initial" if i == j and tok.is_sent_start and not speaker else "rule"
+            found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)
             i = j + 1
         return found

@@ -1,7 +1,7 @@
 """Reasoning over memory: how updates change timelines, opinions and preferences."""
 
 from graphmem.reasoning.janitor import Conflict, TtlCandidate, conflict_note, conflicts_of, ttl_candidates
-from graphmem.reasoning.opinions import plan_weigh
+from graphmem.reasoning.opinions import plan_restate, plan_weigh
 from graphmem.reasoning.preferences import (
     POLARITIES,
     PREFERENCE_OPS,
@@ -26,6 +26,7 @@ __all__ = [
     "conflict_note",
     "conflicts_of",
     "find_duplicates",
+    "plan_restate",
     "plan_tidy",
     "promotion_candidates",
     "ttl_candidates",

@@ -13,7 +13,7 @@ import datetime as dt
 from graphmem.ontology import OpinionRule, RevisionAction, State
 from graphmem.reasoning.updates import Plan, plan_revise
 
-__all__ = ["plan_weigh"]
+__all__ = ["plan_restate", "plan_weigh"]
 
 
 def plan_weigh(
@@ -24,5 +24,14 @@ def plan_weigh(
     confidence = rule.moved(opinion.confidence, supports, weight)
     plan = plan_revise(opinion, now, RevisionAction.REWEIGH, reason, [event_id], confidence=confidence,
                        contradicts=not supports)
+    plan.mention = False
+    return plan
+
+
+def plan_restate(opinion: State, confidence: float, *, event_ids: list[str], now: dt.datetime, reason: str) -> Plan:
+    """The holder says again how sure they are: the confidence becomes the one they state (their own word
+    outranks the step rule), recorded as support when it rose or held, as a contradiction when it fell."""
+    plan = plan_revise(opinion, now, RevisionAction.REWEIGH, reason, event_ids, confidence=confidence,
+                       contradicts=confidence < opinion.confidence)
     plan.mention = False
     return plan

@@ -108,3 +108,18 @@ def test_entities_learned_from_one_event_are_recognised_in_the_next(mem):
     assert ("Lea", "works_at", "zorblax inc", "assert") in {
         (s.subject, s.predicate, s.object, s.action) for s in result.extraction.statements}
     assert [s.object for s in mem.as_of("2025-11-03").states(subject="Lea")] == ["Zorblax Inc"]
+
+
+def test_a_word_capitalised_only_because_it_opens_a_sentence_is_not_a_name():
+    from graphmem import Memory
+
+    mem = Memory.in_memory(embedder="none")
+    found = {t: [(m.text, m.type) for m in mem.extractor.extract(t, mem.parse_time("2026-02-02")).entities]
+             for t in ("Daily logs live in memory, one file per day.", "Deploys freeze on Fridays.",
+                       "Lena joined Acme as a search engineer.", "Long-lived notes about the Acme team.")}
+    assert found == {
+        "Daily logs live in memory, one file per day.": [],
+        "Deploys freeze on Fridays.": [],
+        "Lena joined Acme as a search engineer.": [("Lena", "person"), ("Acme", "org")],  # a statement is about her
+        "Long-lived notes about the Acme team.": [("Acme", "concept")],
+    }

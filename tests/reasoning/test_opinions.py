@@ -91,6 +91,21 @@ def test_stating_an_opinion_again_is_support_not_a_second_opinion(mem):
     assert len(mem.opinions(about="Kuzu")) == 1
 
 
+def test_stating_an_opinion_again_with_a_confidence_sets_it_and_keeps_the_steps(mem):
+    days = ["2026-02-02", "2026-02-09", "2026-02-16"]
+    events = [mem.record(content=f"O: the March release is realistic ({d})", kind="opinion", occurred_at=d).id
+              for d in days]
+    first = mem.hold_opinion("The March release is realistic", confidence=0.6, evidence=[events[0]])
+    mem.hold_opinion("The March release is realistic", confidence=0.7, evidence=[events[1]])
+    last = mem.hold_opinion("The March release is realistic", confidence=0.45, evidence=[events[2]])
+    assert last.id == first.id and last.confidence == 0.45
+    assert [(round(c.after, 2), c.stance.value if c.stance else None) for c in last.history] == [
+        (0.6, "supports"), (0.7, "supports"), (0.45, "contradicts")]
+    assert mem.hold_opinion("The March release is realistic", confidence=0.45).history == last.history
+    with pytest.raises(InvalidInput, match="confidence"):
+        mem.hold_opinion("The March release is realistic", confidence=1.5, evidence=[events[2]])
+
+
 def test_about_entities_are_read_from_the_statement_when_not_given(mem):
     mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
     op = mem.hold_opinion("Peter will like Marrakesh")
