@@ -24,6 +24,7 @@ import datetime as dt
 import functools
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,7 +33,7 @@ import click
 
 from graphmem.cli.render import state_rows, table, to_json
 from graphmem.errors import GraphmemError, InvalidInput
-from graphmem.io import import_claude_mem
+from graphmem.io import TailReport, WorkspaceReport, import_claude_mem, ingest_workspace, tail_sessions
 from graphmem.memory import Memory
 from graphmem.query.packs import event_line
 from graphmem.samples import load_sample
@@ -456,6 +457,99 @@ def import_claude_mem_(ctx: Context, path: Path, verify: bool) -> None:
     ctx.emit(report, "\n".join([text, *(f"note: {n}" for n in report.notes)]))
     if verify and report.missing:
         sys.exit(1)
+
+
+def _workspace_text(report: WorkspaceReport) -> str:
+    lines = [f"{report.root}: {report.files} files, {len(report.read)} read, {report.unchanged} unchanged; "
+             f"{report.created} events created, {report.held} already held, {report.opinions} opinions"]
+    lines += [f"skipped (written by reflect): {p}" for p in report.generated]
+    lines += [f"stale: {p} no longer holds {len(ids)} notes memory keeps ({', '.join(ids[:3])})"
+              for p, ids in sorted(report.stale.items())]
+    lines += [f"missing: {p} was read before and is gone" for p in report.missing]
+    lines += [f"error: {p}: {message} (nothing of it written)" for p, message in sorted(report.errors.items())]
+    return "\n".join(lines)
+
+
+@main.command(name="ingest-workspace")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--agent", "agent_id", default="markdown", show_default=True)
+@click.option("--scope", default="global", show_default=True)
+@click.option("--holder", default="self", show_default=True, help="Who holds the Retain opinions (O bullets).")
+@pass_ctx
+@_errors
+def ingest_workspace_(ctx: Context, root: Path, agent_id: str, scope: str, holder: str) -> None:
+    """Read a Markdown workspace (memory.md, memory/YYYY-MM-DD.md, bank/): what changed since the last read.
+
+    Every note keeps path#Lnn as its source; the files are never written. Exit code 1 when a file has errors.
+
+    Example: graphmem ingest-workspace ~/notes
+    """
+    report = ingest_workspace(ctx.memory(), root, agent_id=agent_id, scope=scope, holder=holder)
+    ctx.emit(report.as_dict(), _workspace_text(report))
+    if report.errors:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--interval", default=2.0, show_default=True, help="Seconds between looks.")
+@click.option("--rounds", type=int, default=None, help="Stop after this many looks (default: until Ctrl-C).")
+@click.option("--agent", "agent_id", default="markdown", show_default=True)
+@click.option("--scope", default="global", show_default=True)
+@pass_ctx
+@_errors
+def watch(ctx: Context, root: Path, interval: float, rounds: int | None, agent_id: str, scope: str) -> None:
+    """Keep a Markdown workspace read: look every --interval seconds and read the files that changed.
+
+    Example: graphmem watch ~/notes --interval 5
+    """
+    memory, done = ctx.memory(), 0
+    try:
+        while rounds is None or done < rounds:
+            report = ingest_workspace(memory, root, agent_id=agent_id, scope=scope)
+            if report.read or report.errors or done == 0:
+                click.echo(_workspace_text(report))
+            done += 1
+            if rounds is None or done < rounds:
+                time.sleep(interval)
+    except KeyboardInterrupt:
+        pass
+
+
+def _tail_text(report: TailReport) -> str:
+    lines = [f"{report.files} files, {report.lines} new lines: {report.created} events created, {report.held} "
+             f"already held, {report.skipped} without anything to remember"]
+    lines += [f"waiting: {p} ends in a line still being written" for p in report.waiting]
+    lines += [f"restarted: {p} was replaced or truncated; read from the top" for p in report.restarted]
+    lines += [f"error: {e['path']} line {e['line']}: {e['message']}" for e in report.errors]
+    return "\n".join(lines)
+
+
+@main.command(name="ingest-sessions")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--follow", is_flag=True, help="Keep tailing: look again every --interval seconds.")
+@click.option("--interval", default=2.0, show_default=True)
+@click.option("--agent", "agent_id", default=None, help="Agent id (default: codex for rollouts, chat otherwise).")
+@click.option("--scope", default=None, help="Scope (default: project:<folder> of a rollout's cwd, else global).")
+@pass_ctx
+@_errors
+def ingest_sessions(ctx: Context, paths: tuple[Path, ...], follow: bool, interval: float, agent_id: str | None,
+                    scope: str | None) -> None:
+    """Tail agent session transcripts (JSONL files, or folders of them) from where the last run stopped.
+
+    Example: graphmem ingest-sessions ~/.codex/sessions --follow
+    """
+    memory = ctx.memory()
+    try:
+        while True:
+            report = tail_sessions(memory, paths, agent_id=agent_id, scope=scope)
+            if not follow or report.lines or report.errors:
+                ctx.emit(report.as_dict(), _tail_text(report))
+            if not follow:
+                break
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        pass
 
 
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:

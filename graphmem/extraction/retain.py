@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["RETAIN_KINDS", "RetainItem", "parse_retain"]
+__all__ = ["RETAIN_KINDS", "RetainItem", "is_retain_heading", "parse_retain"]
 
 RETAIN_KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -51,7 +51,7 @@ def parse_retain(markdown: str) -> list[RetainItem]:
     for number, line in enumerate(markdown.splitlines(), start=1):
         heading = _HEADING.match(line)
         if heading:
-            if heading.group(2).strip().casefold() in _OPENS:
+            if is_retain_heading(heading.group(2)):
                 inside = True
             elif len(heading.group(1)) <= 2:
                 inside = False
@@ -66,6 +66,11 @@ def parse_retain(markdown: str) -> list[RetainItem]:
     for number, text in bullets:
         items.append(_item(number, text))
     return items
+
+
+def is_retain_heading(title: str) -> bool:
+    """Whether a heading's text opens a Retain section."""
+    return title.strip().casefold() in _OPENS
 
 
 def _item(line: int, text: str) -> RetainItem:

@@ -1,5 +1,8 @@
-"""Importers: memory other tools keep, read into graphmem through the public :class:`~graphmem.Memory` API."""
+"""Readers of memory other tools and people keep (Markdown workspaces, session transcripts, claude-mem), each
+going through the public :class:`~graphmem.Memory` API."""
 
 from graphmem.io.claude_mem import ImportReport, import_claude_mem
+from graphmem.io.sessions import TailReport, tail_sessions
+from graphmem.io.workspace import WorkspaceReport, ingest_workspace
 
-__all__ = ["ImportReport", "import_claude_mem"]
+__all__ = ["ImportReport", "TailReport", "WorkspaceReport", "import_claude_mem", "ingest_workspace", "tail_sessions"]

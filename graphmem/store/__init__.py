@@ -1,8 +1,8 @@
 """The graph store: the port memory talks to, and its adapters."""
 
-from graphmem.store.port import EventQuery, GraphStore, Indexable, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import EventQuery, GraphStore, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 
-__all__ = ["EventQuery", "GraphStore", "Indexable", "StateQuery", "StoreStats", "WriteBatch", "open_store"]
+__all__ = ["EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch", "open_store"]
 
 
 def open_store(path: str, *, buffer_pool_mb: int = 1024, read_only: bool = False) -> GraphStore:

@@ -40,7 +40,7 @@ from graphmem.ontology import (
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache
-from graphmem.store.port import EventQuery, Indexable, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -555,6 +555,22 @@ class KuzuStore:
     def defined_predicates(self) -> list[tuple[str, str]]:
         found = self._rows("MATCH (p:DefinedPredicate) RETURN p.name AS name, p.definition AS definition")
         return [(r["name"], r["definition"]) for r in found]
+
+    def cursors(self, prefix: str) -> list[SourceCursor]:
+        found = self._rows("MATCH (c:SourceCursor) WHERE starts_with(c.key, $prefix) RETURN c.key AS key, "
+                           "c.digest AS digest, c.offset AS offset, c.line AS line, c.updated_at AS updated_at, "
+                           "c.detail AS detail ORDER BY key", {"prefix": prefix})
+        return [SourceCursor(**{**r, "updated_at": r["updated_at"].replace(tzinfo=dt.UTC)}) for r in found]
+
+    def put_cursors(self, cursors: Sequence[SourceCursor]) -> None:
+        if not cursors:
+            return
+        with self._transaction() as tx:
+            for c in cursors:
+                self._run(tx, "MERGE (c:SourceCursor {key: $key}) SET c.digest = $digest, c.offset = $offset, "
+                              "c.line = $line, c.updated_at = $updated_at, c.detail = $detail",
+                          {"key": c.key, "digest": c.digest, "offset": c.offset, "line": c.line,
+                           "updated_at": rows.naive(c.updated_at), "detail": c.detail})
 
     def indexable(self, since: dt.datetime | None = None, chunk: int = 20_000) -> Iterator[list[Indexable]]:
         params = {"everything": since is None, "since": rows.naive(since) if since else dt.datetime(1, 1, 1)}

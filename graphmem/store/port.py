@@ -14,7 +14,7 @@ from typing import Protocol
 
 from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
 
-__all__ = ["EventQuery", "GraphStore", "Indexable", "StateQuery", "StoreStats", "WriteBatch"]
+__all__ = ["EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch"]
 
 
 @dataclass
@@ -108,6 +108,20 @@ class Indexable:
     thread: str | None = None
     entities: tuple[str, ...] = ()
     recorded_at: dt.datetime | None = None  # transaction time it was written at
+
+
+@dataclass(frozen=True)
+class SourceCursor:
+    """How far a reader got in one source file: ``key`` names the reader and the file
+    (``workspace:<root>:memory/2025-11-27.md``, ``sessions:<path>``), ``digest`` what it had read, ``offset``
+    the byte it resumes from, ``line`` the lines read, ``detail`` the reader's own JSON."""
+
+    key: str
+    digest: str
+    offset: int
+    line: int
+    updated_at: dt.datetime
+    detail: str = "{}"
 
 
 @dataclass(frozen=True)
@@ -207,6 +221,14 @@ class GraphStore(Protocol):
         ...
 
     def defined_predicates(self) -> list[tuple[str, str]]: ...
+
+    def cursors(self, prefix: str) -> list[SourceCursor]:
+        """Every source cursor whose key starts with ``prefix``, by key."""
+        ...
+
+    def put_cursors(self, cursors: Sequence[SourceCursor]) -> None:
+        """Store these cursors (replacing those with the same keys), in one transaction."""
+        ...
 
     def stats(self) -> StoreStats: ...
 

@@ -100,6 +100,11 @@ NODES: tuple[Table, ...] = (
         ),
         doc="what a write plan added to an event: the time it is about, the affect of the moment",
     ),
+    Table(
+        "SourceCursor",
+        (("key", _S), ("digest", _S), ("offset", "INT64"), ("line", "INT64"), ("updated_at", _TS), ("detail", _S)),
+        doc="how far a reader got in one source file (a workspace page, a session log), to resume from",
+    ),
 )
 
 RELS: tuple[Table, ...] = (
@@ -144,6 +149,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             _BY_NAME["ABOUT"].ddl(),
         ),
     ),
+    Migration("0003_source_cursors", (_BY_NAME["SourceCursor"].ddl(),)),
 )
 
 
