@@ -45,6 +45,7 @@ bench: install-dev
 	$(BIN)/python bench/locomo.py
 	$(BIN)/python bench/recall_speed.py
 	$(BIN)/python bench/opinions.py
+	$(BIN)/python bench/ingest_sessions.py
 
 clean:
 	rm -rf $(VENV) .graphmem .pytest_cache .mypy_cache

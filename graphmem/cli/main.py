@@ -552,6 +552,22 @@ def ingest_sessions(ctx: Context, paths: tuple[Path, ...], follow: bool, interva
         pass
 
 
+@main.command()
+@pass_ctx
+@_errors
+def mcp(ctx: Context) -> None:
+    """Serve memory as MCP tools over stdio (for an agent's MCP client configuration).
+
+    Tools: recall, timeline, get, record_event, as_of, entity, opinions, resume_pack, checkpoint,
+    finalize_session, health.
+
+    Example (an MCP client's server entry): {"command": "graphmem", "args": ["--db", "memory.kuzu", "mcp"]}
+    """
+    from graphmem.mcp_server import build_server
+
+    build_server(ctx.memory()).run("stdio")
+
+
 def _show_states(ctx: Context, states: list[Any], title: str) -> None:
     headers, rows = state_rows(states)
     ctx.emit(states, f"{title}\n{table(headers, rows)}")

@@ -2,43 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import json
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel
-
 from graphmem.ontology import State, TimePoint
+from graphmem.query.plain import plain
 from graphmem.temporal import format_point
 
 __all__ = ["state_rows", "table", "to_json"]
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, TimePoint):
-        return {"at": value.at.isoformat().replace("+00:00", "Z"), "granularity": value.granularity.value,
-                "text": format_point(value)}
-    if isinstance(value, BaseModel):
-        return {k: _plain(getattr(value, k)) for k in type(value).model_fields}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dt.datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_plain(v) for v in value]
-    return value
-
-
 def to_json(value: Any) -> str:
     """Stable, indented JSON of any answer (models, dataclasses, lists of them)."""
-    return json.dumps(_plain(value), indent=2, ensure_ascii=False, sort_keys=False)
+    return json.dumps(plain(value), indent=2, ensure_ascii=False, sort_keys=False)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
