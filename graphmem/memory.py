@@ -2111,6 +2111,41 @@ class Memory:
             supersedes=previous[-1].id if previous else None, privacy=("private",) if private else (),
         )
 
+    # -- analysis ---------------------------------------------------------------------------------------
+
+    def to_networkx(self, as_of: object = None, *, include_private: bool = False,
+                    scopes: Sequence[str] | None = None) -> Any:
+        """The graph of what was true at ``as_of`` (default: now) as a ``networkx.MultiDiGraph`` for analysis
+        (needs the ``analysis`` extra). Nodes are entities (``name``, ``type``, and ``facts``: their
+        literal-valued states as ``(predicate, value)``); each entity-valued state is an edge subject -> object
+        keyed by state id, with its predicate, kind, validity, confidence and evidence refs.
+
+        >>> mem = Memory.in_memory(embedder="none")
+        >>> _ = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
+        >>> g = mem.to_networkx("Dec 2025")
+        >>> [(g.nodes[a]["name"], d["predicate"], g.nodes[b]["name"]) for a, b, d in g.edges(data=True)]
+        [('Peter', 'lives_in', 'Marrakesh')]
+        """
+        try:
+            import networkx as nx
+        except ImportError:
+            raise GraphmemError("to_networkx needs networkx: pip install 'graphmem[analysis]'") from None
+        view = self.view() if as_of is None else self.as_of(as_of)
+        states = view.states(include_private=include_private, scopes=scopes)
+        graph = nx.MultiDiGraph(as_of=None if as_of is None else str(as_of))
+        ids = {s.subject_id for s in states} | {s.object_id for s in states if s.object_id}
+        for entity in self.store.entities(sorted(ids)):
+            graph.add_node(entity.id, name=entity.name, type=entity.type, facts=[])
+        for s in states:
+            if s.object_id and s.object_id in graph:
+                graph.add_edge(s.subject_id, s.object_id, key=s.id, predicate=s.predicate, kind=s.kind,
+                               valid_from=s.valid.start.at, valid_to=s.valid.end.at if s.valid.end else None,
+                               confidence=s.confidence,
+                               refs=[e.source.ref for e in s.evidence if e.source is not None and e.source.ref])
+            elif s.subject_id in graph:
+                graph.nodes[s.subject_id]["facts"].append((s.predicate, s.object))
+        return graph
+
     # -- readers of source files --------------------------------------------------------------------------
 
     def cursors(self, prefix: str) -> list[SourceCursor]:
