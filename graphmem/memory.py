@@ -2132,14 +2132,15 @@ class Memory:
             raise GraphmemError("to_networkx needs networkx: pip install 'graphmem[analysis]'") from None
         view = self.view() if as_of is None else self.as_of(as_of)
         states = view.states(include_private=include_private, scopes=scopes)
-        graph = nx.MultiDiGraph(as_of=None if as_of is None else str(as_of))
+        graph: nx.MultiDiGraph[str] = nx.MultiDiGraph(as_of=None if as_of is None else str(as_of))
         ids = {s.subject_id for s in states} | {s.object_id for s in states if s.object_id}
         for entity in self.store.entities(sorted(ids)):
             graph.add_node(entity.id, name=entity.name, type=entity.type, facts=[])
         for s in states:
             if s.object_id and s.object_id in graph:
                 graph.add_edge(s.subject_id, s.object_id, key=s.id, predicate=s.predicate, kind=s.kind,
-                               valid_from=s.valid.start.at, valid_to=s.valid.end.at if s.valid.end else None,
+                               valid_from=s.valid.start.at if s.valid.start else None,
+                               valid_to=s.valid.end.at if s.valid.end else None,
                                confidence=s.confidence,
                                refs=[e.source.ref for e in s.evidence if e.source is not None and e.source.ref])
             elif s.subject_id in graph:
