@@ -2233,7 +2233,7 @@ class _EntityCache:
         self._taken: set[str] = set()
         self._checked_ids: set[str] = set()
         self._checked_keys: set[str] = set()
-        self._refined: set[str] = set()
+        self._refined: set[tuple[str, str]] = set()
         self.created: set[str] = set()
 
     def committed(self) -> None:
@@ -2278,18 +2278,28 @@ class _EntityCache:
         return found
 
     def _refine(self, entity_id: str, type_: str) -> None:
-        """An entity first seen untyped (a mention) takes the type a state's predicate gives it, once."""
-        if entity_id in self._refined:
+        """An entity first seen untyped (a mention) takes the type a state's predicate gives it, once. One
+        guessed to be a person from its capitals ("joins Globex") takes another type a predicate gives it
+        ("works_at Globex": an org) as long as nothing is said of it as a person (it is no state's subject)."""
+        if (entity_id, type_) in self._refined:
             return
-        self._refined.add(entity_id)
+        self._refined.add((entity_id, type_))
         for i, e in enumerate(self._batch.entities):
             if e.id == entity_id:
-                if e.type == "concept":
+                if e.type == "concept" or (e.type == "person" and type_ != "person" and self._retypable(entity_id)):
                     self._batch.entities[i] = e.model_copy(update={"type": type_})
                 return
         current = self._memory.store.entities([entity_id])
-        if current and current[0].type == "concept":
+        if current and (current[0].type == "concept" or (current[0].type == "person" and type_ != "person"
+                                                          and self._retypable(entity_id))):
             self._batch.entity_updates.append(current[0].model_copy(update={"type": type_}))
+
+    def _retypable(self, entity_id: str) -> bool:
+        """Nothing memory holds, or this write adds, has the entity as its subject."""
+        if any(s.subject_id == entity_id for s in self._batch.new_states):
+            return False
+        return not self._memory.store.states(StateQuery(subject_id=entity_id, limit=1, include_private=True,
+                                                        include_retracted=True))
 
     def name(self, entity_id: str) -> str:
         if entity_id not in self._names:

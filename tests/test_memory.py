@@ -274,3 +274,14 @@ def test_an_entity_first_seen_untyped_takes_the_type_a_predicate_gives_it():
     assert (mem.entity("Sam").entity.type, mem.entity("Acme").entity.type) == ("person", "org")
     mem.assert_state(subject="Sam", predicate="lives_in", object="Acme", valid_from="2025-10-01")
     assert mem.entity("Acme").entity.type == "org"  # a typed entity keeps its type
+
+
+def test_a_name_guessed_to_be_a_person_takes_the_type_a_stated_predicate_gives_it():
+    mem = Memory.in_memory(embedder="none")
+    mem.record(content="Tom met Initech people at the fair.", occurred_at="2025-11-02")
+    assert mem.entity("Initech").entity.type == "person"  # a capitalised word, no better clue yet
+    mem.assert_state(subject="Aiko", predicate="works_at", object="Initech", valid_from="2025-12")
+    assert mem.entity("Initech").entity.type == "org"
+    mem.assert_state(subject="Tom", predicate="lives_in", object="Lisbon", valid_from="2025")
+    mem.assert_state(subject="Mia", predicate="works_at", object="Tom", valid_from="2025")
+    assert mem.entity("Tom").entity.type == "person"  # something is said of Tom as a person: he stays one

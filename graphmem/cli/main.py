@@ -36,7 +36,7 @@ from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.io import TailReport, WorkspaceReport, import_claude_mem, ingest_workspace, tail_sessions
 from graphmem.memory import Memory
 from graphmem.query.packs import event_line
-from graphmem.samples import load_sample
+from graphmem.samples import load_sample, sample_workspace
 from graphmem.settings import Settings
 
 __all__ = ["main"]
@@ -736,6 +736,10 @@ SAMPLE_QUESTIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
                                                        "object": "Acme"}),
     ("What was true about Aiko at the end of 2025?", "as_of", {"when": "2025", "subject": "Aiko"}),
     ("What was Peter's role over 2025 and 2026?", "timeline", {"subject": "Peter", "predicate": "role"}),
+    ("Where has Peter lived? (the workspace's daily logs add Lisbon)", "timeline",
+     {"subject": "Peter", "predicate": "lives_in"}),
+    ("Who worked at Globex during Feb 2026?", "during", {"when": "Feb 2026", "predicate": "works_at",
+                                                         "object": "Globex"}),
 )
 
 
@@ -792,6 +796,9 @@ def demo(ctx: Context) -> None:
     loaded = load_sample(mem)
     click.echo(f"loaded sample memory: {loaded.events} events, {loaded.opinions} opinions weighed against "
                f"{loaded.evidence} events, into {mem.store.stats().path}")
+    notes = ingest_workspace(mem, sample_workspace())
+    click.echo(f"read the sample Markdown workspace (Feb-Mar 2026): {notes.files} files, {notes.created} events, "
+               f"{notes.opinions} Retain opinions")
     for question, kind, args in SAMPLE_QUESTIONS:
         if kind == "timeline":
             states = mem.timeline(args["subject"], args.get("predicate"))
@@ -805,10 +812,11 @@ def demo(ctx: Context) -> None:
     hits = mem.recall(question, k=3, include_private=True)
     click.echo(f"\nQ (recall, {mem.index_status().embedder or 'words only'}): {question}\n" + table(
         ["score", "content", "source"], [[f"{h.score:.2f}", h.content[:70], ", ".join(h.refs)] for h in hits]))
-    for opinion in mem.opinions(about="Kuzu"):
+    for opinion in [*mem.opinions(about="Kuzu"), *mem.opinions(holder="self")]:
         dec = opinion.confidence_at(dt.datetime(2025, 12, 20, tzinfo=dt.UTC))
         click.echo(f"\nQ: How sure was {opinion.holder} on 20 Dec 2025 that '{opinion.statement}', and now?\n"
-                   f"{dec:.2f} then, {opinion.confidence:.2f} now; steps: " + "; ".join(
+                   + (f"{dec:.2f} then" if dec is not None else "not held then")
+                   + f", {opinion.confidence:.2f} now; steps: " + "; ".join(
                        f"{c.happened_at:%Y-%m-%d} {c.stance.value if c.action == 'reweigh' and c.stance else 'formed'} "
                        f"-> {c.after:.2f}"
                        for c in opinion.history))

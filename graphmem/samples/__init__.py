@@ -1,17 +1,19 @@
-"""The bundled sample memory: a fictional team's log (``team.jsonl``) and the opinions formed over it
-(``opinions.json``: each names the events that formed, supported or contradicted it by their source ref)."""
+"""The bundled sample memory: a fictional team's log (``team.jsonl``), the opinions formed over it
+(``opinions.json``: each names the events that formed, supported or contradicted it by their source ref), and
+the team's Markdown workspace for the weeks after (``workspace/``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graphmem.memory import Memory
 
-__all__ = ["SampleLoad", "load_sample", "sample_events"]
+__all__ = ["SampleLoad", "load_sample", "sample_events", "sample_workspace"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,11 @@ class SampleLoad:
 
 def _read(name: str) -> str:
     return resources.files("graphmem.samples").joinpath(name).read_text(encoding="utf-8")
+
+
+def sample_workspace() -> Path:
+    """The bundled Markdown workspace: the same team's memory.md, daily logs of Feb-Mar 2026 and a bank page."""
+    return Path(str(resources.files("graphmem.samples").joinpath("workspace")))
 
 
 def sample_events() -> list[dict[str, Any]]:
