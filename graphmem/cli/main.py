@@ -460,7 +460,9 @@ def import_claude_mem_(ctx: Context, path: Path, verify: bool) -> None:
 
 
 def _workspace_text(report: WorkspaceReport) -> str:
-    lines = [f"{report.root}: {report.files} files, {len(report.read)} read, {report.unchanged} unchanged; "
+    root = Path(report.root)
+    shown = root.relative_to(Path.cwd()) if root.is_relative_to(Path.cwd()) else root
+    lines = [f"{shown}: {report.files} files, {len(report.read)} read, {report.unchanged} unchanged; "
              f"{report.created} events created, {report.held} already held, {report.opinions} opinions"]
     lines += [f"skipped (written by reflect): {p}" for p in report.generated]
     lines += [f"stale: {p} no longer holds {len(ids)} notes memory keeps ({', '.join(ids[:3])})"
