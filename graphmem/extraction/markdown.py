@@ -13,16 +13,14 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from graphmem.extraction.retain import is_retain_heading
+from graphmem.extraction.retain import HEADING, MENTION, is_retain_heading
 
 __all__ = ["Note", "parse_notes"]
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _HASHTAG = re.compile(r"(?<![\w#&/])#([A-Za-z][\w\-]*)")
-_MENTION = re.compile(r"(?<![\w@])@([\w][\w.\-]*[\w]|[\w])")
 _SENTENCE_END = (".", "!", "?", "。", "！", "？")
 _PRIVATE_HEADINGS = {"private", "非公開", "private notes"}
 
@@ -69,7 +67,7 @@ def parse_notes(markdown: str, privacy_tags: Collection[str] = ()) -> list[Note]
             flush()
             comment = "-->" not in stripped
             continue
-        found = _HEADING.match(line)
+        found = HEADING.match(line)
         if found:
             flush()
             level, title = len(found.group(1)), found.group(2).strip()
@@ -115,5 +113,5 @@ def _note(pieces: list[tuple[int, str]], heading: str | None, private: bool, pri
     if hidden:
         text = _HASHTAG.sub(lambda m: "" if m.group(1).lower() in hidden else m.group(0), text)
         text = re.sub(r"\s{2,}", " ", text).strip()
-    mentions = tuple(dict.fromkeys(_MENTION.findall(text)))
+    mentions = tuple(dict.fromkeys(MENTION.findall(text)))
     return Note(line=pieces[0][0], text=text, heading=heading, private=private, tags=tags, mentions=mentions)

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["RETAIN_KINDS", "RetainItem", "is_retain_heading", "parse_retain"]
+__all__ = ["HEADING", "MENTION", "RETAIN_KINDS", "RetainItem", "is_retain_heading", "parse_retain"]
 
 RETAIN_KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _OPENS = {"retain", "保持"}
 _BULLET = re.compile(r"^\s{0,3}[-*+]\s+(.*)$")
 _PREFIX = re.compile(r"^([WBOS])(?:\(\s*c\s*=\s*([^)]*)\))?(?:\s+|:\s*|$)(.*)$", re.DOTALL)
 _ABOUT = re.compile(r"^((?:@[\w][\w.\-]*(?:\s*,\s*|\s+))*@[\w][\w.\-]*)\s*:\s*(.*)$", re.DOTALL)
-_MENTION = re.compile(r"(?<![\w@])@([\w][\w.\-]*[\w]|[\w])")
+MENTION = re.compile(r"(?<![\w@])@([\w][\w.\-]*[\w]|[\w])")
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def parse_retain(markdown: str) -> list[RetainItem]:
     bullets: list[tuple[int, str]] = []
     inside = False
     for number, line in enumerate(markdown.splitlines(), start=1):
-        heading = _HEADING.match(line)
+        heading = HEADING.match(line)
         if heading:
             if is_retain_heading(heading.group(2)):
                 inside = True
@@ -94,10 +94,10 @@ def _item(line: int, text: str) -> RetainItem:
     about: tuple[str, ...] = ()
     header = _ABOUT.match(rest)
     if header:
-        about = tuple(_MENTION.findall(header.group(1)))
+        about = tuple(MENTION.findall(header.group(1)))
         rest = header.group(2).strip()
     if not rest:
         raise InvalidInput(f"line {line}: the bullet has no text after its type", field=f"line {line}")
-    mentions = tuple(dict.fromkeys((*about, *_MENTION.findall(rest))))
+    mentions = tuple(dict.fromkeys((*about, *MENTION.findall(rest))))
     return RetainItem(kind=RETAIN_KINDS[letter], text=rest, about=about, mentions=mentions, confidence=confidence,
                       line=line)
