@@ -816,7 +816,8 @@ def demo(ctx: Context) -> None:
         ["score", "content", "source"], [[f"{h.score:.2f}", h.content[:70], ", ".join(h.refs)] for h in hits]))
     for opinion in [*mem.opinions(about="Kuzu"), *mem.opinions(holder="self")]:
         dec = opinion.confidence_at(dt.datetime(2025, 12, 20, tzinfo=dt.UTC))
-        click.echo(f"\nQ: How sure was {opinion.holder} on 20 Dec 2025 that '{opinion.statement}', and now?\n"
+        who = "the log's writer" if opinion.holder == "self" else opinion.holder
+        click.echo(f"\nQ: How sure was {who} on 20 Dec 2025 that '{opinion.statement}', and now?\n"
                    + (f"{dec:.2f} then" if dec is not None else "not held then")
                    + f", {opinion.confidence:.2f} now; steps: " + "; ".join(
                        f"{c.happened_at:%Y-%m-%d} {c.stance.value if c.action == 'reweigh' and c.stance else 'formed'} "
