@@ -1,6 +1,6 @@
 """Offline extraction: entities, times and statements from text, and structured inputs agents write."""
 
-from graphmem.extraction.markdown import Note, parse_notes
+from graphmem.extraction.markdown import Note, front_matter, parse_notes
 from graphmem.extraction.pipeline import EntityMention, Extraction, Extractor, Statement, language_of
 from graphmem.extraction.retain import RETAIN_KINDS, RetainItem, parse_retain
 from graphmem.extraction.rules import Rules, load_rules
@@ -14,6 +14,7 @@ __all__ = [
     "RetainItem",
     "Rules",
     "Statement",
+    "front_matter",
     "language_of",
     "load_rules",
     "parse_notes",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from graphmem.extraction.retain import HEADING, MENTION, is_retain_heading
 
-__all__ = ["Note", "parse_notes"]
+__all__ = ["Note", "front_matter", "parse_notes"]
 
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -45,7 +45,7 @@ def parse_notes(markdown: str, privacy_tags: Collection[str] = ()) -> list[Note]
     heading: str | None = None
     private = retain = fenced = comment = False
     lines = markdown.splitlines()
-    start = _front_matter_end(lines)
+    start = front_matter(markdown)[1]
 
     def flush() -> None:
         if open_note:
@@ -96,14 +96,21 @@ def parse_notes(markdown: str, privacy_tags: Collection[str] = ()) -> list[Note]
     return [n for n in notes if n.text]
 
 
-def _front_matter_end(lines: list[str]) -> int:
-    """Index of the first line after a leading ``---`` ... ``---`` block (0 when there is none)."""
+def front_matter(markdown: str) -> tuple[dict[str, str], int]:
+    """A page's leading ``---`` ... ``---`` block as ``key: value`` fields (keys lower-cased, quotes
+    stripped), and the index of the first line after it (0 when there is none)."""
+    lines = markdown.splitlines()
     if not lines or lines[0].strip() != "---":
-        return 0
+        return {}, 0
     for index, line in enumerate(lines[1:], start=1):
         if line.strip() in ("---", "..."):
-            return index + 1
-    return 0
+            fields = {}
+            for entry in lines[1:index]:
+                key, _, value = entry.partition(":")
+                if value.strip():
+                    fields[key.strip().lower()] = value.strip().strip("'\"")
+            return fields, index + 1
+    return {}, 0
 
 
 def _note(pieces: list[tuple[int, str]], heading: str | None, private: bool, privacy_tags: Collection[str]) -> Note:

@@ -18,6 +18,7 @@ number and passed over.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -53,7 +54,7 @@ class TailReport:
     errors: list[dict[str, object]] = field(default_factory=list)  # {path, line, message}
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(vars(self))
+        return dataclasses.asdict(self)
 
 
 def session_files(paths: Iterable[str | Path]) -> Iterator[Path]:
@@ -204,10 +205,10 @@ def _tail_file(memory: Memory, path: Path, report: TailReport, *, agent_id: str 
             except (json.JSONDecodeError, GraphmemError) as exc:
                 message = exc.message if isinstance(exc, GraphmemError) else f"not JSON: {exc.msg}"
                 report.errors.append({"path": str(path), "line": line_no, "message": message})
-        if item is None:
-            report.skipped += 1 if text else 0
-        else:
+        if item is not None:
             pending.append(item)
+        elif text:
+            report.skipped += 1
         if len(pending) >= BATCH_LINES:
             _flush(memory, pending, report, path)
             _save(memory, key, path, consumed, line_no, context)

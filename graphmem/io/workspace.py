@@ -16,6 +16,7 @@ the database and reading the workspace again gives the same answers.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import GraphmemError, InvalidInput
-from graphmem.extraction import parse_notes, parse_retain
+from graphmem.extraction import front_matter, parse_notes, parse_retain
 from graphmem.memory import Memory
 from graphmem.query.pages import MARKER
 from graphmem.store import SourceCursor
@@ -34,7 +35,6 @@ from graphmem.store import SourceCursor
 __all__ = ["WorkspaceReport", "ingest_workspace", "workspace_files"]
 
 _DAILY = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*(?:\n|\Z)", re.DOTALL)
 _SKIPPED_DIRS = {".git", ".graphmem", "node_modules", ".venv", "__pycache__"}
 
 
@@ -55,7 +55,7 @@ class WorkspaceReport:
     errors: dict[str, str] = field(default_factory=dict)  # path -> what is wrong (that file wrote nothing)
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items()}
+        return dataclasses.asdict(self)
 
 
 def workspace_files(root: Path) -> Iterator[Path]:
@@ -175,13 +175,9 @@ def _read_file(
 def _page_day(text: str, path: Path) -> str:
     """The day a page's notes are dated: its front matter's ``date:`` or ``updated:``, else the day it was last
     modified."""
-    front = _FRONT_MATTER.match(text)
-    if front:
-        for line in front.group(1).splitlines():
-            key, _, value = line.partition(":")
-            if key.strip().lower() in ("date", "updated") and value.strip():
-                return value.strip().strip("'\"")
-    return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date().isoformat()
+    fields = front_matter(text)[0]
+    day = fields.get("date") or fields.get("updated")
+    return day or dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date().isoformat()
 
 
 def _count(report: WorkspaceReport, status: str) -> None:
