@@ -113,9 +113,13 @@ class StaticEmbedder:
         self._model = StaticModel.from_pretrained(str(directory))
         self.name = f"static:{directory.name}"
         self.dim = int(self._model.dim)
+        # encode() resets the tokenizer's truncation on every call, and the tokenizer refuses ("Already
+        # borrowed") a second thread meanwhile: the background indexer and a query embed at the same time
+        self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        return _unit(self._model.encode(list(texts)))
+        with self._lock:
+            return _unit(self._model.encode(list(texts)))
 
 
 def default_static_dir() -> Path:
