@@ -20,7 +20,7 @@ from graphmem.errors import (
     StoreLocked,
     UnknownPredicate,
 )
-from graphmem.memory import EntityView, Memory, RecordResult, StateInput
+from graphmem.memory import EntityView, Memory, MergeResult, RecordResult, StateInput
 from graphmem.ontology import (
     Entity,
     Event,
@@ -54,6 +54,7 @@ __all__ = [
     "InvalidInterval",
     "MalformedTime",
     "Memory",
+    "MergeResult",
     "NotFound",
     "OntologyError",
     "PrivacyPolicy",

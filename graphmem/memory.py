@@ -104,6 +104,7 @@ from graphmem.reasoning import (
     make_id,
     plan_assert,
     plan_close,
+    plan_merge,
     plan_preference,
     plan_restate,
     plan_retract,
@@ -242,6 +243,18 @@ class PlanResult:
 
 
 @dataclass(frozen=True)
+class MergeResult:
+    """What merging one entity into another did: the kept entity (the merged one's names now among its
+    aliases), the merged one (``merged_into`` set), the states whose subject or object moved, and the states
+    of the kept entity's timelines that a moved value now bounds (or that now bound a moved one)."""
+
+    entity: Entity
+    merged: Entity
+    moved_states: list[str]
+    bounded_states: list[str]
+
+
+@dataclass(frozen=True)
 class EntityView:
     """An entity with what memory holds about it now."""
 
@@ -306,6 +319,8 @@ class Memory:
             self.index.add(chunk, at=latest)
         if since is not None:
             self.index.remove(self.store.retracted_since(since))
+            for merged, kept in self.store.merged_since(since):
+                self.index.merge_entities(merged, kept)
 
     # -- opening ----------------------------------------------------------------------------------------
 
@@ -1455,9 +1470,13 @@ class Memory:
             found = self.store.entity_id_for_key(key)
             if found is not None:
                 self._entity_ids[key] = found  # names never move to another entity: safe to remember
-        if found is None and self.store.entities([name_or_id]):
-            found = name_or_id
-            self._known_entity_ids.add(found)
+        if found is None:
+            by_id = self.store.entities([name_or_id])
+            if by_id and by_id[0].merged_into:
+                return by_id[0].merged_into  # an id handed out before its entity was merged
+            if by_id:
+                found = name_or_id
+                self._known_entity_ids.add(found)
         if found is None:
             raise NotFound("entity", name_or_id, field=field, hint="check the spelling or add an alias")
         return found
@@ -1477,6 +1496,58 @@ class Memory:
                 self.store.write(WriteBatch(aliases=[(key, entity_id)], entity_updates=[updated]))
                 return updated
             return current
+
+    def merge_entities(self, keep: str, merge: str, *, reason: str = "the same entity") -> MergeResult:
+        """Make ``merge`` part of ``keep``: two nodes found to be one real thing ("Pete" and "Peter Smith").
+
+        The merged entity's open states move to the kept one (each with a ``merge`` revision; on a
+        single-valued predicate the two timelines become one, each value bounded by the next one's start),
+        states pointing at it point at the kept one, the events mentioning it and the opinions about it move,
+        and its name, aliases and id resolve to the kept entity from now on. Nothing is deleted: what memory
+        held before the merge stays readable with ``known_at``. Nothing merges by itself: resolution never
+        joins two entities without this call (two people sharing a first name stay two).
+        """
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidInput("reason is empty; say why the two are one entity", field="reason")
+        with self.store.write_lock():
+            kept_id = self.resolve_entity(keep, "keep")
+            merged_id = self.resolve_entity(merge, "merge")
+            if kept_id == merged_id:
+                raise InvalidInput(f"{merge!r} already names entity {kept_id!r}; nothing to merge", field="merge")
+            kept, merged = self.store.entities([kept_id, merged_id])
+            now = self.now()
+            why = f"{merged.name} ({merged.id}) merged into {kept.name} ({kept.id}): {reason.strip()}"
+            batch = WriteBatch(merges=[(merged_id, kept_id, now)])
+            moved: dict[str, list[State]] = {}
+            for s in self.store.states(StateQuery(subject_id=merged_id, include_private=True)):
+                update = {"subject_id": kept_id, "subject": kept.name}
+                if s.object_id == merged_id:  # about itself: stays about itself
+                    update |= {"object_id": kept_id, "object": kept.name}
+                moved.setdefault(s.predicate, []).append(s.model_copy(update=update))
+            pointing = [s.model_copy(update={"object_id": kept_id, "object": kept.name})
+                        for s in self.store.states(StateQuery(object_id=merged_id, include_private=True))
+                        if s.subject_id != merged_id]
+            plans = [plan_merge(pointing, [], None, now, why)] if pointing else []
+            for predicate, states in sorted(moved.items()):
+                current = self.store.states(StateQuery(subject_id=kept_id, predicate=predicate, include_private=True))
+                plans.append(plan_merge(states, current, self.ontology.predicate(predicate), now, why))
+            for plan in plans:
+                self._add_plan(plan, batch, now)
+            names = [n for n in (merged.name, *merged.aliases) if name_key(n) != name_key(kept.name)]
+            aliases = tuple(dict.fromkeys((*kept.aliases, *names)))
+            kept_type = merged.type if kept.type == "concept" else kept.type
+            kept_now = kept.model_copy(update={"aliases": aliases, "type": kept_type})
+            merged_now = merged.model_copy(update={"merged_into": kept_id, "merged_at": now})
+            batch.entity_updates.extend([kept_now, merged_now])
+            self.store.write(batch)
+            for key, found in list(self._entity_ids.items()):
+                if found == merged_id:
+                    self._entity_ids[key] = kept_id
+            self._known_entity_ids.discard(merged_id)
+            self.index.merge_entities(merged_id, kept_id)
+        moved_ids = [s.id for states in moved.values() for s in states] + [s.id for s in pointing]
+        return MergeResult(entity=kept_now, merged=merged_now, moved_states=moved_ids,
+                           bounded_states=sorted({v.id for v in batch.state_versions}))
 
     def entity(
         self,

@@ -5,7 +5,7 @@ CREATE NODE TABLE Migration(name STRING, applied_at TIMESTAMP, PRIMARY KEY(name)
 // Event: immutable record of something observed or said
 CREATE NODE TABLE Event(id STRING, recorded_at TIMESTAMP, occurred_at TIMESTAMP, occurred_g STRING, occurred_end TIMESTAMP, occurred_end_g STRING, source_system STRING, source_ref STRING, source_thread_id STRING, source_session_id STRING, source_message_id STRING, source_run_id STRING, agent_id STRING, scope STRING, kind STRING, thread STRING, content STRING, tags STRING[], privacy STRING[], entities STRING[], redactions STRING[], private BOOLEAN, dedupe_key STRING, content_hash STRING, confidence DOUBLE, supersedes STRING, ttl_days INT64, affect_valence DOUBLE, affect_arousal DOUBLE, affect_dominance DOUBLE, PRIMARY KEY(id));
 // Entity: one node per real thing
-CREATE NODE TABLE Entity(id STRING, name STRING, type STRING, aliases STRING[], created_at TIMESTAMP, PRIMARY KEY(id));
+CREATE NODE TABLE Entity(id STRING, name STRING, type STRING, aliases STRING[], created_at TIMESTAMP, merged_into STRING, merged_at TIMESTAMP, PRIMARY KEY(id));
 // Alias: name key -> entity, for resolution by primary key
 CREATE NODE TABLE Alias(key STRING, entity_id STRING, PRIMARY KEY(key));
 // Thread: a conversation, session or topic
@@ -36,3 +36,4 @@ CREATE REL TABLE ABOUT(FROM State TO Entity);
 // migration 0001_initial: 15 statements
 // migration 0002_opinions_and_plans: 3 statements
 // migration 0003_source_cursors: 1 statements
+// migration 0004_entity_merges: 2 statements

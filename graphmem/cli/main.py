@@ -651,6 +651,38 @@ def entity(ctx: Context, name: str, include_private: bool) -> None:
 
 
 @main.command()
+@click.argument("name")
+@click.argument("alias")
+@pass_ctx
+@_errors
+def alias(ctx: Context, name: str, alias: str) -> None:
+    """Give the entity NAME another name ALIAS.
+
+    Example: graphmem alias "New York City" NYC
+    """
+    e = ctx.memory().add_alias(name, alias)
+    ctx.emit(e, f"{e.name} (id {e.id}), also {', '.join(e.aliases)}")
+
+
+@main.command()
+@click.argument("keep")
+@click.argument("merge")
+@click.option("--reason", default="the same entity", show_default=True, help="Why the two are one.")
+@pass_ctx
+@_errors
+def merge(ctx: Context, keep: str, merge: str, reason: str) -> None:
+    """Merge the entity MERGE into KEEP: its states, mentions and names move; nothing is deleted.
+
+    Example: graphmem merge "Peter Smith" Pete --reason "same person"
+    """
+    result = ctx.memory().merge_entities(keep, merge, reason=reason)
+    e = result.entity
+    ctx.emit(result, f"merged {result.merged.name} ({result.merged.id}) into {e.name} ({e.id}): "
+                     f"{len(result.moved_states)} states moved, {len(result.bounded_states)} bounded; "
+                     f"also known as {', '.join(e.aliases)}")
+
+
+@main.command()
 @pass_ctx
 @_errors
 def stats(ctx: Context) -> None:

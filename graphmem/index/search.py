@@ -171,6 +171,21 @@ class SearchIndex:
             if self.vectors is not None and self._embedded.data[doc]:
                 self.vectors.remove(doc)
 
+    def merge_entities(self, merged: str, kept: str) -> None:
+        """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
+        with self._lock:
+            docs = self._entity_docs.pop(merged, None)
+            if not docs:
+                return
+            target = self._entity_docs.setdefault(kept, array("i"))
+            have = set(target)
+            for doc in docs:
+                named = self._doc_entities[doc]
+                self._doc_entities[doc] = tuple(dict.fromkeys(kept if e == merged else e for e in named))
+                if doc not in have:
+                    target.append(doc)
+            self._entity_docs[kept] = array("i", sorted(target))
+
     def _start_worker(self) -> None:
         if self._worker is None or not self._worker.is_alive():
             self._worker = threading.Thread(target=self._embed_loop, name="graphmem-embed", daemon=True)

@@ -196,6 +196,8 @@ class Entity(BaseModel):
     type: str = "concept"
     aliases: tuple[str, ...] = ()
     created_at: dt.datetime
+    merged_into: str | None = None  # set when this node was found to be another one; its names moved there
+    merged_at: dt.datetime | None = None
 
 
 class Thread(BaseModel):
@@ -293,6 +295,7 @@ class RevisionAction(str, Enum):
     REWEIGH = "reweigh"  # an opinion's confidence moved with new evidence
     DISPUTE = "dispute"  # evidence against a fact; open until the fact is confirmed again
     REVOKE = "revoke"
+    MERGE = "merge"  # the state's subject or object was merged into another entity
 
 
 class Revision(BaseModel):

@@ -12,7 +12,15 @@ from graphmem.reasoning.preferences import (
 from graphmem.reasoning.promotion import HeldBack, PromotionCandidate, promotion_candidates
 from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
-from graphmem.reasoning.updates import Plan, make_id, plan_assert, plan_close, plan_retract, plan_revise
+from graphmem.reasoning.updates import (
+    Plan,
+    make_id,
+    plan_assert,
+    plan_close,
+    plan_merge,
+    plan_retract,
+    plan_revise,
+)
 
 __all__ = [
     "POLARITIES",
@@ -37,6 +45,7 @@ __all__ = [
     "make_id",
     "plan_assert",
     "plan_close",
+    "plan_merge",
     "plan_preference",
     "plan_retract",
     "plan_revise",

@@ -26,7 +26,7 @@ from graphmem.ontology import (
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
 from graphmem.temporal import holds_at
 
-__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_retract", "plan_revise"]
+__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_merge", "plan_retract", "plan_revise"]
 
 
 def make_id(prefix: str, *parts: object) -> str:
@@ -224,6 +224,33 @@ def plan_retract(
     resolved = resolve_timeline([_assertion(s) for s in rest], single_valued=predicate.single_valued)
     _diff(rest, resolved, now, plan)
     plan.results = [retracted]
+    return plan
+
+
+def plan_merge(
+    moved: Sequence[State],
+    kept: Sequence[State],
+    predicate: Predicate | None,
+    now: dt.datetime,
+    reason: str,
+) -> Plan:
+    """Two entities found to be one: ``moved`` are the merged entity's states of one predicate (already
+    pointing at the kept entity), ``kept`` the kept entity's states of that predicate (``predicate`` None when
+    only the object moved: the subject's timeline is unchanged). Each moved state gets a revision saying so;
+    on a single-valued predicate the two timelines become one, each value bounded by the next one's start.
+    """
+    plan = Plan()
+    now_moved = [s.model_copy(update={"recorded_at": now}) for s in moved]
+    for s in now_moved:
+        plan.revise(s, RevisionAction.MERGE, reason, now, ())
+    if predicate is None:
+        plan.results = now_moved
+        return plan
+    live = [s for s in (*kept, *now_moved) if s.status is not StateStatus.RETRACTED]
+    resolved = resolve_timeline([_assertion(s, i) for i, s in enumerate(live)], single_valued=predicate.single_valued)
+    _diff(live, resolved, now, plan, successors=live)
+    bounded = {v.id: v for v in plan.versions}
+    plan.results = [bounded.get(s.id, s) for s in now_moved]
     return plan
 
 

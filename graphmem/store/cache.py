@@ -34,6 +34,10 @@ class ByIdCache(Generic[V]):
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
     def get_many(self, keys: Sequence[str], load: Callable[[list[str]], dict[str, V]]) -> list[V]:
         """Values for ``keys`` in order (unknown keys left out); ``load`` reads the missing ones."""
         with self._lock:

@@ -219,11 +219,38 @@ class KuzuStore:
                 self._write_one_version(batch)
         else:
             with self._transaction() as tx:
+                self._write_merges(tx, batch)
                 self._write_nodes(tx, batch)
                 self._write_edges(tx, batch)
                 self._write_states(tx, batch)
+        if batch.merges:  # committed: entities read before it may have moved
+            self._entities.clear()
         self._events.put(events)  # committed: recent events are read back often
         self._entities.put((e.id, e) for e in [*batch.entities, *batch.entity_updates])
+
+    def _write_merges(self, tx: Any, b: WriteBatch) -> None:
+        """Move what hangs on a merged entity to the kept one. A state's open version is replaced by one on
+        the kept entity (so ``known_at`` before the merge still reads it where it was); its object, the
+        opinions about it and the events mentioning it point at the kept entity; its names resolve there."""
+        for merged, kept, at in b.merges:
+            params = {"m": merged, "k": kept, "at": rows.naive(at)}
+            ids = {"m": merged, "k": kept}
+            copied = ", ".join(f"{c}: h.{c}" for c in _TABLES["HAS_STATE"].column_names
+                               if c not in ("recorded_at", "replaced_at"))
+            self._run(tx, "MATCH (m:Entity {id: $m})-[h:HAS_STATE]->(s:State) WHERE h.replaced_at IS NULL "
+                          "MATCH (k:Entity {id: $k}) SET h.replaced_at = $at, s.subject_id = $k, s.recorded_at = $at "
+                          f"CREATE (k)-[:HAS_STATE {{{copied}, recorded_at: $at}}]->(s)", params)
+            self._run(tx, "MATCH (s:State)-[o:OBJECT]->(m:Entity {id: $m}) MATCH (k:Entity {id: $k}) "
+                          "SET s.object_id = $k, s.object = k.name CREATE (s)-[:OBJECT]->(k) DELETE o", ids)
+            for rel, src in (("ABOUT", "State"), ("MENTIONS", "Event")):
+                pointing = f"MATCH (x:{src})-[:{rel}]->(:Entity {{id: $e}}) RETURN x.id AS id"
+                have = {r[0] for r in self._run(tx, pointing, {"e": kept}).get_all()}
+                moving = [r[0] for r in self._run(tx, pointing, {"e": merged}).get_all()]
+                self._link(tx, rel, src, "Entity", [(x, kept, {}) for x in moving if x not in have])
+                self._run(tx, f"MATCH (:{src})-[r:{rel}]->(:Entity {{id: $m}}) DELETE r", {"m": merged})
+            self._run(tx, "MATCH (a:Alias) WHERE a.entity_id = $m SET a.entity_id = $k", ids)
+            self._run(tx, "MATCH (e:Entity) WHERE e.merged_into = $m SET e.merged_into = $k", ids)
+            self._run(tx, "MATCH (e:Entity {id: $m}) SET e.merged_into = $k, e.merged_at = $at", params)
 
     def _write_nodes(self, tx: Any, b: WriteBatch) -> None:
         self._insert(tx, "Entity", [rows.entity_row(e) for e in b.entities])
@@ -452,16 +479,17 @@ class KuzuStore:
         return self._entities.get_many(ids, self._read_entities)
 
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
-        cols = "n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.created_at AS created_at"
+        cols = ", ".join(f"n.{c} AS {c}" for c in _TABLES["Entity"].column_names)
         return {r["id"]: rows.entity_from_row(r) for r in self._lookup("(n:Entity)", "n.id", cols, ids)}
 
     def entity_ids(self, limit: int) -> list[str]:
-        found = self._rows("MATCH (n:Entity) RETURN n.id AS id ORDER BY id LIMIT $limit", {"limit": limit})
+        found = self._rows("MATCH (n:Entity) WHERE n.merged_into IS NULL RETURN n.id AS id ORDER BY id LIMIT $limit",
+                           {"limit": limit})
         return [r["id"] for r in found]
 
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
-        found = self._rows("MATCH (n:Entity) RETURN n.name AS name, n.type AS type, n.aliases AS aliases "
-                           "ORDER BY n.created_at DESC LIMIT $limit", {"limit": limit})
+        found = self._rows("MATCH (n:Entity) WHERE n.merged_into IS NULL RETURN n.name AS name, n.type AS type, "
+                           "n.aliases AS aliases ORDER BY n.created_at DESC LIMIT $limit", {"limit": limit})
         return [(name, r["type"]) for r in found for name in (r["name"], *(r["aliases"] or ()))]
 
     def thread(self, key: str) -> Thread | None:
@@ -599,6 +627,11 @@ class KuzuStore:
         found = self._rows("MATCH (s:State) WHERE s.retracted_at >= $since RETURN s.id AS id",
                            {"since": rows.naive(since)})
         return [r["id"] for r in found]
+
+    def merged_since(self, since: dt.datetime) -> list[tuple[str, str]]:
+        found = self._rows("MATCH (e:Entity) WHERE e.merged_at >= $since RETURN e.id AS id, e.merged_into AS kept "
+                           "ORDER BY e.merged_at, e.id", {"since": rows.naive(since)})
+        return [(r["id"], r["kept"]) for r in found]
 
     def _chunks(self, query: str, params: dict[str, Any], size: int) -> Iterator[list[list[Any]]]:
         result = self._run(self._reader(), query, params)

@@ -39,6 +39,9 @@ class WriteBatch:
     predicates: list[tuple[str, str]] = field(default_factory=list)  # (name, JSON definition)
     about: list[tuple[str, str]] = field(default_factory=list)  # (state id, entity id)
     annotations: list[Annotation] = field(default_factory=list)  # replace the event's earlier annotation
+    # (merged entity id, kept entity id, at): the merged one's open states, objects, about and mention edges
+    # and names move to the kept one, applied before the rest of the batch
+    merges: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return sum(len(v) for v in vars(self).values())
@@ -174,7 +177,7 @@ class GraphStore(Protocol):
     def entities(self, ids: Sequence[str]) -> list[Entity]: ...
 
     def entity_ids(self, limit: int) -> list[str]:
-        """Entity ids in id order, at most ``limit``."""
+        """Ids of entities not merged into another, in id order, at most ``limit``."""
         ...
 
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
@@ -218,6 +221,10 @@ class GraphStore(Protocol):
 
     def retracted_since(self, since: dt.datetime) -> list[str]:
         """Ids of states retracted at or after ``since``."""
+        ...
+
+    def merged_since(self, since: dt.datetime) -> list[tuple[str, str]]:
+        """(merged entity id, the id it was merged into) of merges made at or after ``since``, oldest first."""
         ...
 
     def defined_predicates(self) -> list[tuple[str, str]]: ...

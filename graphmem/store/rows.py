@@ -117,13 +117,14 @@ def event_from_row(r: Row) -> Event:
 
 
 def entity_row(e: Entity) -> dict[str, Any]:
-    return {"id": e.id, "name": e.name, "type": e.type, "aliases": list(e.aliases), "created_at": naive(e.created_at)}
+    return {"id": e.id, "name": e.name, "type": e.type, "aliases": list(e.aliases), "created_at": naive(e.created_at),
+            "merged_into": e.merged_into, "merged_at": naive(e.merged_at) if e.merged_at else None}
 
 
 def entity_from_row(r: Row) -> Entity:
     return Entity.model_construct(
         id=r["id"], name=r["name"], type=r["type"], aliases=tuple(r["aliases"] or ()),
-        created_at=required(r["created_at"]),
+        created_at=required(r["created_at"]), merged_into=r.get("merged_into"), merged_at=aware(r.get("merged_at")),
     )
 
 

@@ -65,6 +65,7 @@ NODES: tuple[Table, ...] = (
         "Entity",
         (("id", _S), ("name", _S), ("type", _S), ("aliases", "STRING[]"), ("created_at", _TS)),
         doc="one node per real thing",
+        added=(("merged_into", _S), ("merged_at", _TS)),
     ),
     Table("Alias", (("key", _S), ("entity_id", _S)), doc="name key -> entity, for resolution by primary key"),
     Table("Thread", (("key", _S), ("title", _S), ("created_at", _TS)), doc="a conversation, session or topic"),
@@ -150,6 +151,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration("0003_source_cursors", (_BY_NAME["SourceCursor"].ddl(),)),
+    Migration(
+        "0004_entity_merges",
+        ("ALTER TABLE Entity ADD merged_into STRING DEFAULT NULL", "ALTER TABLE Entity ADD merged_at TIMESTAMP DEFAULT NULL"),
+    ),
 )
 
 

@@ -194,3 +194,42 @@ def test_bad_token_files_are_refused_with_the_field_named(config, field):
     with pytest.raises(InvalidInput) as err:
         AccessPolicy.from_config(config)
     assert err.value.field == field
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_aliases_and_merges_need_write_access_to_global(world, agent):
+    memory, gql = world
+    memory.assert_state(f"{agent} one", "status", "set")
+    memory.assert_state(f"{agent} two", "status", "set", valid_from="2025-01-01")
+    allowed = "global" in WRITE[agent]
+    alias = gql.as_(TOKENS[agent]).data(
+        "mutation($i: AddAliasInput!) { addAlias(input: $i) { __typename "
+        "... on AddAliasSuccess { entity { aliases } } ... on AddAliasError { code field } } }",
+        {"i": {"entity": f"{agent} one", "alias": f"{agent} the first"}},
+    )["addAlias"]
+    merged = gql.as_(TOKENS[agent]).data(
+        "mutation($i: MergeEntitiesInput!) { mergeEntities(input: $i) { __typename "
+        "... on MergeEntitiesSuccess { entity { name aliases } mergedId movedStates boundedStates } "
+        "... on MergeEntitiesError { code field } } }",
+        {"i": {"keep": f"{agent} one", "merge": f"{agent} two", "reason": "one thing"}},
+    )["mergeEntities"]
+    if allowed:
+        assert alias["entity"]["aliases"] == [f"{agent} the first"]
+        assert merged["entity"] == {"name": f"{agent} one", "aliases": [f"{agent} the first", f"{agent} two"]}
+        assert merged["mergedId"] == f"{agent}-two" and len(merged["movedStates"]) == 1
+        assert len(merged["boundedStates"]) == 1  # two open values of a single-valued predicate became one line
+        assert memory.resolve_entity(f"{agent} two") == f"{agent}-one"
+    else:
+        assert alias == {"__typename": "AddAliasError", "code": "forbidden", "field": "input.entity"}
+        assert merged == {"__typename": "MergeEntitiesError", "code": "forbidden", "field": "input.keep"}
+        assert memory.resolve_entity(f"{agent} two") == f"{agent}-two"
+        assert memory.entity(f"{agent} one").aliases == ()
+
+
+def test_a_merge_that_cannot_happen_names_the_field(world):
+    _, gql = world
+    result = gql.as_(TOKENS["alice"]).data(
+        'mutation { mergeEntities(input: {keep: "thing 0", merge: "nobody at all"}) { __typename '
+        "... on MergeEntitiesError { code field } } }"
+    )["mergeEntities"]
+    assert result == {"__typename": "MergeEntitiesError", "code": "not_found", "field": "merge"}

@@ -141,3 +141,16 @@ def test_maintenance_commands_report(run):
     assert "**token** (config, 2026-01-02): Token at .env" in dry and "conflicts: 1" in dry
     report = json.loads(run("--json", "janitor").output)
     assert len(report["conflict_events"]) == 1 and report["warnings"][0].startswith("`token` (global)")
+
+
+def test_alias_and_merge_from_the_command_line(run):
+    assert run("assert", "Peter Smith", "lives_in", "Paris", "--from", "2023").exit_code == 0
+    assert run("assert", "Pete", "lives_in", "Lisbon", "--from", "2024-03-01").exit_code == 0
+    out = run("alias", "Peter Smith", "P. Smith")
+    assert out.exit_code == 0 and "also P. Smith" in out.output
+    out = run("merge", "Peter Smith", "Pete", "--reason", "same person")
+    assert out.exit_code == 0 and "merged Pete (pete) into Peter Smith (peter-smith): 1 states moved" in out.output
+    timeline = json.loads(run("--json", "timeline", "Pete", "--predicate", "lives_in").output)
+    assert [(s["object"], s["status"]) for s in timeline] == [("Paris", "superseded"), ("Lisbon", "active")]
+    again = run("merge", "Peter Smith", "Pete")
+    assert again.exit_code == 2 and "merge" in again.output

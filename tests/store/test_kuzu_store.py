@@ -21,7 +21,7 @@ def test_checked_in_schema_matches_the_generated_one():
 
 def test_migrations_are_recorded_and_applied_once(tmp_path):
     path = tmp_path / "m.kuzu"
-    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors"]
+    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges"]
     store = KuzuStore(path)
     assert store.migrations() == every
     store.close()
@@ -42,7 +42,8 @@ def test_a_database_made_before_a_migration_is_upgraded_in_place(tmp_path, monke
         ev = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
     monkeypatch.undo()
     with Memory.open(path, extract=False) as mem:
-        assert mem.store.migrations() == ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors"]
+        assert mem.store.migrations() == [m.name for m in kuzu_store.MIGRATIONS]
+        assert mem.store.migrations()[-1] == "0004_entity_merges"
         assert mem.get([ev.id])[0].content == "Peter moved to Marrakesh."
         state = mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27", evidence=[ev.id])
         assert mem.state(state.id).payload == {}
