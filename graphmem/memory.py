@@ -92,12 +92,15 @@ from graphmem.reasoning import (
     PREFERENCE_OPS,
     Conflict,
     HeldBack,
+    MergeCandidate,
+    NameBlocks,
     Plan,
     PromotionCandidate,
     TtlCandidate,
     conflict_note,
     conflicts_of,
     find_duplicates,
+    merge_candidates,
     plan_tidy,
     promotion_candidates,
     ttl_candidates,
@@ -300,6 +303,7 @@ class Memory:
         # writer of its database and keys never move to another entity, so entries never go stale
         self._entity_ids: dict[str, str] = {}
         self._known_entity_ids: set[str] = set()  # ids seen to exist (entities are never deleted)
+        self._blocks: NameBlocks | None = None  # names a new name may join (built at the first need)
         # concurrent record calls share commits (one disk sync for many events)
         self._events_writer: GroupCommit[tuple[Event | None, Mapping[str, Any]], RecordResult] = GroupCommit(
             self._write_prepared
@@ -1494,6 +1498,8 @@ class Memory:
             if owner is None:
                 updated = current.model_copy(update={"aliases": (*current.aliases, alias.strip())})
                 self.store.write(WriteBatch(aliases=[(key, entity_id)], entity_updates=[updated]))
+                if self._blocks is not None:
+                    self._blocks.add(updated, [alias])
                 return updated
             return current
 
@@ -1544,10 +1550,23 @@ class Memory:
                 if found == merged_id:
                     self._entity_ids[key] = kept_id
             self._known_entity_ids.discard(merged_id)
+            self._blocks = None
             self.index.merge_entities(merged_id, kept_id)
         moved_ids = [s.id for states in moved.values() for s in states] + [s.id for s in pointing]
         return MergeResult(entity=kept_now, merged=merged_now, moved_states=moved_ids,
                            bounded_states=sorted({v.id for v in batch.state_versions}))
+
+    def merge_candidates(self, limit: int = 50) -> list[MergeCandidate]:
+        """Pairs of entities that may be one thing, most alike first, for someone to merge (or not): names
+        nearly equal, and a person named by another's first name. Nothing is merged by this call."""
+        return merge_candidates(self.store.entities_of_types(None), self.ontology.resolution, limit)
+
+    def _name_blocks(self) -> NameBlocks:
+        """Called under the write lock."""
+        if self._blocks is None:
+            rule = self.ontology.resolution
+            self._blocks = NameBlocks(rule, self.store.entities_of_types(rule.auto_types))
+        return self._blocks
 
     def entity(
         self,
@@ -2305,11 +2324,18 @@ class _EntityCache:
         self._checked_ids: set[str] = set()
         self._checked_keys: set[str] = set()
         self._refined: set[tuple[str, str]] = set()
+        self._pending = NameBlocks(memory.ontology.resolution)  # entities this write creates, to join as well
         self.created: set[str] = set()
 
     def committed(self) -> None:
         """The write landed: remember its resolutions for later writes of this process."""
         self._memory._entity_ids.update(self._by_key)
+        blocks = self._memory._blocks
+        if blocks is not None:
+            for e in self._batch.entities:
+                blocks.add(e)
+            for e in self._batch.entity_updates:  # retyped, or a joined name now among its aliases
+                blocks.add(e)
 
     def prefetch(self, names: Iterable[str]) -> None:
         """Resolve many names with two reads instead of two per name (the bulk paths call this)."""
@@ -2334,12 +2360,16 @@ class _EntityCache:
         found = self._memory._entity_ids.get(key)
         if found is None and key not in self._checked_keys:
             found = self._memory.store.entity_id_for_key(key)
+        if found is None and type_ in self._memory.ontology.resolution.auto_types:
+            found = self._join(name, type_)
         if found is None:
             if type_ is not None:
                 self._memory.ontology.check_entity_type(type_, field=f"{field}_type")
             found = self._unique_id(slugify(name))
             clean = " ".join(name.strip().lstrip("@").split())
-            self._batch.entities.append(Entity(id=found, name=clean, type=type_ or "concept", created_at=self._now))
+            created = Entity(id=found, name=clean, type=type_ or "concept", created_at=self._now)
+            self._batch.entities.append(created)
+            self._pending.add(created)
             self._batch.aliases.append((key, found))
             self._names[found] = clean
             self.created.add(found)
@@ -2348,6 +2378,29 @@ class _EntityCache:
         self._by_key[key] = found
         return found
 
+    def _join(self, name: str, type_: str) -> str | None:
+        """An entity of ``type_`` this new name is (a typo, a legal suffix), by the ontology's resolution rule;
+        the name becomes its alias."""
+        found = self._memory._name_blocks().join(name, type_) or self._pending.join(name, type_)
+        if found is None:
+            return None
+        clean = " ".join(name.strip().lstrip("@").split())
+        self._batch.aliases.append((name_key(name), found))
+        self._change(found, lambda e: {"aliases": (*e.aliases, clean)})
+        return found
+
+    def _change(self, entity_id: str, changes: Callable[[Entity], dict[str, Any]]) -> None:
+        """Change an entity in this write: one new in it, one already updated by it, or a stored one."""
+        for pending in (self._batch.entities, self._batch.entity_updates):
+            for i, e in enumerate(pending):
+                if e.id == entity_id:
+                    pending[i] = e.model_copy(update=changes(e))
+                    return
+        current = self._memory.store.entities([entity_id])
+        update = changes(current[0]) if current else {}
+        if update:
+            self._batch.entity_updates.append(current[0].model_copy(update=update))
+
     def _refine(self, entity_id: str, type_: str) -> None:
         """An entity first seen untyped (a mention) takes the type a state's predicate gives it, once. One
         guessed to be a person from its capitals ("joins Globex") takes another type a predicate gives it
@@ -2355,15 +2408,13 @@ class _EntityCache:
         if (entity_id, type_) in self._refined:
             return
         self._refined.add((entity_id, type_))
-        for i, e in enumerate(self._batch.entities):
-            if e.id == entity_id:
-                if e.type == "concept" or (e.type == "person" and type_ != "person" and self._retypable(entity_id)):
-                    self._batch.entities[i] = e.model_copy(update={"type": type_})
-                return
-        current = self._memory.store.entities([entity_id])
-        if current and (current[0].type == "concept" or (current[0].type == "person" and type_ != "person"
-                                                          and self._retypable(entity_id))):
-            self._batch.entity_updates.append(current[0].model_copy(update={"type": type_}))
+
+        def retyped(e: Entity) -> dict[str, Any]:
+            if e.type == "concept" or (e.type == "person" and type_ != "person" and self._retypable(entity_id)):
+                return {"type": type_}
+            return {}
+
+        self._change(entity_id, retyped)
 
     def _retypable(self, entity_id: str) -> bool:
         """Nothing memory holds, or this write adds, has the entity as its subject."""

@@ -106,3 +106,39 @@ def test_merge_chains_and_refusals(two_petes):
         mem.merge_entities("Peter Smith", "Ana", reason=" ")
     assert why.value.field == "reason"
     assert mem.resolve_entity("Ana") == "ana"  # a refused merge wrote nothing
+
+
+def test_a_near_name_of_a_place_or_org_joins_by_itself_a_person_never(clock):
+    with Memory.in_memory(clock=clock, embedder="none") as mem:
+        mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
+        mem.record(content="Ana works at Globex Inc.", occurred_at="2025-11-27")
+        mem.record(content="Sam moved to Marrakech in December.", occurred_at="2025-12-27")
+        mem.record(content="Bo joined Globex.", occurred_at="2025-12-28")
+        mem.record(content="Peter Smith met Peter today.", occurred_at="2025-12-28")
+        lives = {s.subject: s.object_id for s in mem.as_of("2026-01-05").states(predicate="lives_in")}
+        assert lives == {"Peter": "marrakesh", "Sam": "marrakesh"}
+        assert "Marrakech" in mem.entity("Marrakesh").aliases  # the variant is kept as a name
+        works = {s.subject: s.object_id for s in mem.as_of("2026-01-05").states(predicate="works_at")}
+        assert works == {"Ana": "globex-inc", "Bo": "globex-inc"}
+        # a known "Peter" does not cut "Peter Smith" in two, and the two stay two people ...
+        people = {e.id for e in mem.store.entities_of_types(["person"])}
+        assert {"peter", "peter-smith"} <= people and "smith" not in people
+        # ... offered to someone who knows, with the reason
+        [candidate] = [c for c in mem.merge_candidates() if c.merge.id == "peter"]
+        assert candidate.keep.id == "peter-smith" and "first name" in candidate.reason
+
+
+def test_a_join_inside_one_batch_and_after_reopen(tmp_path, clock):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, clock=clock, embedder="none") as mem:
+        mem.record_many([{"content": "Kim moved to Kraków.", "occurred_at": "2025-01-02"},
+                         {"content": "Lee moved to Krakow.", "occurred_at": "2025-01-03"},
+                         {"content": "Max moved to Valparaíso.", "occurred_at": "2025-01-04"},
+                         {"content": "Noa moved to Valparaizo.", "occurred_at": "2025-01-04"}])
+        places = {s.object_id for s in mem.as_of("2025-02").states(predicate="lives_in")}
+        assert places == {"krakow", "valparaiso"}  # accents are the name key; the typo joins within the batch
+    with Memory.open(path, clock=clock, embedder="none") as mem:
+        mem.record(content="Ola moved to Valparaisso.", occurred_at="2025-01-05")
+        mem.record(content="Uma moved to Krakowo.", occurred_at="2025-01-05")  # 6 letters, 1 off: too close to call
+        places = {s.subject: s.object_id for s in mem.as_of("2025-02").states(predicate="lives_in")}
+        assert places["Ola"] == "valparaiso" and places["Uma"] == "krakowo"

@@ -19,6 +19,7 @@ import datetime as dt
 import importlib.util
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,13 +84,29 @@ def language_of(text: str) -> str:
     return "ja" if _JA.search(text) else "en"
 
 
+def _import_spacy() -> Any:
+    """spaCy, the only import of it in graphmem. Its thinc layer imports torch whenever torch is installed
+    (~1.4 s, most of the pipeline's start-up), though a rule pipeline never uses it; unless torch is already
+    loaded or a statistical model is asked for, torch is hidden while spaCy loads and visible again after."""
+    if "spacy" in sys.modules or "torch" in sys.modules or os.environ.get("GRAPHMEM_SPACY_MODEL"):
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # 'import torch' raises ImportError meanwhile
+    try:
+        import spacy
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
+    return spacy
+
+
 class Extractor:
     """Builds the pipeline once; ``extract`` is then pure and thread-safe for reading."""
 
     def __init__(self, ontology: Ontology, *, rules: Rules | None = None,
                  known: Iterable[tuple[str, str]] = ()) -> None:
-        import spacy  # the only import of spaCy in graphmem
-
+        spacy = _import_spacy()
         self.ontology = ontology
         self.rules = rules or load_rules(ontology)
         model = os.environ.get("GRAPHMEM_SPACY_MODEL")
@@ -154,6 +171,10 @@ class Extractor:
             source = "mention" if ent.text.startswith("@") else (
                 "gazetteer" if ent.ent_id_ == "gazetteer" or name_key(ent.text) in self._gazetteer
                 else "list" if ent.ent_id_ == "list" else "rule")
+            after = doc[ent.end] if ent.end < len(doc) else None
+            if source == "gazetteer" and after is not None and _name_word(after.text) \
+                    and after.text not in self.rules.not_names:
+                continue  # a known "Peter" opening a longer name ("Peter Smith"): the capitalised run takes it
             result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
             taken.add(ent.start_char, ent.end_char)
         result.entities += self._capitalised_runs(doc, taken)

@@ -23,6 +23,7 @@ __all__ = [
     "OpinionRule",
     "Predicate",
     "PromotionRule",
+    "ResolutionRule",
     "TidyRule",
     "core_ontology_path",
     "load_ontology",
@@ -126,6 +127,26 @@ class PromotionRule(BaseModel):
     min_confirmations: int = Field(default=3, ge=1)
 
 
+class ResolutionRule(BaseModel):
+    """When two different names are one entity without anyone saying so (see ``ontology/core.yaml``).
+
+    Names are compared by their skeleton: the name key (case, accents, spaces, '@'), punctuation ignored and a
+    trailing legal suffix of ``org_suffixes`` dropped; similarity is 1 - edit distance / the longer length.
+    A new name joins an existing entity by itself only when both are of one type in ``auto_types``, both
+    skeletons have at least ``min_length`` characters, their similarity is at least ``auto_join`` and no
+    other entity comes that close. Pairs at least ``suggest`` similar, and a person whose whole name is
+    another person's first name, are only listed for a person to merge.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auto_types: tuple[str, ...] = ("org", "place", "project", "tool")
+    auto_join: float = Field(default=0.88, gt=0.5, le=1.0)
+    suggest: float = Field(default=0.8, gt=0.5, le=1.0)
+    min_length: int = Field(default=6, ge=1)
+    org_suffixes: tuple[str, ...] = ("inc", "ltd", "llc", "gmbh", "corp", "corporation", "co", "plc", "ag")
+
+
 class Ontology(BaseModel):
     """The whole vocabulary; immutable, extended by building a new one."""
 
@@ -141,6 +162,7 @@ class Ontology(BaseModel):
     opinions: OpinionRule = OpinionRule()
     tidy: TidyRule = TidyRule()
     promotion: PromotionRule = PromotionRule()
+    resolution: ResolutionRule = ResolutionRule()
     preference_domains: dict[str, Described] = {}
 
     @field_validator("predicates", mode="before")

@@ -9,6 +9,7 @@ from graphmem.reasoning.preferences import (
     live_preferences,
     plan_preference,
 )
+from graphmem.reasoning.resolution import MergeCandidate, NameBlocks, merge_candidates
 from graphmem.reasoning.promotion import HeldBack, PromotionCandidate, promotion_candidates
 from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
@@ -29,6 +30,8 @@ __all__ = [
     "Conflict",
     "Duplicates",
     "HeldBack",
+    "MergeCandidate",
+    "NameBlocks",
     "PromotionCandidate",
     "TtlCandidate",
     "conflict_note",
@@ -43,6 +46,7 @@ __all__ = [
     "Resolved",
     "live_preferences",
     "make_id",
+    "merge_candidates",
     "plan_assert",
     "plan_close",
     "plan_merge",

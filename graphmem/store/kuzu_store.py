@@ -487,6 +487,12 @@ class KuzuStore:
                            {"limit": limit})
         return [r["id"] for r in found]
 
+    def entities_of_types(self, types: Sequence[str] | None) -> list[Entity]:
+        cols = ", ".join(f"n.{c} AS {c}" for c in _TABLES["Entity"].column_names)
+        found = self._rows(f"MATCH (n:Entity) WHERE n.merged_into IS NULL AND ($everything OR n.type IN $types) RETURN {cols} "
+                           "ORDER BY id", {"everything": types is None, "types": list(types or [])})
+        return [rows.entity_from_row(r) for r in found]
+
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
         found = self._rows("MATCH (n:Entity) WHERE n.merged_into IS NULL RETURN n.name AS name, n.type AS type, "
                            "n.aliases AS aliases ORDER BY n.created_at DESC LIMIT $limit", {"limit": limit})

@@ -180,6 +180,10 @@ class GraphStore(Protocol):
         """Ids of entities not merged into another, in id order, at most ``limit``."""
         ...
 
+    def entities_of_types(self, types: Sequence[str] | None) -> list[Entity]:
+        """Every entity not merged into another, of these types (all when None), by id."""
+        ...
+
     def entity_names(self, limit: int) -> list[tuple[str, str]]:
         """(name or alias, type) of up to ``limit`` entities, newest first: the extraction gazetteer."""
         ...

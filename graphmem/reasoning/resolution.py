@@ -1,0 +1,139 @@
+"""Entity resolution beyond exact names: skeletons, similarity, the conservative join and merge candidates.
+
+Exact names (case, accents, spaces, '@') and aliases always resolve to one entity; that happens in the store's
+alias table. This module decides the rest, by the ontology's :class:`~graphmem.ontology.ResolutionRule`:
+
+- a new name *joins* an existing entity by itself only when both are of one type the rule allows (orgs,
+  places, projects, tools), their skeletons are equal or nearly so (a typo, "Marrakech" / "Marrakesh"), and
+  no other entity is as close;
+- people never join by themselves: "Peter" and "Peter Smith" are listed as a *merge candidate*, for someone
+  who knows to call ``merge_entities``.
+
+The only home of rapidfuzz.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from graphmem.ontology import Entity, ResolutionRule, name_key
+
+__all__ = ["MergeCandidate", "NameBlocks", "merge_candidates", "similarity", "skeleton"]
+
+_WORDS = re.compile(r"\w+")
+_BLOCK = 3  # skeletons are compared within blocks of the same first letters: a typo there is not caught
+
+
+def skeleton(name: str, suffixes: Iterable[str] = ()) -> str:
+    """The name key without punctuation and without trailing legal suffixes.
+
+    >>> skeleton("ACME, Inc.", ["inc", "ltd"])
+    'acme'
+    >>> skeleton("Zoë-Marie  O'Neil")
+    'zoe marie o neil'
+    """
+    drop = set(suffixes)
+    words = _WORDS.findall(name_key(name))
+    while len(words) > 1 and words[-1] in drop:
+        words.pop()
+    return " ".join(words)
+
+
+def similarity(a: str, b: str) -> float:
+    """1 - edit distance / the longer length: 1.0 for equal skeletons.
+
+    >>> round(similarity("marrakesh", "marrakech"), 3)
+    0.889
+    """
+    return 1.0 if a == b else float(Levenshtein.normalized_similarity(a, b))
+
+
+@dataclass(frozen=True)
+class _Named:
+    entity_id: str
+    name: str
+    type: str
+    skeleton: str
+
+
+class NameBlocks:
+    """Names of entities that may be joined by a new name, blocked by the first letters of their skeleton."""
+
+    def __init__(self, rule: ResolutionRule, entities: Iterable[Entity] = ()) -> None:
+        self.rule = rule
+        self._blocks: dict[str, list[_Named]] = {}
+        for e in entities:
+            self.add(e)
+
+    def add(self, entity: Entity, names: Sequence[str] | None = None) -> None:
+        """Know ``entity`` by its name and aliases (or by ``names``) if its type may join."""
+        if entity.type not in self.rule.auto_types or entity.merged_into:
+            return
+        for name in names if names is not None else (entity.name, *entity.aliases):
+            sk = skeleton(name, self.rule.org_suffixes)
+            if sk:
+                self._blocks.setdefault(sk[:_BLOCK], []).append(_Named(entity.id, name, entity.type, sk))
+
+    def join(self, name: str, type_: str | None) -> str | None:
+        """The one entity a new ``name`` of ``type_`` is, by the rule; None when none or several qualify."""
+        if type_ not in self.rule.auto_types:
+            return None
+        sk = skeleton(name, self.rule.org_suffixes)
+        if not sk:
+            return None
+        same_type = [n for n in self._blocks.get(sk[:_BLOCK], ()) if n.type == type_]
+        equal = {n.entity_id for n in same_type if n.skeleton == sk}
+        if equal:
+            return equal.pop() if len(equal) == 1 else None
+        if len(sk) < self.rule.min_length:
+            return None
+        near = process.extract(sk, [n.skeleton for n in same_type], scorer=Levenshtein.normalized_similarity,
+                               score_cutoff=self.rule.auto_join, limit=None)
+        found = {same_type[i].entity_id for _, _, i in near if len(same_type[i].skeleton) >= self.rule.min_length}
+        return found.pop() if len(found) == 1 else None
+
+
+@dataclass(frozen=True)
+class MergeCandidate:
+    """Two entities that may be one: ``keep`` (the fuller name) and ``merge``, how alike, and why listed."""
+
+    keep: Entity
+    merge: Entity
+    similarity: float
+    reason: str
+
+
+def merge_candidates(entities: Sequence[Entity], rule: ResolutionRule, limit: int = 100) -> list[MergeCandidate]:
+    """Pairs of entities of one type that may be one thing, most alike first: near-equal skeletons (at least
+    ``rule.suggest`` similar), and a person whose whole name is another person's first name."""
+    blocks: dict[str, list[tuple[str, Entity]]] = {}
+    for e in entities:
+        if e.merged_into:
+            continue
+        sk = skeleton(e.name, rule.org_suffixes)
+        if sk:
+            blocks.setdefault(sk[:_BLOCK], []).append((sk, e))
+    found: dict[tuple[str, str], MergeCandidate] = {}
+    for block in blocks.values():
+        for i, (a_sk, a) in enumerate(block):
+            for b_sk, b in block[i + 1:]:
+                if a.type != b.type:
+                    continue
+                score = similarity(a_sk, b_sk)
+                if score >= rule.suggest:
+                    reason = "the same name but for punctuation or a legal suffix" if score == 1.0 else \
+                        f"names {score:.2f} alike"
+                elif a.type == "person" and (a_sk.split()[0] == b_sk or b_sk.split()[0] == a_sk) \
+                        and a_sk != b_sk:
+                    reason = "one is named by the other's first name: the same person only with evidence"
+                else:
+                    continue
+                keep, merge = (a, b) if (len(a.name), b.created_at) >= (len(b.name), a.created_at) else (b, a)
+                found[(keep.id, merge.id)] = MergeCandidate(keep, merge, round(score, 3), reason)
+    ordered = sorted(found.values(), key=lambda c: (-c.similarity, c.keep.id, c.merge.id))
+    return ordered[:limit]

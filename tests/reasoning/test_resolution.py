@@ -1,0 +1,76 @@
+"""The resolution rule: which different names join by themselves, and which are only offered for a merge."""
+
+import datetime as dt
+
+import pytest
+
+from graphmem.ontology import Entity, ResolutionRule
+from graphmem.reasoning import NameBlocks, merge_candidates
+from graphmem.reasoning.resolution import similarity, skeleton
+
+RULE = ResolutionRule()
+T = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+def entity(name, type_, *, id_=None, aliases=(), at=T):
+    return Entity(id=id_ or name.lower().replace(" ", "-"), name=name, type=type_, aliases=aliases, created_at=at)
+
+
+@pytest.fixture
+def blocks():
+    return NameBlocks(RULE, [
+        entity("Marrakesh", "place"), entity("Globex Inc", "org"), entity("Project Apollo", "project"),
+        entity("Peter Smith", "person"), entity("Austria", "place"), entity("Iran", "place"),
+        entity("Initech", "org"), entity("Initrode", "org", aliases=("Initrode Ltd",)),
+    ])
+
+
+@pytest.mark.parametrize("name,type_,expected", [
+    ("Marrakech", "place", "marrakesh"),  # one letter off a long name
+    ("MARRAKESH", "place", "marrakesh"),  # (the alias table catches this first; the rule agrees)
+    ("Globex", "org", "globex-inc"),  # the legal suffix dropped
+    ("Globex, Inc.", "org", "globex-inc"),
+    ("Project Apolo", "project", "project-apollo"),
+    ("Initrode Ltd.", "org", "initrode"),  # through an alias
+])
+def test_near_names_of_one_type_join(blocks, name, type_, expected):
+    assert blocks.join(name, type_) == expected
+
+
+@pytest.mark.parametrize("name,type_", [
+    ("Peter Smyth", "person"),  # people never join by themselves
+    ("Marrakech", "org"),  # another type
+    ("Marrakech", None),  # no type: a bare mention
+    ("Australia", "place"),  # two letters off: another country
+    ("Iraq", "place"),  # short names: one letter is a different name
+    ("Initek", "org"),  # close to Initech, but below the threshold
+    ("Globex Labs", "org"),
+])
+def test_other_names_stay_apart(blocks, name, type_):
+    assert blocks.join(name, type_) is None
+
+
+def test_two_equally_close_entities_join_neither():
+    blocks = NameBlocks(RULE, [entity("Acme", "org"), entity("ACME Ltd", "org", id_="acme-ltd")])
+    assert blocks.join("Acme Inc", "org") is None
+    assert blocks.join("Acme", "person") is None
+
+
+def test_thresholds_come_from_the_rule():
+    strict = NameBlocks(ResolutionRule(auto_join=0.95), [entity("Marrakesh", "place")])
+    assert strict.join("Marrakech", "place") is None
+    nobody = NameBlocks(ResolutionRule(auto_types=()), [entity("Marrakesh", "place")])
+    assert nobody.join("Marrakesh", "place") is None
+    assert skeleton("Zoë Ltd", RULE.org_suffixes) == "zoe" and similarity("abc", "abc") == 1.0
+
+
+def test_merge_candidates_list_people_by_first_name_and_near_names():
+    people = [entity("Peter", "person", at=T), entity("Peter Smith", "person", at=T + dt.timedelta(days=1)),
+              entity("Petra", "person"), entity("Jonathan", "person"), entity("Jonathon", "person"), entity("Caroline", "person"),
+              entity("Carolyn", "person"),
+              entity("Peter", "place", id_="peter-place"), entity("Austria", "place"), entity("Australia", "place")]
+    found = {(c.keep.id, c.merge.id): c for c in merge_candidates(people, RULE)}
+    # Caroline / Carolyn (0.75) and Austria / Australia (0.78) are below `suggest`; Petra is not a first name
+    assert set(found) == {("peter-smith", "peter"), ("jonathan", "jonathon")}
+    assert "first name" in found[("peter-smith", "peter")].reason
+    assert found[("jonathan", "jonathon")].similarity == 0.875
