@@ -682,6 +682,22 @@ def merge(ctx: Context, keep: str, merge: str, reason: str) -> None:
                      f"also known as {', '.join(e.aliases)}")
 
 
+@main.command(name="merge-candidates")
+@click.option("--limit", default=50, show_default=True)
+@pass_ctx
+@_errors
+def merge_candidates_(ctx: Context, limit: int) -> None:
+    """Pairs of entities that may be one thing (near names; a person named by another's first name), for
+    someone who knows to merge with `graphmem merge`. Nothing is merged here.
+
+    Example: graphmem merge-candidates --limit 20
+    """
+    found = ctx.memory().merge_candidates(limit)
+    ctx.emit(found, table(["keep", "merge", "type", "similarity", "why"],
+                          [[f"{c.keep.name} ({c.keep.id})", f"{c.merge.name} ({c.merge.id})", c.keep.type,
+                            f"{c.similarity:.2f}", c.reason] for c in found]))
+
+
 @main.command()
 @pass_ctx
 @_errors
