@@ -256,21 +256,23 @@ class Extractor:
         out: list[Statement] = []
         words = set(_WORD.findall(sentence.lower().replace("’", "'")))
         candidates = sorted(i for w in words for i in self.rules.by_first_word.get(w, ()))
-        for template in (self.rules.templates[i] for i in candidates):
-            for m in template.pattern.finditer(sentence):
-                v_start, v_end = s_start + m.start(), s_start + m.end()
-                if any(a < v_end and v_start < b for a, b in used):
-                    continue
-                st = self._read(template, text, s_start, s_end, v_start, v_end, ex)
-                if st is not None:
-                    used.append((v_start, v_end))
-                    out.append(st)
+        matches = [(self.rules.templates[i], m) for i in candidates
+                   for m in self.rules.templates[i].pattern.finditer(sentence)]
+        verbs = sorted((s_start + m.start(), s_start + m.end()) for _, m in matches)
+        for template, m in matches:
+            v_start, v_end = s_start + m.start(), s_start + m.end()
+            if any(a < v_end and v_start < b for a, b in used):
+                continue
+            st = self._read(template, text, s_start, s_end, v_start, v_end, ex, verbs)
+            if st is not None:
+                used.append((v_start, v_end))
+                out.append(st)
         return out
 
     def _read(self, template: Template, text: str, s_start: int, s_end: int, v_start: int, v_end: int,
-              ex: Extraction) -> Statement | None:
+              ex: Extraction, verbs: Sequence[tuple[int, int]] = ()) -> Statement | None:
         predicate = self.ontology.predicate(template.predicate)
-        subject = self._subject(text, s_start, v_start, ex)
+        subject = self._subject(text, s_start, v_start, ex, verbs)
         if subject is None:
             return None
         subject_name, subject_type, confidence, subject_start = subject
@@ -293,7 +295,12 @@ class Extractor:
                 return None
         elif action == "negated":
             return None
-        times = [t for t in ex.times if s_start <= t.start < s_end]
+        # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the sentence
+        clause_end = min((v[0] for v in verbs if v[0] >= v_end), default=s_end)
+        first_verb = min((v[0] for v in verbs), default=v_start)
+        times = [t for t in ex.times if v_start <= t.start < clause_end] or \
+            [t for t in ex.times if s_start <= t.start < min(first_verb, v_start)] or \
+            ([] if verbs else [t for t in ex.times if s_start <= t.start < s_end])
         valid_from = valid_to = None
         if times:
             t = times[0]
@@ -309,14 +316,30 @@ class Extractor:
             subject_type=subject_type, object_type=obj_type,
         )
 
-    def _subject(self, text: str, s_start: int, v_start: int,
-                 ex: Extraction) -> tuple[str, str, float, int] | None:
-        """Who the statement is about, its type, how sure we are, and where its span starts."""
+    def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction,
+                 verbs: Sequence[tuple[int, int]] = ()) -> tuple[str, str, float, int] | None:
+        """Who the statement is about, its type, how sure we are, and where its span starts.
+
+        In coordinated clauses ("Sam left Acme in March and joins Globex"), the name just before "and" is the
+        first clause's object: the subject is the first clause's subject, found through the verb before it.
+        """
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
         span_start = before[-1].start if before else s_start
         if before:
             e = before[-1]
             gap = text[e.end : v_start]
+            if _COORDINATED.search(gap) and len(gap.split()) <= 6:
+                # "Kim likes sushi and hates": a verb after the name makes it that verb's subject, and ours;
+                # else the name is the object of a verb before it ("left Acme and joins"), whose subject is ours
+                earlier = [v for v in verbs if e.end <= v[0] and v[1] <= v_start] or \
+                    [v for v in verbs if v[1] <= e.start]
+                if earlier:
+                    return self._subject(text, s_start, earlier[-1][0], ex, verbs)
+                # "Peter met Ana and moved": no known verb before; the sentence's first person, less surely
+                first = next((p for p in before if p.type == "person"), None)
+                if first is None or first is e:
+                    return None
+                return first.name, "person", CONFIDENCE["pronoun"], first.start
             if len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
                     "," not in gap or re.fullmatch(r",[^,]*,\s*", gap)):
                 conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
@@ -372,6 +395,10 @@ class Extractor:
         value = " ".join(words).strip(" ,")
         end = text.find(value, v_end) + len(value)
         return value, "concept" if predicate.kind == "preference" else "tool", end
+
+
+# the end of a gap between a name and a verb that makes the name the object of an earlier clause
+_COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|then|later|now|soon))?\s*$")
 
 
 class _Spans:
