@@ -151,10 +151,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration("0003_source_cursors", (_BY_NAME["SourceCursor"].ddl(),)),
-    Migration(
-        "0004_entity_merges",
-        ("ALTER TABLE Entity ADD merged_into STRING DEFAULT NULL", "ALTER TABLE Entity ADD merged_at TIMESTAMP DEFAULT NULL"),
-    ),
+    # no "DEFAULT NULL": the engine cannot replay that from its write-ahead log after a crash (an untyped
+    # NULL); a column added without a default is NULL already
+    Migration("0004_entity_merges", ("ALTER TABLE Entity ADD merged_into STRING", "ALTER TABLE Entity ADD merged_at TIMESTAMP")),
 )
 
 
