@@ -76,6 +76,15 @@ _STATE_VERSION = (
     + ", ".join(f"s.{c} = ${c}" for c in _TABLES["State"].column_names if c not in ("id", "subject_id"))
     + f" WITH n, s CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
 )
+# what a new version may change of a state (its subject, object, value and start never change in a version):
+# the one-statement path sets only these, found from the state's side alone
+_VERSIONED = ("valid_to", "valid_to_g", "stated_end", "stated_end_g", "recorded_at", "retracted_at",
+              "last_confirmed_at", "confidence", "status", "done", "payload")
+_ONE_VERSION = (
+    "MATCH (s:State {id: $id})<-[h:HAS_STATE]-(n:Entity) WHERE h.replaced_at IS NULL "
+    "SET h.replaced_at = $h_recorded_at, " + ", ".join(f"s.{c} = ${c}" for c in _VERSIONED)
+    + f" WITH n, s CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
+)
 _STATE_RETRACT = (
     "MATCH (n:Entity)-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
     "SET h.replaced_at = $retracted_at, h.retracted_at = $retracted_at, s.retracted_at = $retracted_at, "
@@ -289,9 +298,11 @@ class KuzuStore:
     def _write_one_version(self, b: WriteBatch) -> None:
         """A new version of one state with its revision (and its evidence) in a single statement."""
         version, revision = b.state_versions[0], b.revisions[0]
-        params = rows.state_row(version) | {f"h_{k}": v for k, v in rows.version_row(version).items()}
+        row = rows.state_row(version)
+        params = {"id": version.id} | {c: row[c] for c in _VERSIONED}
+        params |= {f"h_{k}": v for k, v in rows.version_row(version).items()}
         params |= {f"r_{k}": v for k, v in rows.revision_row(revision).items()}
-        query = _STATE_VERSION + f" WITH s CREATE (r:Revision {{{_props(_TABLES['Revision'], 'r_')}}}), " \
+        query = _ONE_VERSION + f" WITH s CREATE (r:Revision {{{_props(_TABLES['Revision'], 'r_')}}}), " \
                                  "(s)-[:HAS_REVISION]->(r)"
         if b.evidence:
             event_id, _, stance, at = b.evidence[0]
