@@ -1992,6 +1992,48 @@ class Memory:
             dry_run=dry_run, seconds=time.perf_counter() - started,
         )
 
+    def remove_events(
+        self, event_ids: Sequence[str], *, approved_by: str, reason: str, only_expired: bool = True,
+    ) -> RecordResult:
+        """Delete events a person approved for removal: by default only TTL candidates (events past their
+        ``ttl_days``, which the janitor lists and never removes by itself).
+
+        An ``audit`` event is recorded first, one per scope, naming who approved, why, and each removed
+        event's id and content hash (never its content); then the events go, with their edges and
+        annotations, from the database and the search index. States they were evidence for stay, with the
+        rest of their evidence. Returns the audit event of the first scope.
+        """
+        if not isinstance(approved_by, str) or not approved_by.strip():
+            raise InvalidInput("approved_by is empty: removal needs the name of the person who approved it",
+                               field="approved_by")
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidInput("reason is empty; say why these events go", field="reason")
+        ids = list(dict.fromkeys(event_ids))
+        if not ids:
+            raise InvalidInput("event_ids is empty; name the events to remove", field="event_ids")
+        events = self._evidence_events(ids, "event_ids")
+        if only_expired:
+            expired = {c.event.id for c in ttl_candidates(events, self.now())}
+            kept = [e.id for e in events if e.id not in expired]
+            if kept:
+                raise InvalidInput(f"event {kept[0]!r} is not past its ttl_days; only expired events are removed "
+                                   "unless only_expired=False (still with approval)", field="event_ids")
+        audits: list[RecordResult] = []
+        for scope in sorted({e.scope for e in events}):
+            listed = "; ".join(f"{e.id} (sha256 {e.content_hash[:16]})" for e in events if e.scope == scope)
+            audits.append(self.record(
+                content=f"Removed after approval by {approved_by.strip()}: {reason.strip()}. Events: {listed}.",
+                kind="audit", agent_id="graphmem", scope=scope, extract=False,
+                source={"system": "graphmem", "ref": "janitor:removal"},
+                privacy=("private",) if any(e.scope == scope and e.visibility is Visibility.PRIVATE
+                                            for e in events) else (),
+            ))
+        with self.store.write_lock():
+            self.store.remove_events(ids)
+            self.index.remove(ids)
+            self.index.save()
+        return audits[0]
+
     def _find_leaks(self) -> list[tuple[Event, tuple[str, ...]]]:
         """Events holding secrets (or personal data, unless the policy allows it), masked copies of them
         paired with their redactions before."""

@@ -426,12 +426,32 @@ def janitor(ctx: Context, dry_run: bool) -> None:
     """
     r = ctx.memory().janitor(dry_run=dry_run)
     lines = [r.pinned_md or "(nothing pinned)", "",
-             f"TTL candidates (approve removal yourself): {len(r.ttl_candidates)}",
+             f"TTL candidates (remove with: graphmem remove-events ID... --approved-by NAME --reason ...): "
+             f"{len(r.ttl_candidates)}",
              *(f"- {c.event.id} expired {c.expired_at:%Y-%m-%d}: {c.event.content[:80]}" for c in r.ttl_candidates),
              f"conflicts: {len(r.conflicts)}", *(f"- warning: {w}" for w in r.warnings),
              f"masked: {len(r.masked)}" + (f" (audit {r.audit_event})" if r.audit_event else ""),
              *(f"- {event_id}: {', '.join(kinds)}" for event_id, kinds in r.masked)]
     ctx.emit(r, "\n".join(lines))
+
+
+@main.command(name="remove-events")
+@click.argument("event_ids", nargs=-1, required=True)
+@click.option("--approved-by", required=True, help="Who approved the removal (kept in the audit event).")
+@click.option("--reason", required=True, help="Why these events go.")
+@click.option("--not-expired", is_flag=True, help="Also remove events that are not past their ttl_days.")
+@pass_ctx
+@_errors
+def remove_events(ctx: Context, event_ids: tuple[str, ...], approved_by: str, reason: str, not_expired: bool) -> None:
+    """Delete events a person approved for removal (by default only TTL candidates); an audit event keeps
+    who, why, and each event's id and content hash.
+
+    Example: graphmem remove-events ev_... --approved-by alice --reason "the week is over"
+    """
+    audit = ctx.memory().remove_events(list(event_ids), approved_by=approved_by, reason=reason,
+                                       only_expired=not not_expired)
+    ctx.emit({"removed": list(event_ids), "audit_event": audit.id},
+             f"removed {len(event_ids)} events; audit event {audit.id}")
 
 
 @main.command(name="import-claude-mem")

@@ -34,6 +34,11 @@ class ByIdCache(Generic[V]):
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
 
+    def drop(self, keys: Iterable[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self._items.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

@@ -461,6 +461,12 @@ class KuzuStore:
                           {"id": e.id, "content": e.content, "redactions": list(e.redactions)})
         self._events.put((e.id, e) for e in masked)
 
+    def remove_events(self, ids: Sequence[str]) -> None:
+        with self._transaction() as tx:
+            self._run(tx, "MATCH (a:Annotation) WHERE a.event_id IN $ids DELETE a", {"ids": list(ids)})
+            self._run(tx, "MATCH (e:Event) WHERE e.id IN $ids DETACH DELETE e", {"ids": list(ids)})
+        self._events.drop(ids)
+
     def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
         wanted = list(dict.fromkeys(event_ids))
         if not wanted:

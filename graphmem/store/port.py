@@ -162,6 +162,10 @@ class GraphStore(Protocol):
         """Replace these events' content and redactions (the janitor's masking); nothing else changes."""
         ...
 
+    def remove_events(self, ids: Sequence[str]) -> None:
+        """Delete these events with their edges and annotations, in one transaction (an approved removal)."""
+        ...
+
     def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
         """Those of ``event_ids`` that a later event supersedes (recorded by ``known_at``, if given)."""
         ...

@@ -141,6 +141,14 @@ def test_maintenance_commands_report(run):
     assert "**token** (config, 2026-01-02): Token at .env" in dry and "conflicts: 1" in dry
     report = json.loads(run("--json", "janitor").output)
     assert len(report["conflict_events"]) == 1 and report["warnings"][0].startswith("`token` (global)")
+    event_id = json.loads(run("--json", "record", "Token at .env", "--kind", "config", "--dedupe-key", "token",
+                              "--occurred-at", "2026-01-02").output)["id"]  # a replay: the same id
+    refused = run("remove-events", event_id, "--approved-by", "alice", "--reason", "rotated")
+    assert refused.exit_code == 2 and "ttl_days" in refused.output  # kept forever unless said otherwise
+    out = json.loads(run("--json", "remove-events", event_id, "--approved-by", "alice", "--reason", "rotated",
+                         "--not-expired").output)
+    assert out["removed"] == [event_id] and out["audit_event"].startswith("ev")
+    assert json.loads(run("--json", "stats").output)["events"] == 3  # 2 written + conflict note + audit - 1
 
 
 def test_alias_and_merge_from_the_command_line(run):

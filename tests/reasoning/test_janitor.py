@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from graphmem import Memory
+from graphmem import InvalidInput, Memory
 from graphmem.privacy import PrivacyPolicy
 from tests.conftest import FakeClock
 
@@ -46,6 +46,32 @@ def test_ttl_lists_candidates_and_never_deletes(mem, clock):
     assert [c.event.content for c in report.ttl_candidates] == ["Standup moved to 10:00 this week."]
     assert mem.get([report.ttl_candidates[0].event.id])  # still there
     assert mem.stats().events == before + 1  # only the conflict note was added
+
+
+def test_an_expired_event_goes_only_after_a_person_approves(mem, clock):
+    [standup] = [e for e in mem.events() if e.ttl_days == 7]
+    with pytest.raises(InvalidInput) as early:  # not past its ttl yet
+        mem.remove_events([standup.id], approved_by="alice", reason="stale")
+    assert early.value.field == "event_ids"
+    clock.start += dt.timedelta(days=8)
+    for bad, field in (({"approved_by": " "}, "approved_by"), ({"reason": ""}, "reason")):
+        with pytest.raises(InvalidInput) as refused:
+            mem.remove_events([standup.id], **({"approved_by": "alice", "reason": "stale"} | bad))
+        assert refused.value.field == field
+    [freeze] = [e for e in mem.events() if e.dedupe_key == "deploy-freeze"]
+    with pytest.raises(InvalidInput):  # ttl 0 keeps it forever, unless removed on purpose
+        mem.remove_events([standup.id, freeze.id], approved_by="alice", reason="stale")
+    assert mem.get([standup.id]) and mem.recall("standup moved")  # the refusals wrote nothing
+
+    audit = mem.remove_events([standup.id], approved_by="alice", reason="the week is over")
+    assert mem.get([standup.id]) == [] and not any(h.id == standup.id for h in mem.recall("standup moved"))
+    assert mem.janitor(dry_run=True).ttl_candidates == []
+    note = mem.get([audit.id])[0]
+    assert note.kind == "audit" and "approval by alice: the week is over" in note.content
+    assert standup.id in note.content and standup.content_hash[:16] in note.content
+    assert "Standup" not in note.content  # what was removed is not copied into the audit
+    mem.remove_events([freeze.id], approved_by="alice", reason="no longer a rule", only_expired=False)
+    assert mem.get([freeze.id]) == []
 
 
 def test_a_conflict_gets_one_resolution_event_and_a_warning(mem):
