@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphmem.extraction.rules import Rules, Template, load_rules
@@ -266,6 +266,8 @@ class Extractor:
             st = self._read(template, text, s_start, s_end, v_start, v_end, ex, verbs)
             if st is not None:
                 used.append((v_start, v_end))
+                out.extend(replace(st, subject=name, subject_type=type_)
+                           for name, type_ in self._co_subjects(text, s_start, v_start, st, ex))
                 out.append(st)
         return out
 
@@ -351,6 +353,25 @@ class Extractor:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
 
+    @staticmethod
+    def _co_subjects(text: str, s_start: int, v_start: int, st: Statement,
+                     ex: Extraction) -> list[tuple[str, str | None]]:
+        """The names listed with the subject, of its type: "Sam and Ana moved", "Sam, Bo and Ana moved"."""
+        before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
+        at = next((e for e in reversed(before) if e.name == st.subject), None)
+        if at is None:
+            return []
+        out: list[tuple[str, str | None]] = []
+        current = at
+        for e in reversed([e for e in before if e.end <= at.start]):
+            joint = text[e.end:current.start]
+            closest = current is at  # the joint next to the subject says "and"; earlier ones may be commas
+            if e.type != at.type or not (_AND.fullmatch(joint) if closest else _LISTED.fullmatch(joint)):
+                break
+            out.append((e.name, e.type))
+            current = e
+        return out[::-1]
+
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int,
                 ex: Extraction) -> tuple[str, str | None, int] | None:
         if predicate.object == "entity":
@@ -399,6 +420,10 @@ class Extractor:
 
 # the end of a gap between a name and a verb that makes the name the object of an earlier clause
 _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|then|later|now|soon))?\s*$")
+
+
+_AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
 
 
 class _Spans:
