@@ -144,6 +144,7 @@ RECENT_EVENTS = 10
 MAX_RECALL = 200  # the most hits one recall returns
 MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
+ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
 
 
@@ -585,6 +586,10 @@ class Memory:
             extraction: Extraction | None = item.get("_extraction")
             if extraction is not None:
                 state_requests.extend((s, event.id) for s in _extracted_states(extraction, event))
+                about = next((t.interval for t in extraction.times if t.interval.start is not None), None)
+                if about is not None:  # "yesterday I went ...": the day it talks about, found in recall by it
+                    batch.new_annotations.append(Annotation(event_id=event.id, recorded_at=now, about=about,
+                                                            about_confidence=ABOUT_FROM_TEXT))
             results.append(RecordResult(id=event.id, status="created", event=event, extraction=extraction))
         if state_requests:
             self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
@@ -604,7 +609,8 @@ class Memory:
         mentions: dict[str, list[str]] = {}
         for event_id, entity_id in batch.mentions:
             mentions.setdefault(event_id, []).append(entity_id)
-        items = [_event_indexable(e, mentions.get(e.id, ())) for e in batch.events]
+        about = {a.event_id: a.about for a in batch.new_annotations}
+        items = [_event_indexable(e, mentions.get(e.id, ()), about.get(e.id)) for e in batch.events]
         items.extend(
             Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
                       time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
@@ -613,6 +619,8 @@ class Memory:
             for s in batch.new_states
         )
         self.index.add(items, at=now)
+        for a in batch.annotations:  # a write plan said what period an event talks about
+            self.index.set_about(a.event_id, _bounds(a.about))
         if batch.retractions:
             self.index.remove(s.id for s in batch.retractions)
 
@@ -2061,7 +2069,9 @@ class Memory:
         with self.store.write_lock():
             self.store.mask_events(events)
             mentions = self.store.mentions([e.id for e in events])
-            self.index.replace([_event_indexable(e, mentions.get(e.id, ())) for e in events], at=now)
+            notes = self.store.annotations([e.id for e in events])
+            self.index.replace([_event_indexable(e, mentions.get(e.id, ()), notes[e.id].about if e.id in notes else None)
+                                for e in events], at=now)
             self.index.save()
         listed = ", ".join(f"{e.id} ({', '.join(e.redactions[len(before):]) or 'again'})" for e, before in masked)
         result = self.record(
@@ -2577,11 +2587,17 @@ def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | Non
                default=None)
 
 
-def _event_indexable(event: Event, entities: Sequence[str]) -> Indexable:
+def _event_indexable(event: Event, entities: Sequence[str], about: Interval | None = None) -> Indexable:
     """What the search index keeps of an event."""
     return Indexable(id=event.id, type="event", text=event.content, time=event.occurred_at.at, kind=event.kind,
                      scope=event.scope, private=event.visibility is Visibility.PRIVATE, thread=event.thread,
-                     entities=tuple(entities))
+                     entities=tuple(entities), about=_bounds(about))
+
+
+def _bounds(about: Interval | None) -> tuple[dt.datetime | None, dt.datetime | None] | None:
+    if about is None or (about.start is None and about.end is None):
+        return None
+    return (about.start.at if about.start else None, about.end.at if about.end else None)
 
 
 def _thread_of(event: Event) -> str | None:

@@ -39,7 +39,7 @@ __all__ = ["IndexStatus", "SearchIndex"]
 
 log = logging.getLogger("graphmem")
 
-FORMAT = 1
+FORMAT = 2  # 2: the period each event talks about
 EMBED_BATCH = 256
 _TYPES = ("event", "state")
 
@@ -102,6 +102,8 @@ class SearchIndex:
         self._scope = _Column(np.int32, -1)
         self._private = _Column(np.bool_, True)
         self._time = _Column(np.float64, np.nan)
+        self._about_lo = _Column(np.float64, np.nan)  # the period an event talks about (NaN: none / open)
+        self._about_hi = _Column(np.float64, np.nan)
         self._thread = _Column(np.int32, -1)
         self._live = _Column(np.bool_, False)
         self._embedded = _Column(np.bool_, False)
@@ -133,6 +135,7 @@ class SearchIndex:
                 self._private.set(doc, item.private)
                 seconds = item.time.timestamp() if item.time else np.nan
                 self._time.set(doc, seconds)
+                self._set_about(doc, item.about)
                 if item.thread:
                     code = self.threads.code(item.thread)
                     self._thread.set(doc, code)
@@ -170,6 +173,29 @@ class SearchIndex:
             self.lexical.remove(doc)
             if self.vectors is not None and self._embedded.data[doc]:
                 self.vectors.remove(doc)
+
+    def _set_about(self, doc: int, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
+        lo, hi = about if about else (None, None)
+        self._about_lo.set(doc, lo.timestamp() if lo else (-np.inf if hi else np.nan))
+        self._about_hi.set(doc, hi.timestamp() if hi else (np.inf if lo else np.nan))
+
+    def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
+        """The period an indexed event talks about changed (a write plan annotated it)."""
+        with self._lock:
+            doc = self.numbers.get(doc_id)
+            if doc is not None:
+                self._set_about(doc, about)
+
+    def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:
+        """Documents whose time lies in [start, end), or whose period overlaps it ("yesterday I went ...",
+        recorded today, is within yesterday)."""
+        n = len(self.ids) if n is None else n
+        lo = start.timestamp() if start else -np.inf
+        hi = end.timestamp() if end else np.inf
+        times = self._time.data[:n]
+        about_lo, about_hi = self._about_lo.data[:n], self._about_hi.data[:n]
+        with np.errstate(invalid="ignore"):
+            return ((times >= lo) & (times < hi)) | ((about_lo < hi) & (about_hi > lo))
 
     def merge_entities(self, merged: str, kept: str) -> None:
         """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
@@ -255,11 +281,8 @@ class SearchIndex:
                 mask &= np.isin(column.data[:n], codes.known(wanted))
         if types is not None:
             mask &= np.isin(self._type.data[:n], [_TYPES.index(t) for t in types])
-        times = self._time.data[:n]
-        if since is not None:
-            mask &= times >= since.timestamp()
-        if until is not None:
-            mask &= times < until.timestamp()
+        if since is not None or until is not None:
+            mask &= self.within(since, until, n)
         if entities is not None:
             mask &= self.mentioning(entities, n)
         return mask
@@ -333,6 +356,7 @@ class SearchIndex:
                            if entities else np.zeros(0, np.int32))
             np.savez(fresh / "columns.npz", type=self._type.data[:n], kind=self._kind.data[:n],
                      scope=self._scope.data[:n], private=self._private.data[:n], time=self._time.data[:n],
+                     about_lo=self._about_lo.data[:n], about_hi=self._about_hi.data[:n],
                      thread=self._thread.data[:n], live=self._live.data[:n],
                      embedded=self._embedded.data[:n], entity_offsets=offsets, entity_docs=entity_docs)
             meta = {
@@ -367,6 +391,7 @@ class SearchIndex:
                 n = len(meta["ids"])
                 for name, column in (("type", index._type), ("kind", index._kind), ("scope", index._scope),
                                      ("private", index._private), ("time", index._time),
+                                     ("about_lo", index._about_lo), ("about_hi", index._about_hi),
                                      ("thread", index._thread), ("live", index._live),
                                      ("embedded", index._embedded)):
                     column.data = np.full(max(1024, 2 * n), column.fill, column.dtype)

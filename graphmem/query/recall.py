@@ -128,10 +128,9 @@ def rank(
         total = total + preset.entity * parts["entity"]
         candidates = np.union1d(candidates, np.flatnonzero(mentions))
     if named_times and preset.time:
-        times = index.times()[:n]
         inside = np.zeros(n, bool)
         for start, end in named_times:
-            inside |= ((times >= start.timestamp()) if start else True) & ((times < end.timestamp()) if end else True)
+            inside |= index.within(start, end, n)
         parts["time"] = (inside & allowed).astype(np.float32)
         total = total + preset.time * parts["time"]
         candidates = np.union1d(candidates, np.flatnonzero(inside & allowed))

@@ -215,7 +215,8 @@ class KuzuStore:
             return
         batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         events = [(e.id, e) for e in batch.events]
-        if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions):
+        if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions) + len(
+                batch.new_annotations):
             with self._write_lock:  # one statement commits by itself: no BEGIN / COMMIT round trips
                 self._write_one_event(self._writer, batch)
         elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
@@ -282,8 +283,10 @@ class KuzuStore:
         event = event or b.events[0]
         threads = [t for e, t in b.in_thread if e == event.id]
         mentions = list(dict.fromkeys(n for e, n in b.mentions if e == event.id))
+        annotations = [a for a in b.new_annotations if a.event_id == event.id]
         b.in_thread = [x for x in b.in_thread if x[0] != event.id]
         b.mentions = [x for x in b.mentions if x[0] != event.id]
+        b.new_annotations = [a for a in b.new_annotations if a.event_id != event.id]
         params = rows.event_row(event)
         matches = [f"(t{i}:Thread {{key: $t{i}}})" for i in range(len(threads))]
         matches += [f"(m{i}:Entity {{id: $m{i}}})" for i in range(len(mentions))]
@@ -291,6 +294,9 @@ class KuzuStore:
         creates += [f"(e)-[:MENTIONS]->(m{i})" for i in range(len(mentions))]
         params |= {f"t{i}": t for i, t in enumerate(threads)} | {f"m{i}": m for i, m in enumerate(mentions)}
         query = _CREATE["Event"].replace("CREATE (:Event", "CREATE (e:Event", 1)
+        for a in annotations[:1]:  # the time the event talks about, read from its text
+            query += " " + _CREATE["Annotation"].replace("$", "$a_")
+            params |= {f"a_{k}": v for k, v in rows.annotation_row(a).items()}
         if creates:
             query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
         self._run(tx, query, params)
@@ -339,6 +345,7 @@ class KuzuStore:
         self._insert(tx, "Revision", [rows.revision_row(r) for r in b.revisions])
         self._link(tx, "HAS_REVISION", "State", "Revision", [(r.state_id, r.id, {}) for r in b.revisions])
         self._link(tx, "ABOUT", "State", "Entity", [(st, en, {}) for st, en in dict.fromkeys(b.about)])
+        self._insert(tx, "Annotation", [rows.annotation_row(a) for a in b.new_annotations])
         for a in b.annotations:
             self._run(tx, "MATCH (a:Annotation {event_id: $event_id}) DELETE a", {"event_id": a.event_id})
             self._run(tx, _CREATE["Annotation"], rows.annotation_row(a))
@@ -629,12 +636,15 @@ class KuzuStore:
                   "e.kind, e.scope, e.private, e.thread, e.recorded_at")
         for found in self._chunks(events, params, chunk):
             mentions: dict[str, list[str]] = {}
-            for r in self._lookup("(e:Event)-[:MENTIONS]->(n:Entity)", "e.id", "e.id AS event, n.id AS entity",
-                                  [f[0] for f in found]):
+            ids = [f[0] for f in found]
+            for r in self._lookup("(e:Event)-[:MENTIONS]->(n:Entity)", "e.id", "e.id AS event, n.id AS entity", ids):
                 mentions.setdefault(r["event"], []).append(r["entity"])
+            about = {r["id"]: (rows.aware(r["s"]), rows.aware(r["e"])) for r in self._lookup(
+                "(a:Annotation)", "a.event_id", "a.event_id AS id, a.about_start AS s, a.about_end AS e", ids)
+                if r["s"] is not None or r["e"] is not None}
             yield [Indexable(id=i, type="event", text=text, time=rows.aware(at), kind=kind, scope=scope,
                              private=bool(private), thread=thread, entities=tuple(mentions.get(i, ())),
-                             recorded_at=rows.aware(recorded))
+                             recorded_at=rows.aware(recorded), about=about.get(i))
                    for i, text, at, kind, scope, private, thread, recorded in found]
         states = ("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) WHERE h.replaced_at IS NULL AND s.retracted_at IS NULL "
                   "AND ($everything OR s.created_at >= $since) RETURN s.id, n.name, s.predicate, s.object, s.text, "

@@ -39,6 +39,7 @@ class WriteBatch:
     predicates: list[tuple[str, str]] = field(default_factory=list)  # (name, JSON definition)
     about: list[tuple[str, str]] = field(default_factory=list)  # (state id, entity id)
     annotations: list[Annotation] = field(default_factory=list)  # replace the event's earlier annotation
+    new_annotations: list[Annotation] = field(default_factory=list)  # of events this batch creates
     # (merged entity id, kept entity id, at): the merged one's open states, objects, about and mention edges
     # and names move to the kept one, applied before the rest of the batch
     merges: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
@@ -111,6 +112,7 @@ class Indexable:
     thread: str | None = None
     entities: tuple[str, ...] = ()
     recorded_at: dt.datetime | None = None  # transaction time it was written at
+    about: tuple[dt.datetime | None, dt.datetime | None] | None = None  # the period an event talks about
 
 
 @dataclass(frozen=True)

@@ -144,3 +144,19 @@ def test_vectors_find_paraphrases_words_miss(clock):
     mem.index.wait()
     hits = mem.recall("new pet dog", k=2, preset="semantic")
     assert hits[0].refs == ("dog",) and hits[0].parts["vector"] == 1.0
+
+
+def test_the_day_an_event_talks_about_counts_in_time_windows(team):
+    # D1:3 was written on 8 May and says "yesterday": it is about 7 May, and found there (until a day: its end)
+    [hit] = team.recall("support group", k=10, since="2023-05-07", until="2023-05-07")
+    assert hit.refs == ("D1:3",)
+    about = team.annotation(hit.id).about
+    assert (about.start.at.isoformat()[:10], about.end.at.isoformat()[:10]) == ("2023-05-07", "2023-05-08")
+    assert refs(team.recall("what happened on 7 May 2023", k=1)) == ["D1:3"]
+    team.reindex()  # rebuilt from the database: the same answer
+    assert refs(team.recall("support group", k=10, since="2023-05-07", until="2023-05-07")) == ["D1:3"]
+    # a write plan saying otherwise replaces the period read from the text, in the index too
+    team.apply_write_plan(hit.id, {"event_annotations": {"about_start_ts": "2023-04-01", "about_end_ts": "2023-04-02",
+                                                         "about_time_confidence": 0.9}})
+    assert team.recall("support group", k=10, since="2023-05-07", until="2023-05-07") == []
+    assert refs(team.recall("support group", k=10, since="2023-04-01", until="2023-04-01")) == ["D1:3"]
