@@ -2069,9 +2069,8 @@ class Memory:
         with self.store.write_lock():
             self.store.mask_events(events)
             mentions = self.store.mentions([e.id for e in events])
-            notes = self.store.annotations([e.id for e in events])
-            self.index.replace([_event_indexable(e, mentions.get(e.id, ()), notes[e.id].about if e.id in notes else None)
-                                for e in events], at=now)
+            about = {i: a.about for i, a in self.store.annotations([e.id for e in events]).items()}
+            self.index.replace([_event_indexable(e, mentions.get(e.id, ()), about.get(e.id)) for e in events], at=now)
             self.index.save()
         listed = ", ".join(f"{e.id} ({', '.join(e.redactions[len(before):]) or 'again'})" for e, before in masked)
         result = self.record(
@@ -2418,7 +2417,7 @@ class _EntityCache:
             if type_ is not None:
                 self._memory.ontology.check_entity_type(type_, field=f"{field}_type")
             found = self._unique_id(slugify(name))
-            clean = " ".join(name.strip().lstrip("@").split())
+            clean = _clean_name(name)
             created = Entity(id=found, name=clean, type=type_ or "concept", created_at=self._now)
             self._batch.entities.append(created)
             self._pending.add(created)
@@ -2436,9 +2435,8 @@ class _EntityCache:
         found = self._memory._name_blocks().join(name, type_) or self._pending.join(name, type_)
         if found is None:
             return None
-        clean = " ".join(name.strip().lstrip("@").split())
         self._batch.aliases.append((name_key(name), found))
-        self._change(found, lambda e: {"aliases": (*e.aliases, clean)})
+        self._change(found, lambda e: {"aliases": (*e.aliases, _clean_name(name))})
         return found
 
     def _change(self, entity_id: str, changes: Callable[[Entity], dict[str, Any]]) -> None:
@@ -2498,6 +2496,11 @@ class _EntityCache:
             self._taken.add(entity_id)
             return True
         return False
+
+
+def _clean_name(name: str) -> str:
+    """A name as an entity keeps it: spaces collapsed, without a leading '@'."""
+    return " ".join(name.strip().lstrip("@").split())
 
 
 def _zone(timezone: str | dt.tzinfo) -> dt.tzinfo:

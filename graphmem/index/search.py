@@ -210,7 +210,6 @@ class SearchIndex:
                 self._doc_entities[doc] = tuple(dict.fromkeys(kept if e == merged else e for e in named))
                 if doc not in have:
                     target.append(doc)
-            self._entity_docs[kept] = array("i", sorted(target))
 
     def _start_worker(self) -> None:
         if self._worker is None or not self._worker.is_alive():

@@ -67,6 +67,7 @@ class NameBlocks:
     def __init__(self, rule: ResolutionRule, entities: Iterable[Entity] = ()) -> None:
         self.rule = rule
         self._blocks: dict[str, list[_Named]] = {}
+        self._known: set[tuple[str, str]] = set()
         for e in entities:
             self.add(e)
 
@@ -76,7 +77,8 @@ class NameBlocks:
             return
         for name in names if names is not None else (entity.name, *entity.aliases):
             sk = skeleton(name, self.rule.org_suffixes)
-            if sk:
+            if sk and (entity.id, sk) not in self._known:  # an entity updated again adds nothing twice
+                self._known.add((entity.id, sk))
                 self._blocks.setdefault(sk[:_BLOCK], []).append(_Named(entity.id, name, entity.type, sk))
 
     def join(self, name: str, type_: str | None) -> str | None:

@@ -70,17 +70,11 @@ _STATE_CREATE = (
     f"MATCH (n:Entity {{id: $subject_id}}) CREATE (s:State {{{_props(_TABLES['State'])}}}) "
     f"CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
 )
-_STATE_VERSION = (
-    "MATCH (s:State {id: $id})<-[h:HAS_STATE]-(n:Entity {id: $subject_id}) WHERE h.replaced_at IS NULL "
-    "SET h.replaced_at = $h_recorded_at, "
-    + ", ".join(f"s.{c} = ${c}" for c in _TABLES["State"].column_names if c not in ("id", "subject_id"))
-    + f" WITH n, s CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
-)
-# what a new version may change of a state (its subject, object, value and start never change in a version):
-# the one-statement path sets only these, found from the state's side alone
+# what a new version may change of a state (its subject, object, value and start never change in a version;
+# a merge moves subject and object itself): set on the state, its current edge found from the state's side
 _VERSIONED = ("valid_to", "valid_to_g", "stated_end", "stated_end_g", "recorded_at", "retracted_at",
               "last_confirmed_at", "confidence", "status", "done", "payload")
-_ONE_VERSION = (
+_STATE_VERSION = (
     "MATCH (s:State {id: $id})<-[h:HAS_STATE]-(n:Entity) WHERE h.replaced_at IS NULL "
     "SET h.replaced_at = $h_recorded_at, " + ", ".join(f"s.{c} = ${c}" for c in _VERSIONED)
     + f" WITH n, s CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
@@ -294,9 +288,9 @@ class KuzuStore:
         creates += [f"(e)-[:MENTIONS]->(m{i})" for i in range(len(mentions))]
         params |= {f"t{i}": t for i, t in enumerate(threads)} | {f"m{i}": m for i, m in enumerate(mentions)}
         query = _CREATE["Event"].replace("CREATE (:Event", "CREATE (e:Event", 1)
-        for a in annotations[:1]:  # the time the event talks about, read from its text
+        if annotations:  # the period the event talks about, read from its text
             query += " " + _CREATE["Annotation"].replace("$", "$a_")
-            params |= {f"a_{k}": v for k, v in rows.annotation_row(a).items()}
+            params |= {f"a_{k}": v for k, v in rows.annotation_row(annotations[0]).items()}
         if creates:
             query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
         self._run(tx, query, params)
@@ -304,11 +298,8 @@ class KuzuStore:
     def _write_one_version(self, b: WriteBatch) -> None:
         """A new version of one state with its revision (and its evidence) in a single statement."""
         version, revision = b.state_versions[0], b.revisions[0]
-        row = rows.state_row(version)
-        params = {"id": version.id} | {c: row[c] for c in _VERSIONED}
-        params |= {f"h_{k}": v for k, v in rows.version_row(version).items()}
-        params |= {f"r_{k}": v for k, v in rows.revision_row(revision).items()}
-        query = _ONE_VERSION + f" WITH s CREATE (r:Revision {{{_props(_TABLES['Revision'], 'r_')}}}), " \
+        params = _version_params(version) | {f"r_{k}": v for k, v in rows.revision_row(revision).items()}
+        query = _STATE_VERSION + f" WITH s CREATE (r:Revision {{{_props(_TABLES['Revision'], 'r_')}}}), " \
                                  "(s)-[:HAS_REVISION]->(r)"
         if b.evidence:
             event_id, _, stance, at = b.evidence[0]
@@ -331,8 +322,7 @@ class KuzuStore:
                 self._run(tx, _STATE_CREATE, params)
         self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
         for s in b.state_versions:
-            params = rows.state_row(s) | {f"h_{k}": v for k, v in rows.version_row(s).items()}
-            self._run(tx, _STATE_VERSION, params)
+            self._run(tx, _STATE_VERSION, _version_params(s))
         for s in b.retractions:
             self._run(tx, _STATE_RETRACT, {"id": s.id, "retracted_at": rows.naive(s.retracted_at),
                                            "status": s.status.value})
@@ -700,6 +690,12 @@ class KuzuStore:
             self._prepared.clear()
             self._writer.close()
             self._db.close()
+
+
+def _version_params(s: State) -> dict[str, Any]:
+    """The parameters of :data:`_STATE_VERSION` for a new version of ``s``."""
+    row = rows.state_row(s)
+    return {"id": s.id} | {c: row[c] for c in _VERSIONED} | {f"h_{k}": v for k, v in rows.version_row(s).items()}
 
 
 def _state_filters(q: StateQuery) -> tuple[list[str], dict[str, Any]]:
