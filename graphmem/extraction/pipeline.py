@@ -272,7 +272,7 @@ class Extractor:
         return out
 
     def _read(self, template: Template, text: str, s_start: int, s_end: int, v_start: int, v_end: int,
-              ex: Extraction, verbs: Sequence[tuple[int, int]] = ()) -> Statement | None:
+              ex: Extraction, verbs: Sequence[tuple[int, int]]) -> Statement | None:
         predicate = self.ontology.predicate(template.predicate)
         subject = self._subject(text, s_start, v_start, ex, verbs)
         if subject is None:
@@ -299,10 +299,8 @@ class Extractor:
             return None
         # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the sentence
         clause_end = min((v[0] for v in verbs if v[0] >= v_end), default=s_end)
-        first_verb = min((v[0] for v in verbs), default=v_start)
         times = [t for t in ex.times if v_start <= t.start < clause_end] or \
-            [t for t in ex.times if s_start <= t.start < min(first_verb, v_start)] or \
-            ([] if verbs else [t for t in ex.times if s_start <= t.start < s_end])
+            [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # verbs: sorted, this one among them
         valid_from = valid_to = None
         if times:
             t = times[0]
@@ -319,7 +317,7 @@ class Extractor:
         )
 
     def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction,
-                 verbs: Sequence[tuple[int, int]] = ()) -> tuple[str, str, float, int] | None:
+                 verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:
         """Who the statement is about, its type, how sure we are, and where its span starts.
 
         In coordinated clauses ("Sam left Acme in March and joins Globex"), the name just before "and" is the
