@@ -1,8 +1,11 @@
-"""A bounded, thread-safe cache of immutable values by id (least recently used goes first).
+"""A bounded, thread-safe cache of values by id (least recently used goes first).
 
-Events never change once written and this process is the only writer of its database, so a cached event is
-never stale. Reading one event's full row costs the engine about 40 µs per column (~1.5 ms), so serving
-pages of events from here is what keeps entity and event reads fast under load.
+This process is the only writer of its database, so a cache it keeps up to date on every write is never
+stale: events never change once written; a state or an entity that a write changes is replaced (or dropped)
+by that write through :meth:`ByIdCache.update` once it has committed. A read that loaded a value while such
+a write ran does not cache what it read (it may be the value from before), so an old value never comes back.
+Reading one event's full row costs the engine about 40 µs per column (~1.5 ms), so serving pages of events
+from here is what keeps entity and event reads fast under load.
 """
 
 from __future__ import annotations
@@ -22,36 +25,48 @@ class ByIdCache(Generic[V]):
         self.capacity = capacity
         self._items: OrderedDict[str, V] = OrderedDict()
         self._lock = threading.Lock()
+        self._generation = 0  # counts the writes that changed cached values
 
     def __len__(self) -> int:
         return len(self._items)
 
     def put(self, items: Iterable[tuple[str, V]]) -> None:
+        """Values just written for the first time (nothing read before can be older than them)."""
         with self._lock:
-            for key, value in items:
-                self._items[key] = value
-                self._items.move_to_end(key)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
+            self._put(items)
 
-    def drop(self, keys: Iterable[str]) -> None:
+    def _put(self, items: Iterable[tuple[str, V]]) -> None:
+        for key, value in items:
+            self._items[key] = value
+            self._items.move_to_end(key)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+
+    def update(self, put: Iterable[tuple[str, V]] = (), drop: Iterable[str] = ()) -> None:
+        """A committed write changed these values: ``put`` their new values, ``drop`` those to read again."""
         with self._lock:
-            for key in keys:
+            self._generation += 1
+            for key in drop:
                 self._items.pop(key, None)
+            self._put(put)
 
     def clear(self) -> None:
         with self._lock:
+            self._generation += 1
             self._items.clear()
 
     def get_many(self, keys: Sequence[str], load: Callable[[list[str]], dict[str, V]]) -> list[V]:
         """Values for ``keys`` in order (unknown keys left out); ``load`` reads the missing ones."""
         with self._lock:
+            generation = self._generation
             found = {k: self._items[k] for k in keys if k in self._items}
             for k in found:
                 self._items.move_to_end(k)
         missing = [k for k in dict.fromkeys(keys) if k not in found]
         if missing:
             loaded = load(missing)
-            self.put(loaded.items())
+            with self._lock:
+                if self._generation == generation:  # else a write may have changed what was just read
+                    self._put(loaded.items())
             found.update(loaded)
         return [found[k] for k in keys if k in found]

@@ -1,0 +1,84 @@
+"""The store's caches answer exactly what a fresh read of the database answers, whatever was written since."""
+
+import threading
+
+import pytest
+
+from graphmem import Memory
+from graphmem.store.cache import ByIdCache
+
+
+def _cached_equals_fresh(mem: Memory) -> int:
+    store = mem.store
+    ids = list(store._states._items)
+    assert ids, "nothing was cached"
+    fresh = store._read_states(ids)
+    assert store.states_by_id(ids) == [fresh[i] for i in ids]
+    entity_ids = list(store._entities._items)
+    fresh_entities = store._read_entities(entity_ids)
+    assert store.entities(entity_ids) == [fresh_entities[i] for i in entity_ids]
+    return len(ids)
+
+
+def test_cached_states_follow_every_kind_of_write():
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        ev = mem.record(content="Kuzu was fast today; Peter moved.", occurred_at="2025-02-01", entities=["Kuzu"])
+        op = mem.hold_opinion("Kuzu is fast", holder="Sam", about=["Kuzu"], confidence=0.5, valid_from="2025-01-01")
+        paris = mem.assert_state(subject="Peter", predicate="lives_in", object="Paris", valid_from="2024-01-01",
+                                 evidence=[ev.id])
+        job = mem.assert_state(subject="Peter", predicate="works_at", object="Acme", valid_from="2023")
+        likes = mem.assert_state(subject="Peter", predicate="likes", object="tea", valid_from="2023")
+        mem.store.states_by_id([op.id, paris.id, job.id, likes.id])  # all cached from here on
+
+        mem.weigh_opinion(op.id, ev.id)
+        mem.weigh_opinion(op.id, ev.id, stance="contradicts", strong=True)
+        assert mem.store.states_by_id([op.id])[0].confidence == mem.opinion(op.id).confidence
+        _cached_equals_fresh(mem)
+
+        mem.assert_state(subject="Peter", predicate="lives_in", object="Lisbon", valid_from="2025-01-01")
+        assert mem.store.states_by_id([paris.id])[0].valid_to is not None  # bounded by Lisbon
+        mem.close_state(job.id, valid_to="2025-03", reason="left")
+        mem.retract_state(likes.id, reason="misheard")
+        _cached_equals_fresh(mem)
+
+        pref = mem.update_preference("upsert_candidate", "green tea", polarity="like", domain="food",
+                                     evidence=[ev.id])
+        mem.store.states_by_id([pref.id])
+        mem.update_preference("confirm", "green tea", polarity="like", domain="food", evidence=[ev.id])
+        _cached_equals_fresh(mem)
+
+        mem.add_alias("Peter", "Pete")
+        mem.store.states_by_id([op.id, paris.id, job.id, likes.id, pref.id])
+        _cached_equals_fresh(mem)
+
+
+def test_a_merge_leaves_no_state_cached_under_the_merged_entity():
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        a = mem.assert_state(subject="Pete", predicate="lives_in", object="Paris", valid_from="2024")
+        mem.assert_state(subject="Peter", predicate="works_at", object="Acme", valid_from="2024")
+        assert mem.store.states_by_id([a.id])[0].subject == "Pete"
+        mem.merge_entities("Peter", "Pete", reason="the same person")
+        assert mem.store.states_by_id([a.id])[0].subject == "Peter"
+        _cached_equals_fresh(mem)
+
+
+def test_a_read_that_overlaps_a_write_does_not_cache_the_old_value():
+    cache: ByIdCache[str] = ByIdCache(10)
+    loading, written = threading.Event(), threading.Event()
+
+    def slow_load(keys: list[str]) -> dict[str, str]:
+        loading.set()
+        written.wait(5)
+        return {k: "old" for k in keys}  # read before the write committed
+
+    reader = threading.Thread(target=lambda: cache.get_many(["s"], slow_load))
+    reader.start()
+    loading.wait(5)
+    cache.update(put=[("s", "new")])
+    written.set()
+    reader.join(5)
+    assert cache.get_many(["s"], lambda keys: pytest.fail("the new value was cached")) == ["new"]
+
+    cache.update(drop=["s"])
+    assert cache.get_many(["s"], lambda keys: {"s": "reread"}) == ["reread"]
+    assert cache.get_many(["s"], lambda keys: pytest.fail("a quiet read is cached")) == ["reread"]
