@@ -42,6 +42,11 @@ class ByIdCache(Generic[V]):
         while len(self._items) > self.capacity:
             self._items.popitem(last=False)
 
+    def peek(self, key: str) -> V | None:
+        """The cached value of ``key``, if any (a write holding the write lock reads the current one)."""
+        with self._lock:
+            return self._items.get(key)
+
     def update(self, put: Iterable[tuple[str, V]] = (), drop: Iterable[str] = ()) -> None:
         """A committed write changed these values: ``put`` their new values, ``drop`` those to read again."""
         with self._lock:
