@@ -436,9 +436,15 @@ class KuzuStore:
         return {r["id"]: rows.event_from_row(r) for r in self._lookup("(e:Event)", "e.id", _E_COLS, ids)}
 
     def find_events(self, query: EventQuery) -> list[Event]:
-        where = ["($private OR NOT e.private)", "($any_scope OR e.scope IN $scopes)"]
-        params: dict[str, Any] = {"private": query.include_private, "any_scope": query.scopes is None,
-                                  "scopes": list(query.scopes or []), "limit": query.limit}
+        # only the tests asked for: each costs the engine a pass over every candidate (a since-page of 100k
+        # events: 44 ms with switch parameters and DISTINCT, 12 ms without)
+        where: list[str] = []
+        params: dict[str, Any] = {"limit": query.limit}
+        if not query.include_private:
+            where.append("NOT e.private")
+        if query.scopes is not None:
+            where.append("e.scope IN $scopes")
+            params["scopes"] = list(query.scopes)
         # from the entity's or thread's own adjacency list, not a scan of events; a thread holds the events
         # recorded in it and those a write plan added to it
         paths = ["(e:Event)"]
@@ -474,8 +480,9 @@ class KuzuStore:
         order = "ASC" if query.ascending else "DESC"
         # order and cut on the three key columns only, then read the page's full rows by primary key: the
         # engine materialises every returned column of every candidate before sorting (7x slower at 10k)
-        cypher = (f"{pattern} WHERE {' AND '.join(where)} RETURN DISTINCT e.id AS id, e.occurred_at AS o, "
-                  f"e.recorded_at AS r ORDER BY o {order}, r {order}, id {order} LIMIT $limit")
+        distinct = "DISTINCT " if len(paths) > 1 or paths[0] != "(e:Event)" else ""  # paths may meet twice
+        cypher = (f"{pattern}{' WHERE ' if where else ''}{' AND '.join(where)} RETURN {distinct}e.id AS id, "
+                  f"e.occurred_at AS o, e.recorded_at AS r ORDER BY o {order}, r {order}, id {order} LIMIT $limit")
         return self.events([r["id"] for r in self._rows(cypher, params)])
 
     def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:
