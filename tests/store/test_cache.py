@@ -82,3 +82,20 @@ def test_a_read_that_overlaps_a_write_does_not_cache_the_old_value():
     cache.update(drop=["s"])
     assert cache.get_many(["s"], lambda keys: {"s": "reread"}) == ["reread"]
     assert cache.get_many(["s"], lambda keys: pytest.fail("a quiet read is cached")) == ["reread"]
+
+
+def test_evidence_is_found_whether_written_before_or_after_the_first_read(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        first = mem.record(content="Peter moved to Paris.", occurred_at="2024-01-02")
+        paris = mem.assert_state(subject="Peter", predicate="lives_in", object="Paris", valid_from="2024-01-01",
+                                 evidence=[first.id])
+        plain = mem.assert_state(subject="Peter", predicate="works_at", object="Acme", valid_from="2023")
+        assert [e.event_id for e in mem.store.evidence([paris.id, plain.id])[paris.id]] == [first.id]
+        second = mem.record(content="Peter is at Acme.", occurred_at="2024-02-01")
+        mem.confirm_state(plain.id, evidence=[second.id])
+        assert [e.event_id for e in mem.store.evidence([plain.id])[plain.id]] == [second.id]
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        found = mem.store.evidence([paris.id, plain.id])
+        assert [e.event_id for e in found[paris.id]] == [first.id]
+        assert [e.event_id for e in found[plain.id]] == [second.id]
