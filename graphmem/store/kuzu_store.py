@@ -92,7 +92,6 @@ def _state_version(columns: Sequence[str], edge: Sequence[str] = _TABLES["HAS_ST
             f"WITH n, s CREATE (n)-[:HAS_STATE {{{_given(edge, 'h_')}}}]->(s)")
 
 
-
 _STATE_VERSION = _state_version(_VERSIONED)
 _STATE_RETRACT = (
     "MATCH (n:Entity)-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
@@ -328,9 +327,9 @@ class KuzuStore:
     def _write_one_version(self, b: WriteBatch) -> None:
         """A new version of one state with its revision (and its evidence) in a single statement."""
         version, revision = b.state_versions[0], b.revisions[0]
-        # only the columns this version changes (~40 µs each); the current value is the cached one, which
-        # every write keeps exact (all of them when it is not cached)
-        # and of the new edge and the revision only the columns given (the engine makes the others null)
+        # each column costs the engine ~40 µs: the state takes only the columns this version changes (the
+        # cached current value says which: every write keeps it exact; all of them when it is not cached), the
+        # new edge and the revision only the columns given (the engine makes the others null)
         before = self._states.peek(version.id)
         columns = _VERSIONED if before is None else _changed(before, version)
         row = rows.state_row(version)
