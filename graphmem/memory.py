@@ -2375,6 +2375,7 @@ class _EntityCache:
         self._checked_ids: set[str] = set()
         self._checked_keys: set[str] = set()
         self._refined: set[tuple[str, str]] = set()
+        self._written: dict[str, tuple[list[Entity], int]] = {}  # entity id -> where this write holds it
         self._pending = NameBlocks(memory.ontology.resolution)  # entities this write creates, to join as well
         self.created: set[str] = set()
 
@@ -2419,6 +2420,7 @@ class _EntityCache:
             found = self._unique_id(slugify(name))
             clean = _clean_name(name)
             created = Entity(id=found, name=clean, type=type_ or "concept", created_at=self._now)
+            self._written[found] = (self._batch.entities, len(self._batch.entities))
             self._batch.entities.append(created)
             self._pending.add(created)
             self._batch.aliases.append((key, found))
@@ -2441,14 +2443,15 @@ class _EntityCache:
 
     def _change(self, entity_id: str, changes: Callable[[Entity], dict[str, Any]]) -> None:
         """Change an entity in this write: one new in it, one already updated by it, or a stored one."""
-        for pending in (self._batch.entities, self._batch.entity_updates):
-            for i, e in enumerate(pending):
-                if e.id == entity_id:
-                    pending[i] = e.model_copy(update=changes(e))
-                    return
+        written = self._written.get(entity_id)
+        if written is not None:
+            entities, i = written
+            entities[i] = entities[i].model_copy(update=changes(entities[i]))
+            return
         current = self._memory.store.entities([entity_id])
         update = changes(current[0]) if current else {}
         if update:
+            self._written[entity_id] = (self._batch.entity_updates, len(self._batch.entity_updates))
             self._batch.entity_updates.append(current[0].model_copy(update=update))
 
     def _refine(self, entity_id: str, type_: str) -> None:

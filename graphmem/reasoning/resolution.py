@@ -4,8 +4,9 @@ Exact names (case, accents, spaces, '@') and aliases always resolve to one entit
 alias table. This module decides the rest, by the ontology's :class:`~graphmem.ontology.ResolutionRule`:
 
 - a new name *joins* an existing entity by itself only when both are of one type the rule allows (orgs,
-  places, projects, tools), their skeletons are equal or nearly so (a typo, "Marrakech" / "Marrakesh"), and
-  no other entity is as close;
+  places, projects, tools), their skeletons are equal or nearly so (a typo, "Marrakech" / "Marrakesh") with
+  the same numbers ("Apollo 11" is not "Apollo 13", "company 12" not "company 13"), and no other entity is as
+  close;
 - people never join by themselves: "Peter" and "Peter Smith" are listed as a *merge candidate*, for someone
   who knows to call ``merge_entities``.
 
@@ -23,9 +24,10 @@ from rapidfuzz.distance import Levenshtein
 
 from graphmem.ontology import Entity, ResolutionRule, name_key
 
-__all__ = ["MergeCandidate", "NameBlocks", "merge_candidates", "similarity", "skeleton"]
+__all__ = ["MergeCandidate", "NameBlocks", "merge_candidates", "same_numbers", "similarity", "skeleton"]
 
 _WORDS = re.compile(r"\w+")
+_NUMBERS = re.compile(r"\d+")
 _BLOCK = 3  # skeletons are compared within blocks of the same first letters: a typo there is not caught
 
 
@@ -51,6 +53,15 @@ def similarity(a: str, b: str) -> float:
     0.889
     """
     return 1.0 if a == b else float(Levenshtein.normalized_similarity(a, b))
+
+
+def same_numbers(a: str, b: str) -> bool:
+    """Numbers name things apart: two names that differ in one never join, however alike the rest.
+
+    >>> same_numbers("apollo 11", "appollo 11"), same_numbers("apollo 11", "apollo 13")
+    (True, False)
+    """
+    return _NUMBERS.findall(a) == _NUMBERS.findall(b)
 
 
 @dataclass(frozen=True)
@@ -96,7 +107,8 @@ class NameBlocks:
             return None
         near = process.extract(sk, [n.skeleton for n in same_type], scorer=Levenshtein.normalized_similarity,
                                score_cutoff=self.rule.auto_join, limit=None)
-        found = {same_type[i].entity_id for _, _, i in near if len(same_type[i].skeleton) >= self.rule.min_length}
+        found = {same_type[i].entity_id for _, _, i in near
+                 if len(same_type[i].skeleton) >= self.rule.min_length and same_numbers(sk, same_type[i].skeleton)}
         return found.pop() if len(found) == 1 else None
 
 
@@ -127,7 +139,7 @@ def merge_candidates(entities: Sequence[Entity], rule: ResolutionRule, limit: in
                 if a.type != b.type:
                     continue
                 score = similarity(a_sk, b_sk)
-                if score >= rule.suggest:
+                if score >= rule.suggest and same_numbers(a_sk, b_sk):
                     reason = "the same name but for punctuation or a legal suffix" if score == 1.0 else \
                         f"names {score:.2f} alike"
                 elif a.type == "person" and (a_sk.split()[0] == b_sk or b_sk.split()[0] == a_sk) \

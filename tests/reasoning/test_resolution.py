@@ -50,6 +50,28 @@ def test_other_names_stay_apart(blocks, name, type_):
     assert blocks.join(name, type_) is None
 
 
+def test_names_that_differ_in_a_number_never_join():
+    blocks = NameBlocks(RULE, [entity("company 12", "org"), entity("Apollo 11", "project"),
+                               entity("Building 7", "place")])
+    assert blocks.join("company 13", "org") is None  # 0.9 alike, but another company
+    assert blocks.join("Apollo 13", "project") is None
+    assert blocks.join("Building 8", "place") is None
+    assert blocks.join("Apolo 11", "project") == "apollo-11"  # a typo beside the same number still joins
+    assert blocks.join("company 12 Inc", "org") == "company-12"
+    pairs = merge_candidates([entity("company 12", "org"), entity("company 13", "org")], RULE)
+    assert pairs == []
+
+
+def test_a_bulk_write_keeps_numbered_names_apart():
+    from graphmem import Memory, StateInput
+
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        mem.assert_states([StateInput(subject=f"person {i}", predicate="works_at", object=f"company {10 + i}",
+                                      valid_from="2021") for i in range(5)])
+        assert [mem.as_of("2022").states(subject=f"person {i}")[0].object for i in range(5)] == [
+            f"company {10 + i}" for i in range(5)]
+
+
 def test_two_equally_close_entities_join_neither():
     blocks = NameBlocks(RULE, [entity("Acme", "org"), entity("ACME Ltd", "org", id_="acme-ltd")])
     assert blocks.join("Acme Inc", "org") is None
