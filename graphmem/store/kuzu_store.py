@@ -55,6 +55,11 @@ LOOKUP_LOOP_MAX = 48
 EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
 ENTITY_CACHE = 50_000  # entities kept parsed; every change to one passes through write(), which refreshes it
 STATE_CACHE = 20_000  # states by id, kept current the same way
+# subjects whose state rows (every version) are kept: an as-of question and the planning of each write read
+# a subject's states, and a subject with a long history costs the engine ~6 ms and parsing as much again; a
+# write changes the kept rows as it changed the stored ones (see _SubjectRows), so a subject written to often
+# is not read again
+SUBJECT_CACHE = 4_000
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
     "STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(), "INT64": pa.int64(),
@@ -132,6 +137,8 @@ class KuzuStore:
         self._events: ByIdCache[Event] = ByIdCache(EVENT_CACHE)
         self._entities: ByIdCache[Entity] = ByIdCache(ENTITY_CACHE)
         self._states: ByIdCache[State] = ByIdCache(STATE_CACHE)
+        self._subjects: ByIdCache[list[_Version]] = ByIdCache(SUBJECT_CACHE)
+        self._subject_of: dict[str, set[str]] = {}  # state id -> the subjects whose cached rows hold it
         self._evidenced: set[str] | None = None  # ids of the states with evidence (read at the first need)
         self._closed = False
         if not read_only:
@@ -248,18 +255,53 @@ class KuzuStore:
     def _committed(self, batch: WriteBatch) -> None:
         """What the batch changed replaces what was cached (and recent events are read back often)."""
         self._events.put((e.id, e) for e in batch.events)
+        renamed = bool(batch.merges) or any(  # a state carries its subject's name
+            (before := self._entities.peek(e.id)) is None or before.name != e.name for e in batch.entity_updates)
         if batch.merges:  # states and names moved between entities
             self._entities.clear()
+        elif batch.entities or batch.entity_updates:
+            self._entities.update(put=[(e.id, e) for e in [*batch.entities, *batch.entity_updates]])
+        if renamed:
             self._states.clear()
+            self._subjects.clear()
+            self._subject_of.clear()
             return
-        self._entities.update(put=[(e.id, e) for e in [*batch.entities, *batch.entity_updates]])
-        if batch.entity_updates:  # a state carries its subject's name
-            self._states.clear()
-            return
+        if batch.new_states or batch.state_versions or batch.retractions or batch.confirmations:
+            self._subjects_written(batch)
         versions = {s.id: s for s in batch.state_versions}
         changed = [s.id for s in batch.retractions] + [i for i, at in batch.confirmations
                                                        if i not in versions or versions[i].last_confirmed_at != at]
-        self._states.update(put=versions.items(), drop=changed)
+        if versions or changed:
+            self._states.update(put=versions.items(), drop=changed)
+
+    def _subjects_written(self, batch: WriteBatch) -> None:
+        """The cached rows of each subject the batch wrote to, changed as the batch changed the stored ones."""
+        parts: dict[str, WriteBatch] = {}  # the batch's state changes, by subject
+
+        def of(subject: str) -> WriteBatch:
+            return parts.setdefault(subject, WriteBatch())
+
+        for s in batch.new_states:
+            of(s.subject_id).new_states.append(s)
+        for s in batch.state_versions:
+            of(s.subject_id).state_versions.append(s)
+        for s in batch.retractions:
+            of(s.subject_id).retractions.append(s)
+        for state_id, at in batch.confirmations:
+            for subject in self._subject_of.get(state_id, ()):
+                of(subject).confirmations.append((state_id, at))
+        changed = []
+        for subject, part in parts.items():
+            cached = self._subjects.peek(subject)
+            if cached is not None:
+                changed.append((subject, _SubjectRows(cached).written(part)))
+                for s in part.new_states:
+                    self._subject_of.setdefault(s.id, set()).add(subject)
+        # an update even when none is cached: a read that overlapped this write must not cache what it read
+        self._subjects.update(put=changed)
+        if len(self._subject_of) > 8 * SUBJECT_CACHE:  # ids of evicted subjects pile up: start afresh
+            self._subjects.clear()
+            self._subject_of.clear()
 
     def _write_merges(self, tx: Any, b: WriteBatch) -> None:
         """Move what hangs on a merged entity to the kept one. A state's open version is replaced by one on
@@ -571,16 +613,15 @@ class KuzuStore:
     def states(self, query: StateQuery) -> list[State]:
         subjects = [query.subject_id] if query.subject_id else query.subject_ids
         if subjects is not None:
-            # a subject has few edges: fetching them all and filtering here is several times faster than
-            # asking the engine to evaluate the filters
-            cols = f"n.name AS subject, {_S_COLS}, {_H_COLS}"
-            found = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id", cols, subjects)
-            found = sorted((r for r in found if _keep(query, r)), key=_row_order)
+            # a subject has few edges: its rows (every version) are read once, kept, and filtered here
+            kept = [v for found in self._subjects.get_many(list(dict.fromkeys(subjects)), self._read_subjects)
+                    for v in found if _keep(query, v.row)]
+            kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:
-                found = [r for r in found if r["s_object_id"] == query.object_id]
+                kept = [v for v in kept if v.row["s_object_id"] == query.object_id]
             if query.limit is not None:
-                found = found[: query.limit]
-            return [_as_known(_state(r), query.known_at) for r in found]
+                kept = kept[: query.limit]
+            return [_as_known(v.state, query.known_at) for v in kept]
         where, params = _state_filters(query)
         cypher = "MATCH (n:Entity)-[h:HAS_STATE]->(s:State)"
         if query.object_id:
@@ -594,6 +635,14 @@ class KuzuStore:
             cypher += " LIMIT $limit"
             params["limit"] = query.limit
         return [_as_known(_state(r), query.known_at) for r in self._rows(cypher, params)]
+
+    def _read_subjects(self, ids: list[str]) -> dict[str, list[_Version]]:
+        cols = f"n.id AS n_id, n.name AS subject, {_S_COLS}, {_H_COLS}"
+        out: dict[str, list[_Version]] = {i: [] for i in ids}
+        for r in self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id", cols, ids):
+            out[r["n_id"]].append(_Version(r))
+            self._subject_of.setdefault(r["s_id"], set()).add(r["n_id"])  # before it is cached: see _committed
+        return out
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]:
         """Current values of the given states (retracted ones included), in the order asked."""
@@ -834,6 +883,73 @@ def _as_known(s: State, known_at: dt.datetime | None) -> State:
     if known_at is not None and s.retracted_at > known_at:
         return s.model_copy(update={"retracted_at": None})
     return s.model_copy(update={"status": StateStatus.RETRACTED})
+
+
+class _Version:
+    """One version of a state as read with its subject (its state node's and edge's columns as ``s_`` and
+    ``h_``), parsed at the first need. Never changed once cached: a write replaces it."""
+
+    __slots__ = ("_state", "row")
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
+        self._state: State | None = None
+
+    @property
+    def state(self) -> State:
+        if self._state is None:
+            self._state = _state(self.row)
+        return self._state
+
+
+class _SubjectRows:
+    """A subject's cached versions, changed as a committed batch changed the stored ones (the statements of
+    ``KuzuStore._write_states``, in their order): new states add a version; a new version of a state closes
+    its open edge and adds one; a retraction closes the open edge as retracted; a confirmation stamps the
+    state. A state's columns are shared by all its versions, so they change on each. Copies, not changes in
+    place: a reader may be going through the old list."""
+
+    def __init__(self, versions: list[_Version]) -> None:
+        self.rows = [v.row for v in versions]
+        self.kept = list(versions)
+        self.at: dict[str, list[int]] = {}  # state id -> the places of its versions
+        for i, row in enumerate(self.rows):
+            self.at.setdefault(row["s_id"], []).append(i)
+
+    def written(self, part: WriteBatch) -> list[_Version]:
+        """``part``: the state changes of one committed batch that concern this subject."""
+        for s in part.new_states:
+            self._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))})
+        for s in part.state_versions:
+            row = rows.state_row(s)
+            self._change(s.id, {f"s_{c}": row[c] for c in _VERSIONED},
+                         open_edge={"h_replaced_at": rows.naive(s.recorded_at)})
+            if s.id in self.at:
+                self._add(s, self.rows[self.at[s.id][-1]])
+        for s in part.retractions:
+            at = rows.naive(s.retracted_at)
+            self._change(s.id, {"s_retracted_at": at, "s_status": s.status.value, "s_recorded_at": at},
+                         open_edge={"h_replaced_at": at, "h_retracted_at": at})
+        for state_id, at in part.confirmations:
+            self._change(state_id, {"s_last_confirmed_at": rows.naive(at)})
+        return self.kept
+
+    def _add(self, s: State, node: dict[str, Any]) -> None:
+        row = {**node, **_prefixed("h_", rows.version_row(s))}
+        self.at.setdefault(s.id, []).append(len(self.rows))
+        self.rows.append(row)
+        self.kept.append(_Version(row))
+
+    def _change(self, state_id: str, node: dict[str, Any], open_edge: dict[str, Any] | None = None) -> None:
+        for i in self.at.get(state_id, ()):
+            row = self.rows[i]
+            edge = open_edge if open_edge and row["h_replaced_at"] is None else {}
+            self.rows[i] = {**row, **node, **edge}
+            self.kept[i] = _Version(self.rows[i])
+
+
+def _prefixed(prefix: str, row: dict[str, Any]) -> dict[str, Any]:
+    return {f"{prefix}{k}": v for k, v in row.items()}
 
 
 def _state(r: dict[str, Any], *, current_node: bool = False) -> State:

@@ -6,6 +6,7 @@ import pytest
 
 from graphmem import Memory
 from graphmem.store.cache import ByIdCache
+from graphmem.store.port import StateQuery
 
 
 def _cached_equals_fresh(mem: Memory) -> int:
@@ -17,7 +18,22 @@ def _cached_equals_fresh(mem: Memory) -> int:
     entity_ids = list(store._entities._items)
     fresh_entities = store._read_entities(entity_ids)
     assert store.entities(entity_ids) == [fresh_entities[i] for i in entity_ids]
+    subjects = list(store._subjects._items)
+    assert subjects, "no subject's states were cached"
+    fresh_subjects = store._read_subjects(subjects)
+
+    def in_order(versions: list) -> list:
+        return sorted(((v.row, v.state) for v in versions), key=lambda v: (v[0]["s_id"], v[0]["h_recorded_at"]))
+
+    for subject, cached in zip(subjects, store._subjects.get_many(subjects, pytest.fail), strict=True):
+        assert in_order(cached) == in_order(fresh_subjects[subject]), subject
     return len(ids)
+
+
+def _read_every_subject(mem: Memory) -> None:
+    """Cache every entity's state rows, so the writes that follow must keep them exact or drop them."""
+    ids = [e.id for e in mem.store.entities_of_types(None)]
+    mem.store.states(StateQuery(subject_ids=ids, all_versions=True))
 
 
 def test_cached_states_follow_every_kind_of_write():
@@ -29,24 +45,37 @@ def test_cached_states_follow_every_kind_of_write():
         job = mem.assert_state(subject="Peter", predicate="works_at", object="Acme", valid_from="2023")
         likes = mem.assert_state(subject="Peter", predicate="likes", object="tea", valid_from="2023")
         mem.store.states_by_id([op.id, paris.id, job.id, likes.id])  # all cached from here on
+        _read_every_subject(mem)
 
         mem.weigh_opinion(op.id, ev.id)
         mem.weigh_opinion(op.id, ev.id, stance="contradicts", strong=True)
         assert mem.store.states_by_id([op.id])[0].confidence == mem.opinion(op.id).confidence
         _cached_equals_fresh(mem)
 
+        _read_every_subject(mem)
         mem.assert_state(subject="Peter", predicate="lives_in", object="Lisbon", valid_from="2025-01-01")
         assert mem.store.states_by_id([paris.id])[0].valid_to is not None  # bounded by Lisbon
         mem.close_state(job.id, valid_to="2025-03", reason="left")
         mem.retract_state(likes.id, reason="misheard")
         _cached_equals_fresh(mem)
 
+        _read_every_subject(mem)  # saying the same again confirms it: nothing but its last confirmation changes
+        def lisbon_confirmed() -> object:
+            return mem.as_of("2025-06").states(subject="Peter", predicate="lives_in")[0].last_confirmed_at
+
+        before = lisbon_confirmed()
+        mem.assert_state(subject="Peter", predicate="lives_in", object="Lisbon", valid_from="2025-01-01")
+        assert lisbon_confirmed() not in (None, before)
+        _cached_equals_fresh(mem)
+
         pref = mem.update_preference("upsert_candidate", "green tea", polarity="like", domain="food",
                                      evidence=[ev.id])
         mem.store.states_by_id([pref.id])
+        _read_every_subject(mem)
         mem.update_preference("confirm", "green tea", polarity="like", domain="food", evidence=[ev.id])
         _cached_equals_fresh(mem)
 
+        _read_every_subject(mem)
         mem.add_alias("Peter", "Pete")
         mem.store.states_by_id([op.id, paris.id, job.id, likes.id, pref.id])
         _cached_equals_fresh(mem)
@@ -57,8 +86,10 @@ def test_a_merge_leaves_no_state_cached_under_the_merged_entity():
         a = mem.assert_state(subject="Pete", predicate="lives_in", object="Paris", valid_from="2024")
         mem.assert_state(subject="Peter", predicate="works_at", object="Acme", valid_from="2024")
         assert mem.store.states_by_id([a.id])[0].subject == "Pete"
+        _read_every_subject(mem)
         mem.merge_entities("Peter", "Pete", reason="the same person")
         assert mem.store.states_by_id([a.id])[0].subject == "Peter"
+        assert [s.subject for s in mem.as_of("2025").states(subject="Peter")] == ["Peter", "Peter"]
         _cached_equals_fresh(mem)
 
 
