@@ -1,3 +1,4 @@
+import dataclasses
 import datetime as dt
 import subprocess
 import sys
@@ -6,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from graphmem import Memory, StoreLocked
+from graphmem.ontology import Visibility
 from graphmem.store.kuzu_store import KuzuStore
+from graphmem.store.port import EventQuery
 from graphmem.store.schema import render_cypher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +24,8 @@ def test_checked_in_schema_matches_the_generated_one():
 
 def test_migrations_are_recorded_and_applied_once(tmp_path):
     path = tmp_path / "m.kuzu"
-    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges"]
+    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges",
+             "0005_mention_keys"]
     store = KuzuStore(path)
     assert store.migrations() == every
     store.close()
@@ -40,11 +44,19 @@ def test_a_database_made_before_a_migration_is_upgraded_in_place(tmp_path, monke
     old.close()
     with Memory.open(path, extract=False) as mem:  # the memory's first writes: events and entities only
         ev = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
+        # a mention as the first schema stored it: a bare edge
+        mem.store._writer.execute("CREATE (:Entity {id: 'peter', name: 'Peter', type: 'person', aliases: [], "
+                                  "created_at: $at})", {"at": dt.datetime(2025, 11, 27)})
+        mem.store._writer.execute("MATCH (e:Event {id: $e}), (n:Entity {id: 'peter'}) CREATE (e)-[:MENTIONS]->(n)",
+                                  {"e": ev.id})
     monkeypatch.undo()
     with Memory.open(path, extract=False) as mem:
         assert mem.store.migrations() == [m.name for m in kuzu_store.MIGRATIONS]
-        assert mem.store.migrations()[-1] == "0004_entity_merges"
+        assert mem.store.migrations()[-1] == "0005_mention_keys"
         assert mem.get([ev.id])[0].content == "Peter moved to Marrakesh."
+        # the mention took the event's key columns: the entity's events are read from its edges
+        assert [e.id for e in mem.store.find_events(EventQuery(limit=5, entity_id="peter"))] == [ev.id]
+        assert mem.store.find_events(EventQuery(limit=5, entity_id="peter", since=dt.datetime(2026, 1, 1))) == []
         state = mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27", evidence=[ev.id])
         assert mem.state(state.id).payload == {}
 
@@ -110,3 +122,45 @@ def test_small_and_bulk_batches_write_the_same_graph(n):
         assert stats.states == min(n, 5)
         assert len(mem.entity("Ann", recent=1000).recent_events) == n
         assert all(r.status == "created" for r in results)
+
+
+def test_an_entitys_event_pages_match_a_reference_whatever_the_filters():
+    """Pages of an entity's events come from its MENTIONS edges: they must say what the events say."""
+    import itertools
+    import random
+
+    rng = random.Random(7)
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        for i in range(40):
+            mem.record(content=f"note {i}", occurred_at=f"2025-{1 + i % 12:02d}-{1 + i % 27:02d}",
+                       entities=rng.sample(["Peter", "Pete", "Aiko", "Sam"], 1 + i % 2), kind=rng.choice(["observation", "decision"]),
+                       scope=rng.choice(["global", "project:x"]), privacy=["private"] if i % 5 == 0 else [])
+        mem.merge_entities("Peter", "Pete", reason="the same person")  # Pete's mentions move to Peter
+        store = mem.store
+        peter = mem.entity("Peter").entity.id
+        every = store.events([e.id for e in store.find_events(EventQuery(limit=1000, include_private=True))])
+        mentioning = {e for e, ids in store.mentions([e.id for e in every]).items() if peter in ids}
+        assert 0 < len(mentioning) < len(every)
+
+        def reference(q: EventQuery) -> list[str]:
+            kept = [e for e in every if e.id in mentioning and (q.include_private or e.visibility is not Visibility.PRIVATE)
+                    and (q.scopes is None or e.scope in q.scopes) and (q.kinds is None or e.kind in q.kinds)
+                    and (q.since is None or e.occurred_at.at >= q.since)]
+            kept.sort(key=lambda e: (e.occurred_at.at, e.recorded_at, e.id), reverse=not q.ascending)
+            if q.after is not None:
+                key = q.after
+                kept = [e for e in kept if ((e.occurred_at.at, e.recorded_at, e.id) > key) == q.ascending
+                        and (e.occurred_at.at, e.recorded_at, e.id) != key]
+            return [e.id for e in kept[: q.limit]]
+
+        since = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
+        for private, scopes, kinds, after_since, ascending in itertools.product(
+                (False, True), (None, ["global"]), (None, ["decision"]), (None, since), (False, True)):
+            q = EventQuery(limit=7, entity_id=peter, include_private=private, scopes=scopes, kinds=kinds,
+                           since=after_since, ascending=ascending)
+            first = [e.id for e in store.find_events(q)]
+            assert first == reference(q), q
+            if first:  # the next page, from the cursor of the last event of this one
+                last = next(e for e in every if e.id == first[-1])
+                q = dataclasses.replace(q, after=(last.occurred_at.at, last.recorded_at, last.id))
+                assert [e.id for e in store.find_events(q)] == reference(q), q
