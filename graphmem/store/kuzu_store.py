@@ -395,7 +395,8 @@ class KuzuStore:
         if b.mentions:  # (a write plan may add entities to events written before)
             events = {e.id: e for e in b.events}
             events |= {e.id: e for e in self.events([e for e, _ in b.mentions if e not in events])}
-            self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, _mention(events[e])) for e, n in b.mentions])
+            keys = {e: rows.mention_row(events[e]) for e in dict.fromkeys(e for e, _ in b.mentions)}
+            self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, keys[e]) for e, n in b.mentions])
         self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
 
     def _write_states(self, tx: Any, b: WriteBatch) -> None:
@@ -808,12 +809,6 @@ class KuzuStore:
             self._prepared.clear()
             self._writer.close()
             self._db.close()
-
-
-def _mention(e: Event) -> dict[str, Any]:
-    """The columns of an event's MENTIONS edges (the event's own, repeated)."""
-    row = rows.event_row(e)
-    return {c: row["id" if c == "event_id" else c] for c in _TABLES["MENTIONS"].column_names}
 
 
 def _version_params(s: State) -> dict[str, Any]:
