@@ -18,6 +18,7 @@ import datetime as dt
 import logging
 import threading
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,6 +81,11 @@ _STATE_CREATE = (
     f"MATCH (n:Entity {{id: $subject_id}}) CREATE (s:State {{{_props(_TABLES['State'])}}}) "
     f"CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
 )
+_STATE_CREATE_WITH_OBJECT = (
+    f"MATCH (n:Entity {{id: $subject_id}}), (o:Entity {{id: $object_id}}) "
+    f"CREATE (s:State {{{_props(_TABLES['State'])}}}) "
+    f"CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s), (s)-[:OBJECT]->(o)"
+)
 # what a new version may change of a state (its subject, object, value and start never change in a version;
 # a merge moves subject and object itself): set on the state, its current edge found from the state's side
 _VERSIONED = ("valid_to", "valid_to_g", "stated_end", "stated_end_g", "recorded_at", "retracted_at",
@@ -97,7 +103,6 @@ def _state_version(columns: Sequence[str], edge: Sequence[str] = _TABLES["HAS_ST
             f"WITH n, s CREATE (n)-[:HAS_STATE {{{_given(edge, 'h_')}}}]->(s)")
 
 
-_STATE_VERSION = _state_version(_VERSIONED)
 _STATE_RETRACT = (
     "MATCH (n:Entity)-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
     "SET h.replaced_at = $retracted_at, h.retracted_at = $retracted_at, s.retracted_at = $retracted_at, "
@@ -371,24 +376,20 @@ class KuzuStore:
 
     def _write_one_version(self, b: WriteBatch) -> None:
         """A new version of one state with its revision (and its evidence) in a single statement."""
-        version, revision = b.state_versions[0], b.revisions[0]
-        # each column costs the engine ~40 µs: the state takes only the columns this version changes (the
-        # cached current value says which: every write keeps it exact; all of them when it is not cached), the
-        # new edge and the revision only the columns given (the engine makes the others null)
+        version = b.state_versions[0]
+        query, params = self._version_statement(version)
+        self._run(self._writer, query + _riders(b.revisions, b.evidence, [], params), params)
+
+    def _version_statement(self, version: State, *, whole: bool = False) -> tuple[str, dict[str, Any]]:
+        """A new version of a state. Each column costs the engine ~40 µs: the state takes only the columns
+        this version changes (the cached current value says which: every write keeps it exact; all of them when
+        it is not cached, or ``whole``), the new edge only the columns given (the engine makes the others null)."""
         row = rows.state_row(version)
-        before = self._states.peek(version.id)
+        before = None if whole else self._states.peek(version.id)
         columns = _VERSIONED if before is None else _changed(rows.state_row(before), row)
         edge = {k: v for k, v in rows.version_row(version).items() if v is not None}
-        rev = {k: v for k, v in rows.revision_row(revision).items() if v is not None}
-        params = {"id": version.id} | {c: row[c] for c in columns} | {f"h_{k}": v for k, v in edge.items()} \
-            | {f"r_{k}": v for k, v in rev.items()}
-        query = _state_version(columns, list(edge)) + f" WITH s CREATE (r:Revision {{{_given(rev, 'r_')}}}), " \
-                                                      "(s)-[:HAS_REVISION]->(r)"
-        if b.evidence:
-            event_id, _, stance, at = b.evidence[0]
-            query += " WITH s MATCH (e:Event {id: $e_id}) CREATE (e)-[:EVIDENCE {stance: $e_stance, at: $e_at}]->(s)"
-            params |= {"e_id": event_id, "e_stance": stance.value, "e_at": rows.naive(at)}
-        self._run(self._writer, query, params)
+        params = {"id": version.id} | {c: row[c] for c in columns} | {f"h_{k}": v for k, v in edge.items()}
+        return _state_version(columns, list(edge)), params
 
     def _write_edges(self, tx: Any, b: WriteBatch) -> None:
         self._link(tx, "IN_THREAD", "Event", "Thread", [(e, t, {}) for e, t in b.in_thread], "key")
@@ -400,27 +401,36 @@ class KuzuStore:
         self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
 
     def _write_states(self, tx: Any, b: WriteBatch) -> None:
-        if len(b.new_states) > COPY_THRESHOLD:
+        # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
+        # revisions, evidence and the state it supersedes ride on the statement that writes the state
+        riding = _Riders(b, bulk=len(b.new_states) > COPY_THRESHOLD)
+        if riding.bulk:
             self._copy(tx, "State", [rows.state_row(s) for s in b.new_states])
             self._copy(tx, "HAS_STATE", [{"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states])
-        else:
-            for s in b.new_states:
-                params = rows.state_row(s) | {f"h_{k}": v for k, v in rows.version_row(s).items()}
-                self._run(tx, _STATE_CREATE, params)
-        self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
-        for s in b.state_versions:
-            self._run(tx, _STATE_VERSION, _version_params(s))
+            self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
+        for s in [] if riding.bulk else b.new_states:
+            params = rows.state_row(s) | {f"h_{k}": v for k, v in rows.version_row(s).items()}
+            query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
+            self._run(tx, query + riding.on(s.id, params), params)
+        versions = Counter(v.id for v in b.state_versions)
+        for v in b.state_versions:
+            query, params = self._version_statement(v, whole=versions[v.id] > 1)  # (the cache holds the first's before)
+            self._run(tx, query + riding.on(v.id, params), params)
         for s in b.retractions:
-            self._run(tx, _STATE_RETRACT, {"id": s.id, "retracted_at": rows.naive(s.retracted_at),
-                                           "status": s.status.value})
+            params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
+            self._run(tx, _STATE_RETRACT + riding.on(s.id, params), params)
+        confirmed = {(v.id, v.last_confirmed_at) for v in b.state_versions}  # a version set it already
         for state_id, at in b.confirmations:
-            self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at", {"id": state_id,
-                                                                                       "at": rows.naive(at)})
+            if (state_id, at) not in confirmed:
+                params = {"id": state_id, "at": rows.naive(at)}
+                self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at" + riding.on(state_id, params),
+                          params)
+        revisions, evidence, supersedes = riding.left()
         self._link(tx, "EVIDENCE", "Event", "State",
-                   [(e, s, {"stance": st.value, "at": rows.naive(at)}) for e, s, st, at in b.evidence])
-        self._link(tx, "SUPERSEDES", "State", "State", [(n, o, {"at": rows.naive(at)}) for n, o, at in b.supersedes])
-        self._insert(tx, "Revision", [rows.revision_row(r) for r in b.revisions])
-        self._link(tx, "HAS_REVISION", "State", "Revision", [(r.state_id, r.id, {}) for r in b.revisions])
+                   [(e, s, {"stance": st.value, "at": rows.naive(at)}) for e, s, st, at in evidence])
+        self._link(tx, "SUPERSEDES", "State", "State", [(n, o, {"at": rows.naive(at)}) for n, o, at in supersedes])
+        self._insert(tx, "Revision", [rows.revision_row(r) for r in revisions])
+        self._link(tx, "HAS_REVISION", "State", "Revision", [(r.state_id, r.id, {}) for r in revisions])
         self._link(tx, "ABOUT", "State", "Entity", [(st, en, {}) for st, en in dict.fromkeys(b.about)])
         self._insert(tx, "Annotation", [rows.annotation_row(a) for a in b.new_annotations])
         for a in b.annotations:
@@ -811,10 +821,56 @@ class KuzuStore:
             self._db.close()
 
 
-def _version_params(s: State) -> dict[str, Any]:
-    """The parameters of :data:`_STATE_VERSION` for a new version of ``s``."""
-    row = rows.state_row(s)
-    return {"id": s.id} | {c: row[c] for c in _VERSIONED} | {f"h_{k}": v for k, v in rows.version_row(s).items()}
+RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
+
+
+class _Riders:
+    """A batch's revisions, evidence and supersedes, handed to the statements that write their states."""
+
+    def __init__(self, b: WriteBatch, *, bulk: bool) -> None:
+        self.bulk = bulk  # then none ride: they go by COPY
+        self.revisions = b.revisions
+        self.evidence = b.evidence
+        self.supersedes = b.supersedes
+        self.taken: set[str] = set()  # states whose riders went with their statement
+
+    def on(self, state_id: str, params: dict[str, Any]) -> str:
+        """``WITH s ...`` clauses creating what hangs on ``state_id`` (its parameters go into ``params``);
+        only the first statement that writes a state takes them."""
+        if self.bulk or state_id in self.taken:
+            return ""
+        revisions = [r for r in self.revisions if r.state_id == state_id]
+        evidence = [x for x in self.evidence if x[1] == state_id]
+        supersedes = [x for x in self.supersedes if x[0] == state_id]
+        if len(revisions) + len(evidence) + len(supersedes) > RIDERS_MAX:
+            return ""
+        self.taken.add(state_id)
+        return _riders(revisions, evidence, supersedes, params)
+
+    def left(self) -> tuple[list[Revision], list[tuple[str, str, EvidenceStance, dt.datetime]],
+                            list[tuple[str, str, dt.datetime]]]:
+        return ([r for r in self.revisions if r.state_id not in self.taken],
+                [x for x in self.evidence if x[1] not in self.taken],
+                [x for x in self.supersedes if x[0] not in self.taken])
+
+
+def _riders(revisions: Sequence[Revision], evidence: Sequence[tuple[str, str, EvidenceStance, dt.datetime]],
+            supersedes: Sequence[tuple[str, str, dt.datetime]], params: dict[str, Any]) -> str:
+    """Clauses that follow a statement binding a state ``s``: its revisions (only their non-null columns),
+    the events that are evidence for it, the states it supersedes."""
+    out = []
+    for i, r in enumerate(revisions):
+        rev = {k: v for k, v in rows.revision_row(r).items() if v is not None}
+        params |= {f"r{i}_{k}": v for k, v in rev.items()}
+        out.append(f" WITH s CREATE (r{i}:Revision {{{_given(rev, f'r{i}_')}}}), (s)-[:HAS_REVISION]->(r{i})")
+    for i, (event_id, _, stance, at) in enumerate(evidence):
+        params |= {f"e{i}_id": event_id, f"e{i}_stance": stance.value, f"e{i}_at": rows.naive(at)}
+        out.append(f" WITH s MATCH (e{i}:Event {{id: $e{i}_id}}) "
+                   f"CREATE (e{i})-[:EVIDENCE {{stance: $e{i}_stance, at: $e{i}_at}}]->(s)")
+    for i, (_, older, at) in enumerate(supersedes):
+        params |= {f"o{i}_id": older, f"o{i}_at": rows.naive(at)}
+        out.append(f" WITH s MATCH (o{i}:State {{id: $o{i}_id}}) CREATE (s)-[:SUPERSEDES {{at: $o{i}_at}}]->(o{i})")
+    return "".join(out)
 
 
 def _changed(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:

@@ -164,3 +164,50 @@ def test_an_entitys_event_pages_match_a_reference_whatever_the_filters():
                 last = next(e for e in every if e.id == first[-1])
                 q = dataclasses.replace(q, after=(last.occurred_at.at, last.recorded_at, last.id))
                 assert [e.id for e in store.find_events(q)] == reference(q), q
+
+
+def _graph_dump(mem: Memory) -> dict:
+    """Every state, revision and edge that hangs on states, as plain sorted rows."""
+    def rows(query: str) -> list:
+        return sorted((tuple(r.values()) for r in mem.store._rows(query)), key=str)
+
+    return {
+        "states": rows("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, s.valid_to, s.last_confirmed_at, "
+                       "s.status, s.recorded_at, h.recorded_at, h.replaced_at, h.valid_to"),
+        "revisions": rows("MATCH (s:State)-[:HAS_REVISION]->(r:Revision) RETURN s.id, r.id, r.action, r.reason, "
+                          "r.evidence_ids, r.at"),
+        "evidence": rows("MATCH (e:Event)-[x:EVIDENCE]->(s:State) RETURN e.id, s.id, x.stance, x.at"),
+        "supersedes": rows("MATCH (a:State)-[x:SUPERSEDES]->(b:State) RETURN a.id, b.id, x.at"),
+        "objects": rows("MATCH (s:State)-[:OBJECT]->(o:Entity) RETURN s.id, o.id"),
+    }
+
+
+def test_what_rides_on_a_states_statement_is_what_row_by_row_writes_make(monkeypatch):
+    """A state's object, revisions, evidence and superseded state are created by the statement writing the
+    state; the same writes made row by row (nothing riding) leave the same graph."""
+    from graphmem.store import kuzu_store
+    from tests.conftest import FakeClock
+
+    def story(mem: Memory) -> dict:
+        ev = mem.record(content="Peter moved to Lisbon; he works at Acme.", occurred_at="2025-03-01",
+                        entities=["Peter"])
+        ev2 = mem.record(content="Peter moved to Oslo.", occurred_at="2025-09-01", entities=["Peter"])
+        mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025-03", evidence=[ev.id])
+        job = mem.assert_state("Peter", "works_at", "Acme", valid_from="2025-03", evidence=[ev.id])
+        mem.assert_state("Peter", "lives_in", "Oslo", valid_from="2025-09", evidence=[ev2.id])  # closes Lisbon
+        mem.assert_state("Peter", "works_at", "Acme", valid_from="2025-03", evidence=[ev2.id])  # confirms
+        mem.close_state(job.id, valid_to="2025-12", reason="left", evidence=[ev2.id])
+        op = mem.hold_opinion("Oslo is cold", holder="Peter", about=["Oslo"], confidence=0.5, valid_from="2025-09")
+        mem.weigh_opinion(op.id, ev2.id)
+        mem.retract_state(op.id, reason="misheard")
+        mem.update_preference("upsert_candidate", "green tea", polarity="like", domain="food", evidence=[ev.id])
+        mem.update_preference("confirm", "green tea", polarity="like", domain="food", evidence=[ev2.id])
+        return _graph_dump(mem)
+
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        riding = story(mem)
+    monkeypatch.setattr(kuzu_store, "RIDERS_MAX", -1)  # nothing rides: every edge and revision row by row
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        alone = story(mem)
+    assert all(riding[k] for k in ("states", "revisions", "evidence", "objects")), riding
+    assert riding == alone
