@@ -115,6 +115,7 @@ from graphmem.reasoning import (
     plan_weigh,
 )
 from graphmem.store import (
+    DEFAULT_BUFFER_POOL_MB,
     EventQuery,
     GraphStore,
     Indexable,
@@ -338,7 +339,7 @@ class Memory:
         timezone: str | dt.tzinfo = "UTC",
         privacy: PrivacyPolicy | None = None,
         clock: Callable[[], dt.datetime] | None = None,
-        buffer_pool_mb: int = 1024,
+        buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB,
         read_only: bool = False,
         extract: bool = True,
         embedder: str | Embedder | None = "auto",
