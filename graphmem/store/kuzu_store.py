@@ -396,8 +396,7 @@ class KuzuStore:
         if b.mentions:  # (a write plan may add entities to events written before)
             events = {e.id: e for e in b.events}
             events |= {e.id: e for e in self.events([e for e, _ in b.mentions if e not in events])}
-            keys = {e: rows.mention_row(events[e]) for e in dict.fromkeys(e for e, _ in b.mentions)}
-            self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, keys[e]) for e, n in b.mentions])
+            self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, _mention(events[e])) for e, n in b.mentions])
         self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
 
     def _write_states(self, tx: Any, b: WriteBatch) -> None:

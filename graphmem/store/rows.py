@@ -78,12 +78,6 @@ def _split(p: TimePoint | None) -> tuple[dt.datetime | None, str | None]:
     return (None, None) if p is None else (naive(p.at), p.granularity.value)
 
 
-def mention_row(e: Event) -> dict[str, Any]:
-    """The columns of an event's MENTIONS edges: the event's key columns, as :func:`event_row` stores them."""
-    return {"event_id": e.id, "occurred_at": _split(e.occurred_at)[0], "recorded_at": naive(e.recorded_at),
-            "private": e.visibility is Visibility.PRIVATE, "scope": e.scope, "kind": e.kind}
-
-
 def event_row(e: Event) -> dict[str, Any]:
     occurred_at, occurred_g = _split(e.occurred_at)
     end_at, end_g = _split(e.occurred_end)
