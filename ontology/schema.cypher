@@ -26,8 +26,7 @@ CREATE REL TABLE HAS_STATE(FROM Entity TO State, predicate STRING, valid_from TI
 CREATE REL TABLE OBJECT(FROM State TO Entity);
 // EVIDENCE: supports / contradicts
 CREATE REL TABLE EVIDENCE(FROM Event TO State, stance STRING, at TIMESTAMP);
-// MENTIONS: an event names an entity; the edge repeats the event's key columns (they never change), so a page of an entity's events is read from its edges alone
-CREATE REL TABLE MENTIONS(FROM Event TO Entity, event_id STRING, occurred_at TIMESTAMP, recorded_at TIMESTAMP, private BOOLEAN, scope STRING, kind STRING);
+CREATE REL TABLE MENTIONS(FROM Event TO Entity);
 CREATE REL TABLE IN_THREAD(FROM Event TO Thread);
 CREATE REL TABLE LINK(FROM Event TO Event, label STRING);
 CREATE REL TABLE SUPERSEDES(FROM State TO State, at TIMESTAMP);
@@ -38,4 +37,3 @@ CREATE REL TABLE ABOUT(FROM State TO Entity);
 // migration 0002_opinions_and_plans: 3 statements
 // migration 0003_source_cursors: 1 statements
 // migration 0004_entity_merges: 2 statements
-// migration 0005_mention_keys: 7 statements

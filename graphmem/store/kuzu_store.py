@@ -323,12 +323,10 @@ class KuzuStore:
             self._run(tx, "MATCH (s:State)-[o:OBJECT]->(m:Entity {id: $m}) MATCH (k:Entity {id: $k}) "
                           "SET s.object_id = $k, s.object = k.name CREATE (s)-[:OBJECT]->(k) DELETE o", ids)
             for rel, src in (("ABOUT", "State"), ("MENTIONS", "Event")):
-                props = "".join(f", r.{c}" for c in _TABLES[rel].column_names)
-                pointing = f"MATCH (x:{src})-[r:{rel}]->(:Entity {{id: $e}}) RETURN x.id AS id{props}"
+                pointing = f"MATCH (x:{src})-[:{rel}]->(:Entity {{id: $e}}) RETURN x.id AS id"
                 have = {r[0] for r in self._run(tx, pointing, {"e": kept}).get_all()}
-                moving = [(r[0], dict(zip(_TABLES[rel].column_names, r[1:], strict=True)))
-                          for r in self._run(tx, pointing, {"e": merged}).get_all()]
-                self._link(tx, rel, src, "Entity", [(x, kept, p) for x, p in moving if x not in have])
+                moving = [r[0] for r in self._run(tx, pointing, {"e": merged}).get_all()]
+                self._link(tx, rel, src, "Entity", [(x, kept, {}) for x in moving if x not in have])
                 self._run(tx, f"MATCH (:{src})-[r:{rel}]->(:Entity {{id: $m}}) DELETE r", {"m": merged})
             self._run(tx, "MATCH (a:Alias) WHERE a.entity_id = $m SET a.entity_id = $k", ids)
             self._run(tx, "MATCH (e:Entity) WHERE e.merged_into = $m SET e.merged_into = $k", ids)
@@ -363,8 +361,7 @@ class KuzuStore:
         matches = [f"(t{i}:Thread {{key: $t{i}}})" for i in range(len(threads))]
         matches += [f"(m{i}:Entity {{id: $m{i}}})" for i in range(len(mentions))]
         creates = [f"(e)-[:IN_THREAD]->(t{i})" for i in range(len(threads))]
-        mention = ", ".join(f"{c}: ${'id' if c == 'event_id' else c}" for c in _TABLES["MENTIONS"].column_names)
-        creates += [f"(e)-[:MENTIONS {{{mention}}}]->(m{i})" for i in range(len(mentions))]
+        creates += [f"(e)-[:MENTIONS]->(m{i})" for i in range(len(mentions))]
         params |= {f"t{i}": t for i, t in enumerate(threads)} | {f"m{i}": m for i, m in enumerate(mentions)}
         query = _CREATE["Event"].replace("CREATE (:Event", "CREATE (e:Event", 1)
         if annotations:  # the period the event talks about, read from its text
@@ -393,10 +390,7 @@ class KuzuStore:
 
     def _write_edges(self, tx: Any, b: WriteBatch) -> None:
         self._link(tx, "IN_THREAD", "Event", "Thread", [(e, t, {}) for e, t in b.in_thread], "key")
-        if b.mentions:  # (a write plan may add entities to events written before)
-            events = {e.id: e for e in b.events}
-            events |= {e.id: e for e in self.events([e for e, _ in b.mentions if e not in events])}
-            self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, _mention(events[e])) for e, n in b.mentions])
+        self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, {}) for e, n in b.mentions])
         self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
 
     def _write_states(self, tx: Any, b: WriteBatch) -> None:
@@ -498,57 +492,51 @@ class KuzuStore:
     def find_events(self, query: EventQuery) -> list[Event]:
         # only the tests asked for: each costs the engine a pass over every candidate (a since-page of 100k
         # events: 44 ms with switch parameters and DISTINCT, 12 ms without)
+        where: list[str] = []
         params: dict[str, Any] = {"limit": query.limit}
-        # an entity's events from its MENTIONS edges alone, which repeat the event's key columns: joining the
-        # events themselves costs the engine a pass over the event table (~7 ms at 100k events, ~2 ms without)
-        on_edges = query.entity_id is not None and query.thread is None and not query.keyed and not query.with_ttl
-        e, event_id = ("m", "m.event_id") if on_edges else ("e", "e.id")
-        # else from the entity's or thread's own adjacency list, not a scan of events; a thread holds the
-        # events recorded in it and those a write plan added to it
+        if not query.include_private:
+            where.append("NOT e.private")
+        if query.scopes is not None:
+            where.append("e.scope IN $scopes")
+            params["scopes"] = list(query.scopes)
+        # from the entity's or thread's own adjacency list, not a scan of events; a thread holds the events
+        # recorded in it and those a write plan added to it
         paths = ["(e:Event)"]
         if query.entity_id is not None:
-            paths = [f"(:Entity {{id: $entity_id}})<-[{'m' if on_edges else ''}:MENTIONS]-(e:Event)"]
+            paths = ["(:Entity {id: $entity_id})<-[:MENTIONS]-(e:Event)"]
             params["entity_id"] = query.entity_id
         if query.thread is not None:
             paths.append("(:Thread {key: $thread})<-[:IN_THREAD]-(e)" if query.entity_id is not None
                          else "(:Thread {key: $thread})<-[:IN_THREAD]-(e:Event)")
             paths = paths[1:] if paths[0] == "(e:Event)" else paths
             params["thread"] = query.thread
-        where: list[str] = []
-        if not query.include_private:
-            where.append(f"NOT {e}.private")
-        if query.scopes is not None:
-            where.append(f"{e}.scope IN $scopes")
-            params["scopes"] = list(query.scopes)
-        for name, clause in (("since", f"{e}.occurred_at >= $since"), ("until", f"{e}.occurred_at < $until")):
+        pattern = "MATCH " + ", ".join(paths)
+        for name, clause in (("since", "e.occurred_at >= $since"), ("until", "e.occurred_at < $until")):
             value = getattr(query, name)
             if value is not None:
                 where.append(clause)
                 params[name] = rows.naive(value) if isinstance(value, dt.datetime) else value
         if query.kinds is not None:
-            where.append(f"{e}.kind IN $kinds")
+            where.append("e.kind IN $kinds")
             params["kinds"] = list(query.kinds)
         if query.keyed:
             where.append("e.dedupe_key IS NOT NULL")
         if query.with_ttl:
             where.append("e.ttl_days > 0")
         if query.recorded_until is not None:
-            where.append(f"{e}.recorded_at <= $recorded_until")
+            where.append("e.recorded_at <= $recorded_until")
             params["recorded_until"] = rows.naive(query.recorded_until)
         if query.after is not None:
             op = ">" if query.ascending else "<"
-            where.append(f"({e}.occurred_at {op} $c_o OR ({e}.occurred_at = $c_o AND ({e}.recorded_at {op} $c_r "
-                         f"OR ({e}.recorded_at = $c_r AND {event_id} {op} $c_id))))")
+            where.append(f"(e.occurred_at {op} $c_o OR (e.occurred_at = $c_o AND (e.recorded_at {op} $c_r "
+                         f"OR (e.recorded_at = $c_r AND e.id {op} $c_id))))")
             params.update(c_o=rows.naive(query.after[0]), c_r=rows.naive(query.after[1]), c_id=query.after[2])
         order = "ASC" if query.ascending else "DESC"
         # order and cut on the three key columns only, then read the page's full rows by primary key: the
         # engine materialises every returned column of every candidate before sorting (7x slower at 10k)
         distinct = "" if paths == ["(e:Event)"] else "DISTINCT "  # joined paths may meet an event twice
-        # (on edges the tests follow a WITH: pushed into the edge scan, the engine's `IN` misses edges)
-        cypher = (f"MATCH {', '.join(paths)}{' WITH m' if on_edges and where else ''}"
-                  f"{' WHERE ' if where else ''}{' AND '.join(where)} RETURN {distinct}"
-                  f"{event_id} AS id, {e}.occurred_at AS o, {e}.recorded_at AS r "
-                  f"ORDER BY o {order}, r {order}, id {order} LIMIT $limit")
+        cypher = (f"{pattern}{' WHERE ' if where else ''}{' AND '.join(where)} RETURN {distinct}e.id AS id, "
+                  f"e.occurred_at AS o, e.recorded_at AS r ORDER BY o {order}, r {order}, id {order} LIMIT $limit")
         return self.events([r["id"] for r in self._rows(cypher, params)])
 
     def mentions(self, event_ids: Sequence[str]) -> dict[str, list[str]]:

@@ -121,13 +121,7 @@ RELS: tuple[Table, ...] = (
     ),
     Table("OBJECT", (), endpoints=("State", "Entity"), doc="the entity a state points at"),
     Table("EVIDENCE", (("stance", _S), ("at", _TS)), endpoints=("Event", "State"), doc="supports / contradicts"),
-    Table(
-        "MENTIONS", (), endpoints=("Event", "Entity"),
-        doc="an event names an entity; the edge repeats the event's key columns (they never change), so a page "
-            "of an entity's events is read from its edges alone",
-        added=(("event_id", _S), ("occurred_at", _TS), ("recorded_at", _TS), ("private", "BOOLEAN"), ("scope", _S),
-               ("kind", _S)),  # 0005
-    ),
+    Table("MENTIONS", (), endpoints=("Event", "Entity")),
     Table("IN_THREAD", (), endpoints=("Event", "Thread")),
     Table("LINK", (("label", _S),), endpoints=("Event", "Event")),
     Table("SUPERSEDES", (("at", _TS),), endpoints=("State", "State")),
@@ -160,14 +154,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     # no "DEFAULT NULL": the engine cannot replay that from its write-ahead log after a crash (an untyped
     # NULL); a column added without a default is NULL already
     Migration("0004_entity_merges", ("ALTER TABLE Entity ADD merged_into STRING", "ALTER TABLE Entity ADD merged_at TIMESTAMP")),
-    Migration(
-        "0005_mention_keys",
-        (
-            *(f"ALTER TABLE MENTIONS ADD {c} {t}" for c, t in _BY_NAME["MENTIONS"].added),
-            "MATCH (e:Event)-[m:MENTIONS]->(:Entity) SET "
-            + ", ".join(f"m.{c} = e.{'id' if c == 'event_id' else c}" for c, _ in _BY_NAME["MENTIONS"].added),
-        ),
-    ),
 )
 
 

@@ -24,8 +24,7 @@ def test_checked_in_schema_matches_the_generated_one():
 
 def test_migrations_are_recorded_and_applied_once(tmp_path):
     path = tmp_path / "m.kuzu"
-    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges",
-             "0005_mention_keys"]
+    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges"]
     store = KuzuStore(path)
     assert store.migrations() == every
     store.close()
@@ -44,19 +43,11 @@ def test_a_database_made_before_a_migration_is_upgraded_in_place(tmp_path, monke
     old.close()
     with Memory.open(path, extract=False) as mem:  # the memory's first writes: events and entities only
         ev = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
-        # a mention as the first schema stored it: a bare edge
-        mem.store._writer.execute("CREATE (:Entity {id: 'peter', name: 'Peter', type: 'person', aliases: [], "
-                                  "created_at: $at})", {"at": dt.datetime(2025, 11, 27)})
-        mem.store._writer.execute("MATCH (e:Event {id: $e}), (n:Entity {id: 'peter'}) CREATE (e)-[:MENTIONS]->(n)",
-                                  {"e": ev.id})
     monkeypatch.undo()
     with Memory.open(path, extract=False) as mem:
         assert mem.store.migrations() == [m.name for m in kuzu_store.MIGRATIONS]
-        assert mem.store.migrations()[-1] == "0005_mention_keys"
+        assert mem.store.migrations()[-1] == "0004_entity_merges"
         assert mem.get([ev.id])[0].content == "Peter moved to Marrakesh."
-        # the mention took the event's key columns: the entity's events are read from its edges
-        assert [e.id for e in mem.store.find_events(EventQuery(limit=5, entity_id="peter"))] == [ev.id]
-        assert mem.store.find_events(EventQuery(limit=5, entity_id="peter", since=dt.datetime(2026, 1, 1))) == []
         state = mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27", evidence=[ev.id])
         assert mem.state(state.id).payload == {}
 
@@ -125,7 +116,7 @@ def test_small_and_bulk_batches_write_the_same_graph(n):
 
 
 def test_an_entitys_event_pages_match_a_reference_whatever_the_filters():
-    """Pages of an entity's events come from its MENTIONS edges: they must say what the events say."""
+    """Pages of an entity's events (its MENTIONS edges joined with the events) say what the events say."""
     import itertools
     import random
 
