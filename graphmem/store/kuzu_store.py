@@ -274,8 +274,7 @@ class KuzuStore:
         if batch.new_states or batch.state_versions or batch.retractions or batch.confirmations:
             self._subjects_written(batch)
         versions = {s.id: s for s in batch.state_versions}
-        changed = [s.id for s in batch.retractions] + [i for i, at in batch.confirmations
-                                                       if i not in versions or versions[i].last_confirmed_at != at]
+        changed = [s.id for s in batch.retractions] + [i for i, _ in _unversioned_confirmations(batch)]
         if versions or changed:
             self._states.update(put=versions.items(), drop=changed)
 
@@ -385,7 +384,7 @@ class KuzuStore:
         before = None if whole else self._states.peek(version.id)
         columns = _VERSIONED if before is None else _changed(rows.state_row(before), row)
         edge = {k: v for k, v in rows.version_row(version).items() if v is not None}
-        params = {"id": version.id} | {c: row[c] for c in columns} | {f"h_{k}": v for k, v in edge.items()}
+        params = {"id": version.id} | {c: row[c] for c in columns} | _prefixed("h_", edge)
         return _state_version(columns, list(edge)), params
 
     def _write_edges(self, tx: Any, b: WriteBatch) -> None:
@@ -401,10 +400,11 @@ class KuzuStore:
             self._copy(tx, "State", [rows.state_row(s) for s in b.new_states])
             self._copy(tx, "HAS_STATE", [{"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states])
             self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
-        for s in [] if riding.bulk else b.new_states:
-            params = rows.state_row(s) | {f"h_{k}": v for k, v in rows.version_row(s).items()}
-            query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
-            self._run(tx, query + riding.on(s.id, params), params)
+        else:
+            for s in b.new_states:
+                params = rows.state_row(s) | _prefixed("h_", rows.version_row(s))
+                query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
+                self._run(tx, query + riding.on(s.id, params), params)
         versions = Counter(v.id for v in b.state_versions)
         for v in b.state_versions:
             query, params = self._version_statement(v, whole=versions[v.id] > 1)  # (the cache holds the first's before)
@@ -412,12 +412,10 @@ class KuzuStore:
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
             self._run(tx, _STATE_RETRACT + riding.on(s.id, params), params)
-        confirmed = {(v.id, v.last_confirmed_at) for v in b.state_versions}  # a version set it already
-        for state_id, at in b.confirmations:
-            if (state_id, at) not in confirmed:
-                params = {"id": state_id, "at": rows.naive(at)}
-                self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at" + riding.on(state_id, params),
-                          params)
+        for state_id, at in _unversioned_confirmations(b):
+            params = {"id": state_id, "at": rows.naive(at)}
+            self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at" + riding.on(state_id, params),
+                      params)
         revisions, evidence, supersedes = riding.left()
         self._link(tx, "EVIDENCE", "Event", "State",
                    [(e, s, {"stance": st.value, "at": rows.naive(at)}) for e, s, st, at in evidence])
@@ -811,6 +809,12 @@ class KuzuStore:
 RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
 
 
+def _unversioned_confirmations(b: WriteBatch) -> list[tuple[str, dt.datetime]]:
+    """The batch's confirmations that its last new version of the same state does not already carry."""
+    last = {v.id: v.last_confirmed_at for v in b.state_versions}
+    return [(i, at) for i, at in b.confirmations if i not in last or last[i] != at]
+
+
 class _Riders:
     """A batch's revisions, evidence and supersedes, handed to the statements that write their states."""
 
@@ -966,11 +970,10 @@ class _SubjectRows:
     place: a reader may be going through the old list."""
 
     def __init__(self, versions: list[_Version]) -> None:
-        self.rows = [v.row for v in versions]
         self.kept = list(versions)
         self.at: dict[str, list[int]] = {}  # state id -> the places of its versions
-        for i, row in enumerate(self.rows):
-            self.at.setdefault(row["s_id"], []).append(i)
+        for i, v in enumerate(self.kept):
+            self.at.setdefault(v.row["s_id"], []).append(i)
 
     def written(self, part: WriteBatch) -> list[_Version]:
         """``part``: the state changes of one committed batch that concern this subject."""
@@ -981,7 +984,7 @@ class _SubjectRows:
             self._change(s.id, {f"s_{c}": row[c] for c in _VERSIONED},
                          open_edge={"h_replaced_at": rows.naive(s.recorded_at)})
             if s.id in self.at:
-                self._add(s, self.rows[self.at[s.id][-1]])
+                self._add(s, self.kept[self.at[s.id][-1]].row)
         for s in part.retractions:
             at = rows.naive(s.retracted_at)
             self._change(s.id, {"s_retracted_at": at, "s_status": s.status.value, "s_recorded_at": at},
@@ -991,17 +994,14 @@ class _SubjectRows:
         return self.kept
 
     def _add(self, s: State, node: dict[str, Any]) -> None:
-        row = {**node, **_prefixed("h_", rows.version_row(s))}
-        self.at.setdefault(s.id, []).append(len(self.rows))
-        self.rows.append(row)
-        self.kept.append(_Version(row))
+        self.at.setdefault(s.id, []).append(len(self.kept))
+        self.kept.append(_Version({**node, **_prefixed("h_", rows.version_row(s))}))
 
     def _change(self, state_id: str, node: dict[str, Any], open_edge: dict[str, Any] | None = None) -> None:
         for i in self.at.get(state_id, ()):
-            row = self.rows[i]
+            row = self.kept[i].row
             edge = open_edge if open_edge and row["h_replaced_at"] is None else {}
-            self.rows[i] = {**row, **node, **edge}
-            self.kept[i] = _Version(self.rows[i])
+            self.kept[i] = _Version({**row, **node, **edge})
 
 
 def _prefixed(prefix: str, row: dict[str, Any]) -> dict[str, Any]:
