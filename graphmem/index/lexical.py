@@ -27,6 +27,7 @@ __all__ = ["LexicalIndex"]
 K1 = 1.2
 B = 0.75
 TAIL_LIMIT = 50_000  # documents gathered before the tail is merged into the base
+PRUNE_FROM = 100_000  # base postings of a query's rarer terms walked before the commoner ones are only looked up
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,23 @@ class _Base:
 
 _NO_DOCS = np.zeros(0, np.int32)
 _NO_FREQS = np.zeros(0, np.float32)
+_NONE = (_NO_DOCS, _NO_FREQS)
+
+
+@dataclass(frozen=True)
+class _Postings:
+    """One query term: its idf and the documents holding it, in the base (ascending) and in the tail."""
+
+    idf: float
+    base_docs: NDArray[np.int32]
+    base_freqs: NDArray[np.float32]
+    tail_docs: NDArray[np.int32]
+    tail_freqs: NDArray[np.float32]
+
+
+def _weights(idf: float, freqs: NDArray[np.float32], lengths: NDArray[np.int32], average: float) -> NDArray[np.float64]:
+    """BM25 term scores of documents holding a term ``freqs`` times, ``lengths`` terms long."""
+    return idf * freqs * (K1 + 1) / (freqs + K1 * (1 - B + B * lengths / average))
 
 
 class LexicalIndex:
@@ -134,7 +152,7 @@ class LexicalIndex:
             t = terms[term]
             all_docs[fill[t]:fill[t] + len(docs)] = docs
             all_freqs[fill[t]:fill[t] + len(docs)] = freqs
-        self._base = _Base(terms, offsets, all_docs, all_freqs)
+        self._base = _Base(terms, offsets, *_ascending(offsets, all_docs, all_freqs))
         self._tail = {}
         self._tail_docs = 0
 
@@ -145,31 +163,81 @@ class LexicalIndex:
     ) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
         """The ``k`` best documents for ``terms`` (best first) and their scores; only scores > 0.
 
-        ``allowed`` (one flag per document number) keeps only the documents it marks.
+        ``allowed`` (one flag per document number; numbers past its end count as not allowed) keeps only
+        the documents it marks.
+
+        Common terms are the cost: a word in most documents has postings for most of them, and adds little
+        to any score. So terms are taken rarest first, and the base postings of the common ones
+        (``PRUNE_FROM`` together) are not walked: they are looked up only for the documents the rarer terms
+        found. That is exact whenever the ``k``-th best score found exceeds the most the skipped terms could
+        give a document they alone match (each term adds less than idf * (K1 + 1)); otherwise every posting
+        is scored. Both ways add a document's term scores in the same order, so they give the same floats.
         """
         base = self._base
         with self._lock:
             lengths = self._lengths
             tail = {t: (np.array(self._tail[t][0], np.int32), np.array(self._tail[t][1], np.float32))
                     for t in set(terms) if t in self._tail}
-            removed = list(self._removed)
+            removed = np.fromiter(self._removed, np.int64, len(self._removed))
             docs_count = self._docs
-            average = self._total_terms / docs_count if docs_count else 1.0
-        scores = np.zeros(len(lengths), np.float32)
+            average = max(self._total_terms / docs_count if docs_count else 1.0, 1e-9)
+        found: list[_Postings] = []
         for term in dict.fromkeys(terms):
-            parts = [base.postings(term), tail.get(term, (_NO_DOCS, _NO_FREQS))]
-            docs = np.concatenate([p[0] for p in parts])
-            if not len(docs):
-                continue
-            freqs = np.concatenate([p[1] for p in parts])
-            idf = np.log1p((docs_count - len(docs) + 0.5) / (len(docs) + 0.5))
-            norm = K1 * (1 - B + B * lengths[docs] / max(average, 1e-9))
-            scores[docs] += idf * freqs * (K1 + 1) / (freqs + norm)
-        if removed:
+            (base_docs, base_freqs), (tail_docs, tail_freqs) = base.postings(term), tail.get(term, _NONE)
+            df = len(base_docs) + len(tail_docs)
+            if df:
+                idf = float(np.log1p((docs_count - df + 0.5) / (df + 0.5)))
+                found.append(_Postings(idf, base_docs, base_freqs, tail_docs, tail_freqs))
+        found.sort(key=lambda p: len(p.base_docs))  # rarest first: the order every document's sum is made in
+        walked = np.cumsum([len(p.base_docs) for p in found])
+        rare = max(1, int(np.searchsorted(walked, PRUNE_FROM, side="right")))
+        scores = np.zeros(len(lengths), np.float32)
+        if rare < len(found):
+            pruned = self._pruned(found, rare, scores, lengths, average, k, allowed, removed)
+            if pruned is not None:
+                return pruned
+            scores[:] = 0
+        for p in found:
+            for docs, freqs in ((p.tail_docs, p.tail_freqs), (p.base_docs, p.base_freqs)):
+                scores[docs] += _weights(p.idf, freqs, lengths[docs], average)
+        if len(removed):
             scores[removed] = 0
         if allowed is not None:
+            scores[len(allowed):] = 0
             scores[: len(allowed)] *= allowed[: len(scores)]
         return top(scores, k)
+
+    @staticmethod
+    def _pruned(
+        found: list[_Postings], rare: int, scores: NDArray[np.float32], lengths: NDArray[np.int32],
+        average: float, k: int, allowed: NDArray[np.bool_] | None, removed: NDArray[np.int64],
+    ) -> tuple[NDArray[np.int64], NDArray[np.float32]] | None:
+        """The exact answer from the rare terms' documents alone, or None when it cannot be proven exact."""
+        for i, p in enumerate(found):
+            scores[p.tail_docs] += _weights(p.idf, p.tail_freqs, lengths[p.tail_docs], average)
+            if i < rare:
+                scores[p.base_docs] += _weights(p.idf, p.base_freqs, lengths[p.base_docs], average)
+        candidates = np.flatnonzero(scores)
+        if allowed is not None:
+            candidates = candidates[candidates < len(allowed)]
+            candidates = candidates[allowed[candidates]]
+        if len(removed):
+            candidates = candidates[~np.isin(candidates, removed)]
+        if len(candidates) < k:
+            return None
+        for p in found[rare:]:
+            at = np.minimum(np.searchsorted(p.base_docs, candidates), max(len(p.base_docs) - 1, 0))
+            held = p.base_docs[at] == candidates
+            docs = candidates[held]
+            scores[docs] += _weights(p.idf, p.base_freqs[at[held]], lengths[docs], average)
+        ceiling = sum(p.idf * (K1 + 1) for p in found[rare:])  # the most a document outside can score
+        mine = scores[candidates]
+        kth = float(np.partition(mine, len(mine) - k)[len(mine) - k])
+        if kth <= ceiling:
+            return None
+        kept = np.zeros(len(scores), np.float32)
+        kept[candidates] = mine
+        return top(kept, k)
 
     def _extent(self) -> int:
         """One past the highest document number added."""
@@ -194,8 +262,8 @@ class LexicalIndex:
         index = cls()
         with np.load(directory / "lexical.npz") as arrays:
             terms = json.loads((directory / "lexical_terms.json").read_text(encoding="utf-8"))
-            index._base = _Base({t: i for i, t in enumerate(terms)}, arrays["offsets"], arrays["docs"],
-                                arrays["freqs"])
+            index._base = _Base({t: i for i, t in enumerate(terms)}, arrays["offsets"],
+                                *_ascending(arrays["offsets"], arrays["docs"], arrays["freqs"]))
             present = arrays["lengths"]
             index._lengths = np.full(max(1024, 2 * len(present)), -1, np.int32)
             index._lengths[: len(present)] = present
@@ -205,12 +273,27 @@ class LexicalIndex:
         return index
 
 
+def _ascending(
+    offsets: NDArray[np.int64], docs: NDArray[np.int32], freqs: NDArray[np.float32]
+) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
+    """Each term's postings in ascending document order, as searches look them up by bisection (documents
+    indexed out of order, by concurrent writers, are the rare case that needs a sort)."""
+    step = np.diff(docs)
+    starts = np.zeros(len(docs), bool)
+    starts[offsets[1:-1][offsets[1:-1] < len(docs)]] = True
+    if not ((step > 0) | starts[1:]).all():
+        term_of = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        order = np.lexsort((docs, term_of))
+        docs, freqs = docs[order], freqs[order]
+    return docs, freqs
+
+
 def top(scores: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
     """Indices of the ``k`` largest positive scores, best first (ties: lower index first)."""
     candidates = np.flatnonzero(scores > 0)
     if len(candidates) > k:
-        part = np.argpartition(-scores[candidates], k - 1)[:k]
-        candidates = candidates[part]
+        values = scores[candidates]
+        candidates = candidates[values >= np.partition(values, len(values) - k)[len(values) - k]]  # with ties
     order = np.lexsort((candidates, -scores[candidates]))
-    chosen = candidates[order]
+    chosen = candidates[order][:k]
     return chosen.astype(np.int64), scores[chosen]

@@ -68,3 +68,43 @@ def test_adding_a_document_twice_counts_it_once():
     index.add(0, ["a", "b"])
     assert len(index) == 1
     assert index.search(["b"], k=5)[0].tolist() == []
+
+
+
+def test_skipping_common_terms_gives_exactly_the_full_answer(monkeypatch):
+    """Rare terms found first, common terms only looked up: the same documents and the same scores as
+    scoring every posting, with filters, removals, the tail and out-of-order numbers."""
+    rng = np.random.default_rng(3)
+    vocabulary = [f"w{i}" for i in range(300)]
+    weights = 1 / np.arange(1, 301)
+    weights /= weights.sum()
+    numbers = np.arange(3000)
+    rng.shuffle(numbers[2000:])  # the last thousand arrive out of order (a view: shuffled in place)
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 1000)
+    index = LexicalIndex()
+    for doc in numbers.tolist():
+        index.add(doc, list(rng.choice(vocabulary, size=int(rng.integers(3, 30)), p=weights)))
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 10**9)
+    for doc in rng.choice(3000, 50, replace=False):
+        index.remove(int(doc))
+    index.add(3000, ["w0", "w1", "w299"])  # in the tail
+    answered = []
+    pruned = LexicalIndex._pruned
+    monkeypatch.setattr(LexicalIndex, "_pruned", staticmethod(
+        lambda *args: answered.append(found := pruned(*args)) or found))
+    for trial in range(300):
+        terms = list(rng.choice(vocabulary, size=int(rng.integers(1, 5)), p=weights))
+        allowed = rng.random(3001) < 0.8 if trial % 3 == 0 else None
+        k = int(rng.choice([1, 10, 50]))
+        monkeypatch.setattr(lexical, "PRUNE_FROM", 200)
+        docs, scores = index.search(terms, k, allowed)
+        monkeypatch.setattr(lexical, "PRUNE_FROM", 10**12)
+        full_docs, full_scores = index.search(terms, k, allowed)
+        assert docs.tolist() == full_docs.tolist(), terms
+        assert scores.tolist() == full_scores.tolist()
+    assert sum(found is not None for found in answered) > 100  # mostly the skipping path, not the fallback
+
+
+def test_ties_at_the_cut_keep_the_lower_numbers():
+    index = build([["x"] if doc % 7 else ["y"] for doc in range(1000)])  # every "x" document scores the same
+    assert index.search(["x"], k=3)[0].tolist() == [1, 2, 3]
