@@ -111,6 +111,8 @@ class SearchIndex:
         self._entity_docs: dict[str, array[int]] = {}
         self._doc_entities: list[tuple[str, ...]] = []  # the same, by document
         self._thread_order: dict[int, list[tuple[float, int]]] = {}
+        self._thread_version: dict[int, int] = {}  # bumped by each change of a thread's order
+        self._places: dict[int, tuple[int, list[int], dict[int, int]]] = {}  # read-side copy, by version
         self.watermark: dt.datetime | None = None
         self._lock = threading.Lock()  # writers of columns and the id map
         self._pending: queue.Queue[tuple[int, str] | None] = queue.Queue()
@@ -140,6 +142,7 @@ class SearchIndex:
                     code = self.threads.code(item.thread)
                     self._thread.set(doc, code)
                     bisect.insort(self._thread_order.setdefault(code, []), (seconds, doc))
+                    self._thread_version[code] = self._thread_version.get(code, 0) + 1
                 named = tuple(dict.fromkeys(item.entities))
                 for entity in named:
                     self._entity_docs.setdefault(entity, array("i")).append(doc)
@@ -309,20 +312,39 @@ class SearchIndex:
             self.embedder.embed([text])[0], k, allowed)
         return found
 
-    def neighbours(self, doc: int, reach: int) -> list[tuple[int, int]]:
-        """(document, distance) of the documents up to ``reach`` places before and after ``doc`` in its thread,
-        in time order."""
-        code = int(self._thread.data[doc]) if doc < len(self._thread.data) else -1
-        if code < 0:
-            return []
-        order = self._thread_order.get(code, [])
-        at = bisect.bisect_left(order, (self._time.data[doc], doc))
-        out = []
-        for step in range(1, reach + 1):
-            for i in (at - step, at + step):
-                if 0 <= i < len(order):
-                    out.append((order[i][1], step))
-        return out
+    def neighbours(self, docs: NDArray[np.int64], reach: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """The documents up to ``reach`` places before and after each of ``docs`` in its thread (time order),
+        as three arrays: which of ``docs`` (its place in ``docs``), the neighbour, the distance. Grouped by
+        ``docs`` in their order, then nearest first, the earlier before the later."""
+        sources: list[int] = []
+        found: list[int] = []
+        distances: list[int] = []
+        threads = self._thread.data
+        for i, doc in enumerate(docs.tolist()):
+            code = int(threads[doc]) if doc < len(threads) else -1
+            if code < 0:
+                continue
+            order, place = self._thread_places(code)
+            at = place.get(doc)
+            if at is None:
+                continue
+            for step in range(1, reach + 1):
+                for j in (at - step, at + step):
+                    if 0 <= j < len(order):
+                        sources.append(i)
+                        found.append(order[j])
+                        distances.append(step)
+        return (np.array(sources, np.int64), np.array(found, np.int64), np.array(distances, np.int64))
+
+    def _thread_places(self, code: int) -> tuple[list[int], dict[int, int]]:
+        """A thread's documents in time order and each one's place, kept until the thread changes."""
+        version = self._thread_version.get(code, 0)
+        cached = self._places.get(code)
+        if cached is None or cached[0] != version:
+            order = [doc for _, doc in self._thread_order.get(code, [])]
+            cached = (version, order, {doc: at for at, doc in enumerate(order)})
+            self._places[code] = cached
+        return cached[1], cached[2]
 
     def entities_of(self, doc: int) -> tuple[str, ...]:
         return self._doc_entities[doc]

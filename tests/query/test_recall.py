@@ -1,5 +1,8 @@
 """Recall on small hand-built memories: fusion, filters, privacy, progressive disclosure."""
 
+import itertools
+
+import numpy as np
 import pytest
 
 from graphmem import Memory
@@ -160,3 +163,74 @@ def test_the_day_an_event_talks_about_counts_in_time_windows(team):
                                                          "about_time_confidence": 0.9}})
     assert team.recall("support group", k=10, since="2023-05-07", until="2023-05-07") == []
     assert refs(team.recall("support group", k=10, since="2023-04-01", until="2023-04-01")) == ["D1:3"]
+
+
+def _reference_scores(index, text, k, preset, now, named_entities=(), named_times=(), include_private=False):
+    """The documented score of every document that has one, computed document by document."""
+    allowed = index.allowed(include_private=include_private)
+    n = len(allowed)
+    pool = max(preset.candidates, 4 * k)
+    lexical, vector = [0.0] * n, [0.0] * n
+    docs, scores = index.search_words(text, pool, allowed)
+    for d, s in zip(docs.tolist(), scores.tolist()):
+        lexical[d] = float(np.float32(s / scores[0]))
+    docs, sims = index.search_vectors(text, pool, allowed)
+    if len(sims) and sims[0] > preset.min_similarity:
+        floor = max(float(sims[-1]) if len(sims) > 1 else 0.0, preset.min_similarity)
+        for d, s in zip(docs.tolist(), sims.tolist()):
+            vector[d] = min(max((s - floor) / max(float(sims[0]) - floor, 1e-6), 0.0), 1.0)
+    base = [preset.lexical * lexical[d] + preset.vector * vector[d] for d in range(n)]
+    graph = [0.0] * n
+    strongest = sorted((d for d in range(n) if base[d] > 0), key=lambda d: -base[d])[:pool]
+    for d in strongest:  # neighbours by walking the thread's documents in time order
+        thread = index._thread.data[d]
+        order = sorted((index.times()[o], o) for o in range(n) if index._thread.data[o] == thread)
+        at = order.index((index.times()[d], d))
+        for step, weight in enumerate(preset.graph, start=1):
+            for j in (at - step, at + step):
+                if 0 <= j < len(order) and allowed[order[j][1]]:
+                    graph[order[j][1]] += weight * base[d]
+    entity = index.mentioning(named_entities, n) & allowed if named_entities else np.zeros(n, bool)
+    inside = np.zeros(n, bool)
+    for start, end in named_times:
+        inside |= index.within(start, end, n) & allowed
+    total = {}
+    for d in range(n):
+        if base[d] + graph[d] > 0 or entity[d] or inside[d]:
+            age = (now.timestamp() - index.times()[d]) / 86_400
+            total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.time * inside[d]
+                        + preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days))
+    return {index.ids[d]: score for d, score in total.items()}
+
+
+@pytest.mark.parametrize("preset", ["default", "lexical", "plain_bm25", "recent"])
+def test_ranking_equals_the_documented_score_computed_document_by_document(clock, preset):
+    import datetime as dt
+
+    from graphmem.query.recall import rank
+
+    rng = np.random.default_rng(5)
+    words = ["support", "group", "lake", "paint", "adopt", "rota", "dog", "hike", "cook", "race"]
+    mem = Memory.in_memory(clock=clock, embedder="none", extract=False)
+    mem.record_many({
+        "content": " ".join(rng.choice(words, size=int(rng.integers(2, 8)))),
+        "occurred_at": f"2023-{1 + i % 12:02d}-{1 + i % 27:02d}T{i % 24:02d}:00:00Z", "thread": f"t{i % 7}",
+        "entities": [f"P{i % 5}"], "privacy": ["private"] if i % 9 == 0 else [],
+    } for i in range(300))
+    index = mem.index
+    now = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+    people = {f"P{i}": mem.resolve_entity(f"P{i}") for i in range(5)}
+    for trial in range(40):
+        text = " ".join(rng.choice(words, size=int(rng.integers(1, 4))))
+        named = (people[f"P{trial % 5}"],) if trial % 3 == 0 else ()
+        march = (dt.datetime(2023, 3, 1, tzinfo=dt.UTC), dt.datetime(2023, 4, 1, tzinfo=dt.UTC))
+        times = (march,) if trial % 4 == 0 else ()
+        got = rank(index, text, 60, preset=PRESETS[preset], now=now, named_entities=named, named_times=times)
+        want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times)
+        scores = [want[r.id] for r in got]  # a KeyError: a document that has no score, or is not allowed
+        assert len(got) == min(60, len(want))
+        assert all(a >= b - 1e-5 for a, b in itertools.pairwise(scores)), (text, named, times)
+        left_out = set(want) - {r.id for r in got}
+        assert all(want[i] <= scores[-1] + 1e-5 for i in left_out)
+        assert all(abs(r.score - want[r.id]) < 1e-4 for r in got)
+    mem.close()
