@@ -120,7 +120,7 @@ def rank(
     if not len(matched) and not named_entities and not named_times:
         return []
     candidates = matched
-    total = base
+    total: np.ndarray = base
     if preset.graph:
         graph = np.zeros(n, np.float32)
         strongest = matched[np.argsort(-base[matched], kind="stable")[:pool]]
