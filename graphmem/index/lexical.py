@@ -167,11 +167,12 @@ class LexicalIndex:
         the documents it marks.
 
         Common terms are the cost: a word in most documents has postings for most of them, and adds little
-        to any score. So terms are taken rarest first, and the base postings of the common ones
-        (``PRUNE_FROM`` together) are not walked: they are looked up only for the documents the rarer terms
-        found. That is exact whenever the ``k``-th best score found exceeds the most the skipped terms could
-        give a document they alone match (each term adds less than idf * (K1 + 1)); otherwise every posting
-        is scored. Both ways add a document's term scores in the same order, so they give the same floats.
+        to any score. So terms are scored rarest first, and once the postings scored pass ``PRUNE_FROM``,
+        the remaining terms' are only looked up for the documents found so far. That answer is exact when
+        the ``k``-th best score found exceeds the most the remaining terms could give a document only they
+        match (each term adds less than idf * (K1 + 1)); if not, the next term is scored and the check made
+        again. A document's term scores are always added in the same order, so every way gives the same
+        floats.
         """
         base = self._base
         with self._lock:
@@ -189,17 +190,19 @@ class LexicalIndex:
                 idf = float(np.log1p((docs_count - df + 0.5) / (df + 0.5)))
                 found.append(_Postings(idf, base_docs, base_freqs, tail_docs, tail_freqs))
         found.sort(key=lambda p: len(p.base_docs))  # rarest first: the order every document's sum is made in
-        walked = np.cumsum([len(p.base_docs) for p in found])
-        rare = max(1, int(np.searchsorted(walked, PRUNE_FROM, side="right")))
         scores = np.zeros(len(lengths), np.float32)
-        if rare < len(found):
-            pruned = self._pruned(found, rare, scores, lengths, average, k, allowed, removed)
-            if pruned is not None:
-                return pruned
-            scores[:] = 0
-        for p in found:
-            for docs, freqs in ((p.tail_docs, p.tail_freqs), (p.base_docs, p.base_freqs)):
-                scores[docs] += _weights(p.idf, freqs, lengths[docs], average)
+        for p in found:  # a tail document's every term, in that order: exact from the start
+            scores[p.tail_docs] += _weights(p.idf, p.tail_freqs, lengths[p.tail_docs], average)
+        walked = 0  # terms whose base postings are scored
+        while walked < len(found):
+            walked += 1
+            p = found[walked - 1]
+            scores[p.base_docs] += _weights(p.idf, p.base_freqs, lengths[p.base_docs], average)
+            if walked == len(found) or sum(len(q.base_docs) for q in found[:walked + 1]) <= PRUNE_FROM:
+                continue
+            answer = self._pruned(found, walked, scores, lengths, average, k, allowed, removed)
+            if answer is not None:
+                return answer
         if len(removed):
             scores[removed] = 0
         if allowed is not None:
@@ -209,15 +212,17 @@ class LexicalIndex:
 
     @staticmethod
     def _pruned(
-        found: list[_Postings], rare: int, scores: NDArray[np.float32], lengths: NDArray[np.int32],
+        found: list[_Postings], walked: int, scores: NDArray[np.float32], lengths: NDArray[np.int32],
         average: float, k: int, allowed: NDArray[np.bool_] | None, removed: NDArray[np.int64],
     ) -> tuple[NDArray[np.int64], NDArray[np.float32]] | None:
-        """The exact answer from the rare terms' documents alone, or None when it cannot be proven exact."""
-        for i, p in enumerate(found):
-            scores[p.tail_docs] += _weights(p.idf, p.tail_freqs, lengths[p.tail_docs], average)
-            if i < rare:
-                scores[p.base_docs] += _weights(p.idf, p.base_freqs, lengths[p.base_docs], average)
-        candidates = np.flatnonzero(scores)
+        """The exact answer when the documents found by the first ``walked`` terms (and every tail document)
+        prove to hold it, with the other terms' scores added; else None, and ``scores`` as they were."""
+        touched = sum(len(p.base_docs) for p in found[:walked]) + sum(len(p.tail_docs) for p in found)
+        if touched * 16 < len(scores):
+            candidates = np.unique(np.concatenate([p.base_docs for p in found[:walked]]
+                                                  + [p.tail_docs for p in found])).astype(np.int64)
+        else:
+            candidates = np.flatnonzero(scores)
         if allowed is not None:
             candidates = candidates[candidates < len(allowed)]
             candidates = candidates[allowed[candidates]]
@@ -225,15 +230,24 @@ class LexicalIndex:
             candidates = candidates[~np.isin(candidates, removed)]
         if len(candidates) < k:
             return None
-        for p in found[rare:]:
-            at = np.minimum(np.searchsorted(p.base_docs, candidates), max(len(p.base_docs) - 1, 0))
-            held = p.base_docs[at] == candidates
-            docs = candidates[held]
-            scores[docs] += _weights(p.idf, p.base_freqs[at[held]], lengths[docs], average)
-        ceiling = sum(p.idf * (K1 + 1) for p in found[rare:])  # the most a document outside can score
+        before = scores[candidates]
+        marked: NDArray[np.bool_] | None = None
+        for p in found[walked:]:
+            if len(candidates) * 20 < len(p.base_docs):  # few lookups: bisect
+                at = np.minimum(np.searchsorted(p.base_docs, candidates), len(p.base_docs) - 1)
+                held = p.base_docs[at] == candidates
+                docs, freqs = candidates[held], p.base_freqs[at[held]]
+            else:  # many: one pass over the postings against a mark per document
+                if marked is None:
+                    marked = np.zeros(len(scores), bool)
+                    marked[candidates] = True
+                at = np.flatnonzero(marked[p.base_docs])
+                docs, freqs = p.base_docs[at], p.base_freqs[at]
+            scores[docs] += _weights(p.idf, freqs, lengths[docs], average)
+        ceiling = sum(p.idf * (K1 + 1) for p in found[walked:])  # the most a document outside can score
         mine = scores[candidates]
-        kth = float(np.partition(mine, len(mine) - k)[len(mine) - k])
-        if kth <= ceiling:
+        if float(np.partition(mine, len(mine) - k)[len(mine) - k]) <= ceiling:
+            scores[candidates] = before
             return None
         kept = np.zeros(len(scores), np.float32)
         kept[candidates] = mine
