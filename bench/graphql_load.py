@@ -2,7 +2,7 @@
 
 Builds (or reuses) an on-disk memory of N synthetic events with states, starts the real server in its own
 process on 127.0.0.1, then runs C concurrent clients for D seconds: 80% reads (``entity`` page data, ``asOf``
-questions, ``events`` pages) and 20% writes (``recordEvent`` of new text, extraction on, as the server runs by
+questions, ``recall`` in words) and 20% writes (``recordEvent`` of new text, extraction on, as the server runs by
 default). Afterwards it counts the events the server holds: every acknowledged write must be there.
 Prints req/s and p50/p95 per operation and writes bench/results/graphql_load.json.
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 from _common import percentiles, table, write_results
-from scale import BATCH, event
+from scale import BATCH, WORDS, event
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from graphmem.cli.main import main; main()"]
@@ -39,8 +39,7 @@ ENTITY = """query($name: String!) { entity(name: $name) { name states { predicat
   evidence { event { content source { ref } } } } events(first: 5) { nodes { content occurredAt { label } } } } }"""
 AS_OF = """query($at: String!, $e: String!) { asOf(at: $at, entity: $e) { period { label }
   states { predicate object validFrom { label } validTo { label } } } }"""
-EVENTS = """query($since: String!) { events(since: $since, first: 10) { nodes { id content source { ref } }
-  pageInfo { endCursor } } }"""
+RECALL = """query($q: String!) { recall(query: $q, k: 10) { hits { id type score content refs time { label } } } }"""
 RECORD = """mutation($i: RecordEventInput!) { recordEvent(input: $i) {
   ... on RecordEventSuccess { id status } ... on RecordEventError { code message } } }"""
 NAMES = ["Peter", "Aiko", "Sam", "Lena", "Omar", "Mia"]
@@ -94,7 +93,8 @@ def pick(rng: random.Random, n_entities: int, serial: str) -> tuple[str, str, di
     if roll < 0.60:
         return "asOf", AS_OF, {"at": rng.choice(["Nov 2024", "2024-03-15", "2023", "2025-06"]), "e": person}
     if roll < 0.80:
-        return "events", EVENTS, {"since": f"2025-{rng.randrange(1, 13):02d}"}
+        words = " ".join(rng.sample(WORDS, 2))
+        return "recall", RECALL, {"q": f"what was said about the {words} in #{rng.randrange(n_entities * 10)}"}
     name, city = rng.choice(NAMES), rng.choice(CITIES)
     text = f"{name} moved to {city} in March and joined Acme Labs as a designer. (note {serial})"
     return "recordEvent", RECORD, {"i": {"content": text, "occurredAt": "2025-11-27", "agentId": "load",
@@ -170,7 +170,7 @@ def main() -> None:
                          "errors": len(result["errors"]), "created": result["created"],
                          "stored_after": after, "lost_writes": before + result["created"] - after, "ops": {}}
     total = 0
-    for op in ("entity", "asOf", "events", "recordEvent"):
+    for op in ("entity", "asOf", "recall", "recordEvent"):
         samples = result["latency"].get(op, [])
         total += len(samples)
         stats = percentiles(samples) if samples else {"p50_ms": 0.0, "p95_ms": 0.0, "n": 0}
