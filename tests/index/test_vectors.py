@@ -60,3 +60,24 @@ def test_wrong_dimensions_on_load_say_to_reindex(tmp_path):
     index.save(tmp_path / "v.faiss")
     with pytest.raises(StoreError, match="reindex"):
         VectorIndex.load(tmp_path / "v.faiss", 32)
+
+
+def test_growing_into_a_graph_lets_searches_run_and_keeps_removals_made_meanwhile(monkeypatch):
+    monkeypatch.setattr(vectors, "HNSW_FROM", 50)
+    index, data = random_index(40)
+    build = vectors._rebuilt
+    during = {}
+
+    def slow_build(*args, **kwargs):
+        during["search"] = index.search(data[7], k=3)[0].tolist()  # would wait forever if the build held the lock
+        graph = build(*args, **kwargs)
+        index.remove(30)  # a retraction after the graph copied its vectors
+        return graph
+
+    monkeypatch.setattr(vectors, "_rebuilt", slow_build)
+    rng = np.random.default_rng(9)
+    more = rng.standard_normal((20, 16)).astype(np.float32)
+    index.add(np.arange(140, 160), more / np.linalg.norm(more, axis=1, keepdims=True))
+    assert index.kind == "hnsw" and during["search"][0] == 70
+    assert 30 not in index.search(data[3], k=5)[0].tolist()
+    assert len(index) == 59
