@@ -207,7 +207,7 @@ def hydrate(store: GraphStore, ranked: list[Ranked]) -> list[RecallHit]:
     links = store.evidence_links(state_ids) if state_ids else {}
     evidence_ids = [e for r in ranked if r.type == "state" for e, _, _ in links.get(r.id, [])]
     event_ids = [r.id for r in ranked if r.type == "event"]
-    events = {e.id: e for e in store.events(list(dict.fromkeys(event_ids + evidence_ids)))}
+    events = {e.id: e for e in store.event_briefs(list(dict.fromkeys(event_ids + evidence_ids)))}
     mentions = {r.id: r.entities for r in ranked}
     entity_ids = {e for found in mentions.values() for e in found}
     names = {e.id: e.name for e in store.entities(sorted(entity_ids))} if entity_ids else {}

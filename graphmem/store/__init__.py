@@ -2,9 +2,9 @@
 
 import os
 
-from graphmem.store.port import EventQuery, GraphStore, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import EventBrief, EventQuery, GraphStore, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 
-__all__ = ["DEFAULT_BUFFER_POOL_MB", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats",
+__all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats",
            "WriteBatch", "open_store"]
 
 

@@ -41,7 +41,7 @@ from graphmem.ontology import (
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache
-from graphmem.store.port import EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -111,6 +111,7 @@ _STATE_RETRACT = (
 _S_COLS = ", ".join(f"s.{c} AS s_{c}" for c in _TABLES["State"].column_names)
 _H_COLS = ", ".join(f"h.{c} AS h_{c}" for c in _TABLES["HAS_STATE"].column_names)
 _E_COLS = ", ".join(f"e.{c} AS {c}" for c in _TABLES["Event"].column_names)
+_BRIEF_COLS = ", ".join(f"e.{c} AS {c}" for c in rows.BRIEF_COLUMNS)  # a cold row costs ~65 µs per column
 
 
 class KuzuStore:
@@ -483,6 +484,19 @@ class KuzuStore:
 
     def events(self, ids: Sequence[str]) -> list[Event]:
         return self._events.get_many(ids, self._read_events)
+
+    def event_briefs(self, ids: Sequence[str]) -> list[EventBrief]:
+        held = {i: e for i in ids if (e := self._events.peek(i)) is not None}
+        rest = [i for i in dict.fromkeys(ids) if i not in held]
+        read = {r["id"]: rows.event_brief_from_row(r) for r in self._lookup("(e:Event)", "e.id", _BRIEF_COLS, rest)}
+        out = []
+        for i in ids:
+            if (event := held.get(i)) is not None:
+                out.append(EventBrief(id=event.id, kind=event.kind, scope=event.scope, thread=event.thread,
+                                      content=event.content, occurred_at=event.occurred_at, source=event.source))
+            elif i in read:
+                out.append(read[i])
+        return out
 
     def _read_events(self, ids: list[str]) -> dict[str, Event]:
         return {r["id"]: rows.event_from_row(r) for r in self._lookup("(e:Event)", "e.id", _E_COLS, ids)}

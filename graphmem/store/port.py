@@ -12,9 +12,20 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, State, Thread
+from graphmem.ontology import (
+    Annotation,
+    Entity,
+    Event,
+    Evidence,
+    EvidenceStance,
+    Revision,
+    Source,
+    State,
+    Thread,
+    TimePoint,
+)
 
-__all__ = ["EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch"]
+__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch"]
 
 
 @dataclass
@@ -116,6 +127,19 @@ class Indexable:
 
 
 @dataclass(frozen=True)
+class EventBrief:
+    """What a search hit shows of an event: a few fields of it, read without the rest of its row."""
+
+    id: str
+    kind: str
+    scope: str
+    thread: str | None
+    content: str
+    occurred_at: TimePoint | None
+    source: Source
+
+
+@dataclass(frozen=True)
 class SourceCursor:
     """How far a reader got in one source file: ``key`` names the reader and the file
     (``workspace:<root>:memory/2025-11-27.md``, ``sessions:<path>``), ``digest`` what it had read, ``offset``
@@ -153,6 +177,9 @@ class GraphStore(Protocol):
     def existing_event_ids(self, ids: Iterable[str]) -> set[str]: ...
 
     def events(self, ids: Sequence[str]) -> list[Event]: ...
+
+    def event_briefs(self, ids: Sequence[str]) -> list[EventBrief]:
+        """The briefs of the given events that exist (a full event costs more to read)."""
 
     def find_events(self, query: EventQuery) -> list[Event]: ...
 

@@ -28,6 +28,7 @@ from graphmem.ontology import (
     TimePoint,
     Visibility,
 )
+from graphmem.store.port import EventBrief
 
 __all__ = [
     "annotation_from_row",
@@ -98,6 +99,13 @@ def event_row(e: Event) -> dict[str, Any]:
     }
 
 
+def source_of(r: Row) -> Source:
+    return Source.model_construct(
+        system=r["source_system"], ref=r["source_ref"], thread_id=r["source_thread_id"],
+        session_id=r["source_session_id"], message_id=r["source_message_id"], run_id=r["source_run_id"],
+    )
+
+
 def event_from_row(r: Row) -> Event:
     affect = None
     if r["affect_valence"] is not None:
@@ -105,14 +113,23 @@ def event_from_row(r: Row) -> Event:
     return Event.model_construct(
         id=r["id"], recorded_at=required(r["recorded_at"]), occurred_at=point(r["occurred_at"], r["occurred_g"]),
         occurred_end=point(r["occurred_end"], r["occurred_end_g"]),
-        source=Source.model_construct(
-            system=r["source_system"], ref=r["source_ref"], thread_id=r["source_thread_id"],
-            session_id=r["source_session_id"], message_id=r["source_message_id"], run_id=r["source_run_id"],
-        ),
+        source=source_of(r),
         agent_id=r["agent_id"], scope=r["scope"], kind=r["kind"], thread=r["thread"], content=r["content"],
         tags=tuple(r["tags"] or ()), privacy=tuple(r["privacy"] or ()), entities=tuple(r["entities"] or ()),
         redactions=tuple(r["redactions"] or ()), dedupe_key=r["dedupe_key"], content_hash=r["content_hash"],
         confidence=r["confidence"], supersedes=r["supersedes"], ttl_days=r["ttl_days"], affect=affect,
+    )
+
+
+BRIEF_COLUMNS = ("id", "kind", "scope", "thread", "content", "occurred_at", "occurred_g", "source_system",
+                 "source_ref", "source_thread_id", "source_session_id", "source_message_id", "source_run_id")
+
+
+def event_brief_from_row(r: Row) -> EventBrief:
+    return EventBrief(
+        id=r["id"], kind=r["kind"], scope=r["scope"], thread=r["thread"], content=r["content"],
+        occurred_at=point(r["occurred_at"], r["occurred_g"]),
+        source=source_of(r),
     )
 
 

@@ -202,3 +202,19 @@ def test_what_rides_on_a_states_statement_is_what_row_by_row_writes_make(monkeyp
         alone = story(mem)
     assert all(riding[k] for k in ("states", "revisions", "evidence", "objects")), riding
     assert riding == alone
+
+
+def test_an_events_brief_holds_the_same_fields_as_the_whole_event_read_or_cached(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        made = [mem.record(content=f"note {i}", occurred_at="2025-11" if i % 2 else "2025-11-27T10:00Z",
+                           thread=f"t{i % 2}", scope="global" if i % 3 else "project:x", kind="decision",
+                           source={"system": "s", "ref": f"r{i}", "message_id": f"m{i}"}).event.id
+                for i in range(6)]
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        store.events(made[:3])  # these are now cached; the rest are read
+        briefs = store.event_briefs([*reversed(made), "ev_missing"])
+        assert [b.id for b in briefs] == list(reversed(made))
+        for brief, event in zip(briefs, store.events(list(reversed(made))), strict=True):
+            assert (brief.kind, brief.scope, brief.thread, brief.content, brief.occurred_at, brief.source) == (
+                event.kind, event.scope, event.thread, event.content, event.occurred_at, event.source)
