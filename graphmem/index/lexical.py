@@ -27,6 +27,7 @@ __all__ = ["LexicalIndex"]
 K1 = 1.2
 B = 0.75
 TAIL_LIMIT = 50_000  # documents gathered before the tail is merged into the base
+SELECTIVE = 1 / 32  # a filter letting fewer documents through is applied before scoring
 PRUNE_FROM = 100_000  # base postings of a query's rarer terms walked before the commoner ones are only looked up
 
 
@@ -85,6 +86,7 @@ class LexicalIndex:
         self._base = _Base.empty()
         self._tail: dict[str, tuple[array[int], array[float]]] = {}
         self._tail_docs = 0
+        self._end = 0  # one past the highest document number added
         self._lengths = np.full(1024, -1, np.int32)  # terms per document, -1 for a number never added;
         # grown by reallocation, so a reader holding the old array still sees every document it knew of
         self._total_terms = 0
@@ -108,6 +110,7 @@ class LexicalIndex:
                 grown[: len(self._lengths)] = self._lengths
                 self._lengths = grown
             self._lengths[doc] = len(terms)
+            self._end = max(self._end, doc + 1)
             self._total_terms += len(terms)
             self._docs += 1
             for term, count in counts.items():
@@ -176,7 +179,7 @@ class LexicalIndex:
         """
         base = self._base
         with self._lock:
-            lengths = self._lengths
+            lengths = self._lengths[: self._end]  # searches size their arrays by the documents, not the room
             tail = {t: (np.array(self._tail[t][0], np.int32), np.array(self._tail[t][1], np.float32))
                     for t in set(terms) if t in self._tail}
             removed = np.fromiter(self._removed, np.int64, len(self._removed))
@@ -190,6 +193,12 @@ class LexicalIndex:
                 idf = float(np.log1p((docs_count - df + 0.5) / (df + 0.5)))
                 found.append(_Postings(idf, base_docs, base_freqs, tail_docs, tail_freqs))
         found.sort(key=lambda p: len(p.base_docs))  # rarest first: the order every document's sum is made in
+        if allowed is not None and found:
+            if np.count_nonzero(allowed[: len(lengths)]) < SELECTIVE * docs_count:  # a narrow filter: score
+                permitted = np.flatnonzero(allowed[: len(lengths)])  # the documents it lets through
+                if len(removed):
+                    permitted = permitted[~np.isin(permitted, removed)]
+                return _scored_among(found, permitted, lengths, average, k)
         scores = np.zeros(len(lengths), np.float32)
         for p in found:  # a tail document's every term, in that order: exact from the start
             scores[p.tail_docs] += _weights(p.idf, p.tail_freqs, lengths[p.tail_docs], average)
@@ -219,8 +228,10 @@ class LexicalIndex:
         prove to hold it, with the other terms' scores added; else None, and ``scores`` as they were."""
         touched = sum(len(p.base_docs) for p in found[:walked]) + sum(len(p.tail_docs) for p in found)
         if touched * 16 < len(scores):
-            candidates = np.unique(np.concatenate([p.base_docs for p in found[:walked]]
-                                                  + [p.tail_docs for p in found])).astype(np.int64)
+            candidates = np.sort(np.concatenate([p.base_docs for p in found[:walked]]
+                                                + [p.tail_docs for p in found])).astype(np.int64)
+            candidates = candidates[np.concatenate(([True], candidates[1:] != candidates[:-1]))]
+            # (np.unique hashes: ~14 ms for 100k numbers, against ~1 ms to sort them)
         else:
             candidates = np.flatnonzero(scores)
         if allowed is not None:
@@ -249,9 +260,7 @@ class LexicalIndex:
         if float(np.partition(mine, len(mine) - k)[len(mine) - k]) <= ceiling:
             scores[candidates] = before
             return None
-        kept = np.zeros(len(scores), np.float32)
-        kept[candidates] = mine
-        return top(kept, k)
+        return _best(candidates, mine, k)
 
     def _extent(self) -> int:
         """One past the highest document number added."""
@@ -281,6 +290,7 @@ class LexicalIndex:
             present = arrays["lengths"]
             index._lengths = np.full(max(1024, 2 * len(present)), -1, np.int32)
             index._lengths[: len(present)] = present
+            index._end = len(present)
             index._removed = set(arrays["removed"].tolist())
         index._docs = int((present >= 0).sum())
         index._total_terms = int(present[present > 0].sum())
@@ -302,12 +312,41 @@ def _ascending(
     return docs, freqs
 
 
+def _scored_among(
+    found: list[_Postings], docs: NDArray[np.int64], lengths: NDArray[np.int32], average: float, k: int
+) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """The ``k`` best of ``docs`` (ascending numbers), each term looked up for them by bisection: a filter
+    that lets a few hundred documents through then costs a few hundred lookups per term, not a walk of
+    every posting (an entity's events among a million)."""
+    scores = np.zeros(len(docs), np.float32)
+    for p in found:
+        for postings, freqs in ((p.tail_docs, p.tail_freqs), (p.base_docs, p.base_freqs)):
+            if not len(postings) or not len(docs):
+                continue
+            if postings is p.tail_docs:  # the tail is small and not in order: find its documents among ours
+                at = np.minimum(np.searchsorted(docs, postings), len(docs) - 1)
+                held = docs[at] == postings
+                places, counts = at[held], freqs[held]
+            else:
+                at = np.minimum(np.searchsorted(postings, docs), len(postings) - 1)
+                held = postings[at] == docs
+                places, counts = np.flatnonzero(held), freqs[at[held]]
+            scores[places] += _weights(p.idf, counts, lengths[docs[places]], average)
+    return _best(docs, scores, k)
+
+
+def _best(docs: NDArray[np.int64], scores: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """The ``k`` best of ``docs`` by their ``scores`` (positive only), best first, ties to the lower number."""
+    kept = scores > 0
+    docs, scores = docs[kept], scores[kept]
+    if len(docs) > k:
+        kept = scores >= np.partition(scores, len(scores) - k)[len(scores) - k]  # with its ties
+        docs, scores = docs[kept], scores[kept]
+    order = np.lexsort((docs, -scores))[:k]
+    return docs[order].astype(np.int64), scores[order].astype(np.float32)
+
+
 def top(scores: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
     """Indices of the ``k`` largest positive scores, best first (ties: lower index first)."""
     candidates = np.flatnonzero(scores > 0)
-    if len(candidates) > k:
-        values = scores[candidates]
-        candidates = candidates[values >= np.partition(values, len(values) - k)[len(values) - k]]  # with ties
-    order = np.lexsort((candidates, -scores[candidates]))
-    chosen = candidates[order][:k]
-    return chosen.astype(np.int64), scores[chosen]
+    return _best(candidates, scores[candidates], k)
