@@ -12,18 +12,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graphmem.ontology import (
-    Annotation,
-    Entity,
-    Event,
-    Evidence,
-    EvidenceStance,
-    Revision,
-    Source,
-    State,
-    Thread,
-    TimePoint,
-)
+from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, Source, State, Thread
+from graphmem.ontology import TimePoint
 
 __all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch"]
 
