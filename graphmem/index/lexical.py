@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -202,12 +203,11 @@ class LexicalIndex:
         scores = np.zeros(len(lengths), np.float32)
         for p in found:  # a tail document's every term, in that order: exact from the start
             scores[p.tail_docs] += _weights(p.idf, p.tail_freqs, lengths[p.tail_docs], average)
-        walked = 0  # terms whose base postings are scored
-        while walked < len(found):
-            walked += 1
-            p = found[walked - 1]
+        scored = 0  # base postings scored so far
+        for walked, p in enumerate(found, start=1):  # walked: terms whose base postings are scored
             scores[p.base_docs] += _weights(p.idf, p.base_freqs, lengths[p.base_docs], average)
-            if walked == len(found) or sum(len(q.base_docs) for q in found[:walked + 1]) <= PRUNE_FROM:
+            scored += len(p.base_docs)
+            if walked == len(found) or scored + len(found[walked].base_docs) <= PRUNE_FROM:
                 continue
             answer = self._pruned(found, walked, scores, lengths, average, k, allowed, removed)
             if answer is not None:
@@ -245,9 +245,9 @@ class LexicalIndex:
         marked: NDArray[np.bool_] | None = None
         for p in found[walked:]:
             if len(candidates) * 20 < len(p.base_docs):  # few lookups: bisect
-                at = np.minimum(np.searchsorted(p.base_docs, candidates), len(p.base_docs) - 1)
-                held = p.base_docs[at] == candidates
-                docs, freqs = candidates[held], p.base_freqs[at[held]]
+                held, at = _found_in(p.base_docs, candidates)
+                docs: NDArray[Any] = candidates[held]
+                freqs = p.base_freqs[at]
             else:  # many: one pass over the postings against a mark per document
                 if marked is None:
                     marked = np.zeros(len(scores), bool)
@@ -324,15 +324,20 @@ def _scored_among(
             if not len(postings) or not len(docs):
                 continue
             if postings is p.tail_docs:  # the tail is small and not in order: find its documents among ours
-                at = np.minimum(np.searchsorted(docs, postings), len(docs) - 1)
-                held = docs[at] == postings
-                places, counts = at[held], freqs[held]
+                held, places = _found_in(docs, postings)
+                counts = freqs[held]
             else:
-                at = np.minimum(np.searchsorted(postings, docs), len(postings) - 1)
-                held = postings[at] == docs
-                places, counts = np.flatnonzero(held), freqs[at[held]]
+                held, at = _found_in(postings, docs)
+                places, counts = np.flatnonzero(held), freqs[at]
             scores[places] += _weights(p.idf, counts, lengths[docs[places]], average)
     return _best(docs, scores, k)
+
+
+def _found_in(ordered: NDArray[Any], wanted: NDArray[Any]) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """Which of ``wanted`` are in ``ordered`` (ascending, not empty), and where (for those that are)."""
+    at = np.minimum(np.searchsorted(ordered, wanted), len(ordered) - 1)
+    held = ordered[at] == wanted
+    return held, at[held]
 
 
 def _best(docs: NDArray[np.int64], scores: NDArray[np.float32], k: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:

@@ -104,12 +104,11 @@ class VectorIndex:
     def _grow(self) -> None:
         """Replace the flat index by a graph one. The graph is built from a copy while searches go on in the
         flat index (the build takes seconds to minutes); documents removed meanwhile become tombstones."""
-        with self._lock.read():
-            flat = self._index
-        graph = _rebuilt(flat, self.dim, graph=True)
+        with self._lock.read():  # a removal edits the flat index in place: copy it whole first
+            ids, vectors = _contents(self._index, self.dim)
+        graph = _built(ids, vectors, self.dim, graph=True)
         with self._lock.write():
-            held = set(faiss.vector_to_array(graph.id_map).tolist())
-            self._removed |= held - set(faiss.vector_to_array(self._index.id_map).tolist())
+            self._removed |= set(ids.tolist()) - set(faiss.vector_to_array(self._index.id_map).tolist())
             self._index = graph
 
     def remove(self, doc: int) -> None:
@@ -173,12 +172,23 @@ class VectorIndex:
 
 def _rebuilt(index: Any, dim: int, *, graph: bool, without: AbstractSet[int] = frozenset()) -> Any:
     """A copy of ``index`` (an id map) as a flat or graph index, leaving out ``without``."""
-    inner = faiss.downcast_index(index.index)
-    ids = faiss.vector_to_array(index.id_map).astype(np.int64)
-    vectors = inner.reconstruct_n(0, index.ntotal) if index.ntotal else np.zeros((0, dim), np.float32)
+    ids, vectors = _contents(index, dim)
     if without:
         keep = ~np.isin(ids, np.fromiter(without, np.int64))
         ids, vectors = ids[keep], vectors[keep]
+    return _built(ids, vectors, dim, graph=graph)
+
+
+def _contents(index: Any, dim: int) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+    """The ids and vectors an id-map index holds."""
+    ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+    inner = faiss.downcast_index(index.index)
+    vectors = inner.reconstruct_n(0, index.ntotal) if index.ntotal else np.zeros((0, dim), np.float32)
+    return ids, vectors
+
+
+def _built(ids: NDArray[np.int64], vectors: NDArray[np.float32], dim: int, *, graph: bool) -> Any:
+    """A flat or graph id-map index of ``vectors`` under ``ids``."""
     base: Any
     if graph:
         base = faiss.IndexHNSWFlat(dim, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)

@@ -132,7 +132,7 @@ def rank(
         np.add.at(graph, reached, weights)  # in order, as one += per neighbour would
         parts["graph"] = graph
         candidates = np.union1d(matched, reached)
-        total = base + graph if len(candidates) * 64 > n else _sum_at(n, candidates, base, graph)
+        total = _sum_at(n, candidates, base, graph)
     if named_entities and preset.entity:
         mentions = index.mentioning(named_entities, n) & allowed
         parts["entity"] = mentions.astype(np.float32)
@@ -166,7 +166,7 @@ def rank(
 def _sum_at(n: int, at: np.ndarray, a: np.ndarray, b: np.ndarray, weight: float = 1.0) -> np.ndarray:
     """``a + weight * b`` at the places ``at`` (zero elsewhere)."""
     out = np.zeros(n, np.float32)
-    out[at] = a[at] + weight * b[at] if weight != 1.0 else a[at] + b[at]
+    out[at] = a[at] + weight * b[at]
     return out
 
 

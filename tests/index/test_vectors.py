@@ -65,7 +65,7 @@ def test_wrong_dimensions_on_load_say_to_reindex(tmp_path):
 def test_growing_into_a_graph_lets_searches_run_and_keeps_removals_made_meanwhile(monkeypatch):
     monkeypatch.setattr(vectors, "HNSW_FROM", 50)
     index, data = random_index(40)
-    build = vectors._rebuilt
+    build = vectors._built
     during = {}
 
     def slow_build(*args, **kwargs):
@@ -74,7 +74,7 @@ def test_growing_into_a_graph_lets_searches_run_and_keeps_removals_made_meanwhil
         index.remove(30)  # a retraction after the graph copied its vectors
         return graph
 
-    monkeypatch.setattr(vectors, "_rebuilt", slow_build)
+    monkeypatch.setattr(vectors, "_built", slow_build)
     rng = np.random.default_rng(9)
     more = rng.standard_normal((20, 16)).astype(np.float32)
     index.add(np.arange(140, 160), more / np.linalg.norm(more, axis=1, keepdims=True))
