@@ -582,11 +582,16 @@ class Memory:
             event = event.model_copy(update={"recorded_at": now})
             batch.events.append(event)
             self._event_edges(event, item, batch, entities, (seen, existing), now, checked_threads)
-            for raw in item.get("states") or ():
-                state_requests.append((_state_input(raw, event.id), event.id))
+            stated = [_state_input(raw, event.id) for raw in item.get("states") or ()]
             extraction: Extraction | None = item.get("_extraction")
+            if extraction is not None:  # what the text says beyond what the event states outright, once
+                claims = {_claim(s) for s in stated}
+                for s in _extracted_states(extraction, event):
+                    if _claim(s) not in claims:
+                        claims.add(_claim(s))
+                        stated.append(s)
+            state_requests.extend((s, event.id) for s in stated)
             if extraction is not None:
-                state_requests.extend((s, event.id) for s in _extracted_states(extraction, event))
                 about = next((t.interval for t in extraction.times if t.interval.start is not None), None)
                 if about is not None:  # "yesterday I went ...": the day it talks about, found in recall by it
                     batch.new_annotations.append(Annotation(event_id=event.id, recorded_at=now, about=about,
@@ -2584,6 +2589,11 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
             subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
         ))
     return out
+
+
+def _claim(r: StateInput) -> tuple[str, str, str, str]:
+    """What a state request says, whatever its wording: one event saying it twice is one piece of evidence."""
+    return name_key(r.subject), r.predicate, name_key(str(r.object or "")), r.action
 
 
 def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None) -> State | None:

@@ -201,6 +201,23 @@ def test_states_attached_to_events_use_the_event_as_evidence(mem):
     assert s.evidence[0].event_id == r.id and s.evidence[0].source.ref == "a.md#L2"
 
 
+def test_a_batch_restating_one_fact_many_times_keeps_all_its_evidence(mem):
+    # more evidence and revisions in one write than go row by row (they go in bulk) beside a few new states
+    from graphmem.store.kuzu_store import COPY_THRESHOLD
+
+    n = COPY_THRESHOLD + 10
+    items = [{"content": f"Aiko works at Globex (note {i}).", "occurred_at": f"2025-12-01T{i // 60:02d}:{i % 60:02d}:00Z",
+              "states": [{"subject": "Aiko", "predicate": "works_at", "object": "Globex", "valid_from": "2025-12"},
+                         {"subject": f"Lab {i % 3}", "predicate": "located_in", "object": "Osaka"}]}
+             for i in range(n)]
+    recorded = mem.record_many(items)
+    [s] = mem.as_of("2026").states("Aiko")
+    assert sorted(e.event_id for e in s.evidence) == sorted(r.id for r in recorded)
+    assert sorted(r.action.value for r in mem.revisions(s.id)) == ["assert"] + ["confirm"] * (n - 1)
+    assert s.last_confirmed_at == max(r.at for r in mem.revisions(s.id))
+    assert {x.subject for x in mem.as_of("2026").states(predicate="located_in")} == {"Lab 0", "Lab 1", "Lab 2"}
+
+
 def test_privacy_guard(mem):
     dropped = mem.record(content="do not keep this", privacy=["no_mem"])
     assert dropped.status == "dropped" and dropped.id is None and mem.stats().events == 0
