@@ -413,7 +413,7 @@ class KuzuStore:
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
             self._run(tx, _STATE_RETRACT + riding.on(s.id, params), params)
-        for state_id, at in _unversioned_confirmations(b):
+        for state_id, at in dict(_unversioned_confirmations(b)).items():  # the last one of each state stays
             params = {"id": state_id, "at": rows.naive(at)}
             self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at" + riding.on(state_id, params),
                       params)
@@ -830,13 +830,28 @@ def _unversioned_confirmations(b: WriteBatch) -> list[tuple[str, dt.datetime]]:
 
 
 class _Riders:
-    """A batch's revisions, evidence and supersedes, handed to the statements that write their states."""
+    """A batch's revisions, evidence and supersedes, handed to the statements that write their states.
+
+    A kind with more rows than ``COPY_THRESHOLD`` in the batch does not ride: it goes by COPY afterwards (many
+    riders make each statement slow, and the commit of many small edge inserts slower still)."""
 
     def __init__(self, b: WriteBatch, *, bulk: bool) -> None:
         self.bulk = bulk  # then none ride: they go by COPY
         self.revisions = b.revisions
         self.evidence = b.evidence
         self.supersedes = b.supersedes
+
+        def by_state(items: Sequence[Any], state_of: Callable[[Any], str]) -> dict[str, list[Any]] | None:
+            if bulk or len(items) > COPY_THRESHOLD:
+                return None
+            grouped: dict[str, list[Any]] = {}
+            for item in items:
+                grouped.setdefault(state_of(item), []).append(item)
+            return grouped
+
+        self._revisions = by_state(b.revisions, lambda r: r.state_id)
+        self._evidence = by_state(b.evidence, lambda x: x[1])
+        self._supersedes = by_state(b.supersedes, lambda x: x[0])
         self.taken: set[str] = set()  # states whose riders went with their statement
 
     def on(self, state_id: str, params: dict[str, Any]) -> str:
@@ -844,9 +859,9 @@ class _Riders:
         only the first statement that writes a state takes them."""
         if self.bulk or state_id in self.taken:
             return ""
-        revisions = [r for r in self.revisions if r.state_id == state_id]
-        evidence = [x for x in self.evidence if x[1] == state_id]
-        supersedes = [x for x in self.supersedes if x[0] == state_id]
+        revisions = (self._revisions or {}).get(state_id, [])
+        evidence = (self._evidence or {}).get(state_id, [])
+        supersedes = (self._supersedes or {}).get(state_id, [])
         if len(revisions) + len(evidence) + len(supersedes) > RIDERS_MAX:
             return ""
         self.taken.add(state_id)
@@ -854,9 +869,12 @@ class _Riders:
 
     def left(self) -> tuple[list[Revision], list[tuple[str, str, EvidenceStance, dt.datetime]],
                             list[tuple[str, str, dt.datetime]]]:
-        return ([r for r in self.revisions if r.state_id not in self.taken],
-                [x for x in self.evidence if x[1] not in self.taken],
-                [x for x in self.supersedes if x[0] not in self.taken])
+        def unridden(items: list[Any], grouped: dict[str, list[Any]] | None, state_of: Callable[[Any], str]) -> list[Any]:
+            return items if grouped is None else [x for x in items if state_of(x) not in self.taken]
+
+        return (unridden(self.revisions, self._revisions, lambda r: r.state_id),
+                unridden(self.evidence, self._evidence, lambda x: x[1]),
+                unridden(self.supersedes, self._supersedes, lambda x: x[0]))
 
 
 def _riders(revisions: Sequence[Revision], evidence: Sequence[tuple[str, str, EvidenceStance, dt.datetime]],
