@@ -97,12 +97,31 @@ _POINT_FORMS = [
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|year)s?)\b",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
     r"this\s+afternoon|this\s+evening))\b",
-    rf"(?i:(?P<lnt>last|next|this|past|coming)\s+(?P<lnt_u>week(?:end)?|month|year|{_WD}))\b",
+    rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+(?P<lnt_u>week(?:end)?|month|year|{_WD}))\b",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
     rf"(?<![\w-])(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",
     r"(?<![\w-])(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
 ]
-_POINT = re.compile("|".join(_POINT_FORMS))
+
+
+def _gated(forms: list[str]) -> re.Pattern[str]:
+    """One alternation of ``forms``, in their order (at a position, the first form that matches wins).
+    Neighbouring forms that open with a digit are tried only where a digit stands; the Latin word forms
+    only where no Latin letter precedes (a word starts there: "Sean 3", "adec 5" hold no time). The engine
+    would otherwise try each form at every character, which took most of the time of reading a text."""
+    def gate(form: str) -> str:
+        return r"(?=\d)" if re.match(r"\(\?P<\w+>\\d", form) else r"(?<![A-Za-z])" if form.startswith("(?i:") else ""
+
+    groups: list[tuple[str, list[str]]] = []
+    for form in forms:
+        if groups and groups[-1][0] == gate(form) != "":
+            groups[-1][1].append(form)
+        else:
+            groups.append((gate(form), [form]))
+    return re.compile("|".join(g + "(?:" + "|".join(fs) + ")" if g else fs[0] for g, fs in groups))
+
+
+_POINT = _gated(_POINT_FORMS)
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?\s+$")
 
@@ -377,7 +396,7 @@ def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
 
 
 def _last_next(which: str, unit: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
-    step = {"last": -1, "past": -1, "next": 1, "coming": 1, "this": 0}[which]
+    step = {"last": -1, "past": -1, "next": 1, "coming": 1, "upcoming": 1, "this": 0}[which]
     if unit in _WEEKDAYS:
         if which == "this":
             return _weekday(_WEEKDAYS[unit], at, tz, "nearest")

@@ -36,6 +36,9 @@ def _day(point):
         ("I moved to Berlin in 2019.", "2019", "point", "2019-01-01", "2020-01-01"),
         ("two weeks ago", "two weeks ago", "point", "2025-11-10", "2025-11-17"),
         ("from May on", "from May on", "since", "2025-05-01", None),
+        ("Busy for the upcoming week.", "upcoming week", "point", "2025-12-01", "2025-12-08"),
+        ("私は先週東京へ", "先週", "point", "2025-11-17", "2025-11-24"),
+        ("東京で3日前に会った", "3日前", "point", "2025-11-24", "2025-11-25"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -44,7 +47,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
 
 
 @pytest.mark.parametrize("text", ["We may go to the beach.", "They march on.", "We said May is nice.",
-                                  "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1."])
+                                  "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1.",
+                                  "Ticket adec 5 is open.", "Build v2 weeks ago"])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
