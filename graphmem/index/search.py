@@ -68,6 +68,15 @@ class _Column:
             self.data = grown
         self.data[i] = value
 
+    def get(self, i: int) -> Any:
+        return self.data[i] if i < len(self.data) else self.fill
+
+    def head(self, n: int) -> NDArray[Any]:
+        """The first ``n`` values, fill included for numbers never set (a column is grown only when set)."""
+        if n <= len(self.data):
+            return self.data[:n]
+        return np.concatenate([self.data, np.full(n - len(self.data), self.fill, self.dtype)])
+
 
 class _Codes:
     """Small vocabularies (scopes, kinds, threads) as integer codes."""
@@ -174,7 +183,7 @@ class SearchIndex:
                 continue
             self._live.set(doc, False)
             self.lexical.remove(doc)
-            if self.vectors is not None and self._embedded.data[doc]:
+            if self.vectors is not None and self._embedded.get(doc):
                 self.vectors.remove(doc)
 
     def _set_about(self, doc: int, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
@@ -375,11 +384,11 @@ class SearchIndex:
             offsets = np.cumsum([0] + [len(self._entity_docs[e]) for e in entities])
             entity_docs = (np.concatenate([np.frombuffer(self._entity_docs[e], np.int32) for e in entities])
                            if entities else np.zeros(0, np.int32))
-            np.savez(fresh / "columns.npz", type=self._type.data[:n], kind=self._kind.data[:n],
-                     scope=self._scope.data[:n], private=self._private.data[:n], time=self._time.data[:n],
-                     about_lo=self._about_lo.data[:n], about_hi=self._about_hi.data[:n],
-                     thread=self._thread.data[:n], live=self._live.data[:n],
-                     embedded=self._embedded.data[:n], entity_offsets=offsets, entity_docs=entity_docs)
+            np.savez(fresh / "columns.npz", type=self._type.head(n), kind=self._kind.head(n),
+                     scope=self._scope.head(n), private=self._private.head(n), time=self._time.head(n),
+                     about_lo=self._about_lo.head(n), about_hi=self._about_hi.head(n),
+                     thread=self._thread.head(n), live=self._live.head(n),
+                     embedded=self._embedded.head(n), entity_offsets=offsets, entity_docs=entity_docs)
             meta = {
                 "format": FORMAT, "watermark": self.watermark.isoformat() if self.watermark else None,
                 "embedder": self.embedder.name if self.embedder else None,

@@ -31,6 +31,16 @@ def test_index_is_saved_on_close_and_reloaded(tmp_path):
         assert sorted(refs(mem.recall("garden project", k=10))) == [f"n{i}" for i in range(5)]
 
 
+def test_an_index_larger_than_its_unset_columns_reloads_without_a_rebuild(tmp_path):
+    # no thread and no vector for any document: those columns never grow past their first room (1,024)
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        mem.record_many([{"content": f"note {i} about the garden", "occurred_at": "2025-11-01", "extract": False}
+                         for i in range(1100)])
+    loaded = SearchIndex.load(tmp_path / "m.kuzu.index", None)
+    assert loaded is not None and len(loaded) == 1100
+
+
 def test_writes_after_the_last_save_are_caught_up_on_open(tmp_path):
     path = tmp_path / "m.kuzu"
     with Memory.open(path, embedder="none") as mem:
