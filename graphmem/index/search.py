@@ -41,6 +41,7 @@ log = logging.getLogger("graphmem")
 
 FORMAT = 2  # 2: the period each event talks about
 EMBED_BATCH = 256
+CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector graph being built)
 _TYPES = ("event", "state")
 
 
@@ -126,6 +127,7 @@ class SearchIndex:
         self._lock = threading.Lock()  # writers of columns and the id map
         self._pending: queue.Queue[tuple[int, str] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
+        self._closing = threading.Event()  # the worker stops after its batch; what waits is saved as pending
         self._inflight: list[tuple[int, str]] = []
 
     # -- writing --------------------------------------------------------------------------------------
@@ -230,7 +232,7 @@ class SearchIndex:
 
     def _embed_loop(self) -> None:
         assert self.embedder is not None and self.vectors is not None
-        while True:
+        while not self._closing.is_set():
             first = self._pending.get()
             if first is None:
                 self._pending.task_done()
@@ -465,9 +467,15 @@ class SearchIndex:
         return index
 
     def close(self) -> None:
+        """Stop embedding after the batch in hand (the documents still waiting are saved as pending and
+        embedded after the next open). Waiting for the worker matters: a thread left inside the model or
+        faiss when the interpreter exits aborts the process."""
         if self._worker is not None and self._worker.is_alive():
-            self._pending.put(None)
-            self._worker.join(timeout=5)
+            self._closing.set()
+            self._pending.put(None)  # wakes a worker waiting for work
+            self._worker.join(timeout=CLOSE_WAIT_S)
+            if self._worker.is_alive():
+                log.warning("the embedding worker did not stop within %d s", CLOSE_WAIT_S)
 
 
 def _vector_index(dim: int) -> Any:

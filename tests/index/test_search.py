@@ -113,3 +113,16 @@ def test_a_different_embedder_rebuilds_the_vectors(tmp_path, static_model):
     with Memory.open(path, embedder=static_model) as mem:
         mem.index.wait()
         assert mem.index_status().vectors == 5
+
+
+def test_close_stops_embedding_after_the_batch_in_hand_and_keeps_the_rest_waiting(tmp_path, static_model):
+    path = tmp_path / "m.kuzu"
+    n = 3000
+    mem = Memory.open(path, embedder=static_model)
+    mem.record_many([{"content": f"note {i} about the garden", "extract": False} for i in range(n)])
+    worker = mem.index._worker
+    mem.close()
+    assert worker is not None and not worker.is_alive()  # nothing left running inside the model or faiss
+    with Memory.open(path, embedder=static_model) as again:
+        again.index.wait()
+        assert again.index_status().vectors == n
