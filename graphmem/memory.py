@@ -19,7 +19,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -478,6 +478,13 @@ class Memory:
         is that event) and ``links`` ({label: event id}).
         """
         listed = list(items)
+        wants = [item.get("extract") for item in listed]
+        with self.extractor.batch() if any(self.extract if w is None else w for w in wants) else nullcontext():
+            prepared = self._prepared(listed)
+        return self._events_writer.submit(prepared)
+
+    def _prepared(self, listed: list[Mapping[str, Any]]) -> list[tuple[Event | None, Mapping[str, Any]]]:
+        """Each item validated into its event (None: its privacy tags drop it), its text's extraction added."""
         prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
         for index, item in enumerate(listed):
             try:
@@ -490,7 +497,7 @@ class Memory:
                 if len(listed) == 1:
                     raise
                 raise _at_index(exc, index) from exc
-        return self._events_writer.submit(prepared)
+        return prepared
 
     def held(self, items: Iterable[Mapping[str, Any]]) -> list[bool | None]:
         """For each event ``record`` would write from an item: whether memory holds it (``None``: its privacy
