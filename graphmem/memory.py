@@ -147,6 +147,7 @@ MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
+EXTRACT_TURN = 64  # texts record_many extracts in one turn (one spaCy memory zone) before others may extract
 
 
 @dataclass(frozen=True)
@@ -478,26 +479,27 @@ class Memory:
         is that event) and ``links`` ({label: event id}).
         """
         listed = list(items)
-        wants = [item.get("extract") for item in listed]
-        with self.extractor.batch() if any(self.extract if w is None else w for w in wants) else nullcontext():
-            prepared = self._prepared(listed)
+        prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
+        for start in range(0, len(listed), EXTRACT_TURN):
+            part = listed[start : start + EXTRACT_TURN]
+            extracting = any(self.extract if i.get("extract") is None else i.get("extract") for i in part)
+            with self.extractor.batch() if extracting else nullcontext():
+                for index, item in enumerate(part, start):
+                    try:
+                        prepared.append(self._prepared(item))
+                    except GraphmemError as exc:
+                        if len(listed) == 1:
+                            raise
+                        raise _at_index(exc, index) from exc
         return self._events_writer.submit(prepared)
 
-    def _prepared(self, listed: list[Mapping[str, Any]]) -> list[tuple[Event | None, Mapping[str, Any]]]:
-        """Each item validated into its event (None: its privacy tags drop it), its text's extraction added."""
-        prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
-        for index, item in enumerate(listed):
-            try:
-                event = self._prepare_event(item)
-                wanted = item.get("extract")
-                if event is not None and (self.extract if wanted is None else wanted) and event.content.strip():
-                    item = {**item, "_extraction": self.extractor.extract(event.content, event.occurred_at, tz=self.tz)}
-                prepared.append((event, item))
-            except GraphmemError as exc:
-                if len(listed) == 1:
-                    raise
-                raise _at_index(exc, index) from exc
-        return prepared
+    def _prepared(self, item: Mapping[str, Any]) -> tuple[Event | None, Mapping[str, Any]]:
+        """The item validated into its event (None: its privacy tags drop it), its text's extraction added."""
+        event = self._prepare_event(item)
+        wanted = item.get("extract")
+        if event is not None and (self.extract if wanted is None else wanted) and event.content.strip():
+            item = {**item, "_extraction": self.extractor.extract(event.content, event.occurred_at, tz=self.tz)}
+        return event, item
 
     def held(self, items: Iterable[Mapping[str, Any]]) -> list[bool | None]:
         """For each event ``record`` would write from an item: whether memory holds it (``None``: its privacy
