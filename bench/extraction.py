@@ -3,6 +3,10 @@
     python bench/extraction.py            # precision / recall / F1 of entities, time intervals and states
     python bench/extraction.py --speed    # import + pipeline build time; events/s through record()
 
+Speed: 200-character texts, each with a statement (many restate one another, so states are confirmed), through
+``record_many`` in batches of 500 and of ``graphmem ingest``'s size (each batch one transaction), and through
+``record`` one by one (each call one durable transaction).
+
 Entities match on (name, type); times on (text, start day, end day); states on (subject, predicate, object,
 assert|close, valid_from day, valid_to day), names compared case-insensitively.
 """
@@ -22,6 +26,8 @@ from _common import percentiles, table, write_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from graphmem.cli.main import INGEST_BATCH  # noqa: E402 - the batch size `graphmem ingest` writes in
 
 
 def _day(point: object) -> str | None:
@@ -113,27 +119,31 @@ def speed() -> dict:
     rng = random.Random(7)
     # the target: the package and its extraction pipeline; the second line adds loading the default embedder
     out: dict = {"import_and_build_s": startup("none"), "import_build_and_embedder_s": startup("auto")}
-    n = 3000
-    texts = [text_of(i, rng) for i in range(n)]
+    n, n_ingest = 3000, 4 * INGEST_BATCH
+    texts = [text_of(i, rng) for i in range(n + n_ingest)]
     with tempfile.TemporaryDirectory() as tmp:
         for label, extract in (("with extraction", True), ("without extraction", False)):
-            with Memory.open(Path(tmp) / f"speed-{extract}.kuzu", extract=extract) as mem:
-                mem.extractor  # noqa: B018 - built before timing
-                t0 = time.perf_counter()
-                for start in range(0, n, 500):
-                    mem.record_many([{"content": t, "occurred_at": "2025-11-27", "thread": "bench"}
-                                     for t in texts[start:start + 500]])
-                batched = n / (time.perf_counter() - t0)
-                more = [text_of(n + i, rng) for i in range(300)]
-                t0 = time.perf_counter()
-                for t in more:
-                    mem.record(content=t, occurred_at="2025-11-27", thread="bench")
-                single = len(more) / (time.perf_counter() - t0)
-                out[label] = {"record_many_per_s": batched, "record_per_s": single, "states": mem.stats().states}
+            row: dict = {}
+            for batch, count in ((500, n), (INGEST_BATCH, n_ingest)):
+                with Memory.open(Path(tmp) / f"speed-{extract}-{batch}.kuzu", extract=extract) as mem:
+                    mem.extractor  # noqa: B018 - built before timing
+                    t0 = time.perf_counter()
+                    for start in range(0, count, batch):
+                        mem.record_many([{"content": t, "occurred_at": "2025-11-27", "thread": "bench"}
+                                         for t in texts[start:start + min(batch, count - start)]])
+                    row[f"record_many_{batch}_per_s"] = count / (time.perf_counter() - t0)
+                    if batch == 500:  # then one by one on the same memory
+                        more = [text_of(n + n_ingest + i, rng) for i in range(300)]
+                        t0 = time.perf_counter()
+                        for t in more:
+                            mem.record(content=t, occurred_at="2025-11-27", thread="bench")
+                        row["record_per_s"] = len(more) / (time.perf_counter() - t0)
+                        row["states"] = mem.stats().states
+            out[label] = row
         extractor = Memory.in_memory().extractor
         t0 = time.perf_counter()
         anchor = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
-        for t in texts:
+        for t in texts[:n]:
             extractor.extract(t, anchor)
         out["extract_only_per_s"] = n / (time.perf_counter() - t0)
     return out
@@ -150,8 +160,9 @@ def main() -> None:
             ["import graphmem + build pipeline (5 runs) p50 / p95", f"{s['p50_ms']:.0f} ms / {s['p95_ms']:.0f} ms"],
             ["... + load the default embedder (5 runs) p50 / p95", f"{e['p50_ms']:.0f} ms / {e['p95_ms']:.0f} ms"],
             ["extraction alone (200-char texts)", f"{res['extract_only_per_s']:,.0f} events/s"],
-            ["record_many, batches of 500, with extraction", f"{res['with extraction']['record_many_per_s']:,.0f} events/s"],
-            ["record_many, without extraction", f"{res['without extraction']['record_many_per_s']:,.0f} events/s"],
+            *[[f"record_many, batches of {b:,}{' (graphmem ingest)' if b == INGEST_BATCH else ''}, {label}",
+               f"{res[label][f'record_many_{b}_per_s']:,.0f} events/s"]
+              for label in ("with extraction", "without extraction") for b in (500, INGEST_BATCH)],
             ["record one by one (durable each), with extraction", f"{res['with extraction']['record_per_s']:,.0f} events/s"],
             ["record one by one, without extraction", f"{res['without extraction']['record_per_s']:,.0f} events/s"],
         ]))
