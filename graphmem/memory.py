@@ -147,7 +147,7 @@ MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
-EXTRACT_TURN = 64  # texts record_many extracts in one turn (one spaCy memory zone) before others may extract
+EXTRACT_TURN = 64  # texts record_many extracts in one turn before other threads (a recall reading its query) may
 
 
 @dataclass(frozen=True)

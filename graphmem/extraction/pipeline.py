@@ -34,6 +34,7 @@ from graphmem.temporal.expressions import TimeMention, find_times
 __all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of"]
 
 CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
+VOCAB_GROWTH = 100_000  # new words spaCy may keep (~50 MB) before the pipeline is built afresh
 _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
@@ -112,21 +113,15 @@ class Extractor:
         self.ontology = ontology
         self.rules = rules or load_rules(ontology)
         model = os.environ.get("GRAPHMEM_SPACY_MODEL")
-        self.model: str | None = None
-        if model and importlib.util.find_spec(model) is not None:
-            self.nlp = spacy.load(model, exclude=["lemmatizer"])
-            self.model = model
-        else:
-            self.nlp = spacy.blank("en")
-        if "sentencizer" not in self.nlp.pipe_names and "parser" not in self.nlp.pipe_names:
-            self.nlp.add_pipe("sentencizer")
+        self.model: str | None = model if model and importlib.util.find_spec(model) is not None else None
+        self.nlp = self._pipeline()
+        self._fresh_strings = len(self.nlp.vocab.strings)
         self._names = _Names(self.nlp.tokenizer)
         self._attrs: tuple[int, int, int] = (spacy.attrs.IDX, spacy.attrs.LENGTH, spacy.attrs.SENT_START)
         for words, label in self._base_patterns():
             self._names.add_exact(words, label)
         self._gazetteer: dict[str, str] = {}
-        self._turn = threading.RLock()  # one thread at a time in the pipeline (its memory zone is shared)
-        self._depth = 0
+        self._turn = threading.RLock()  # one thread at a time in the pipeline (it may be built afresh)
         self._ja_names: dict[str, str] = {p: "place" for p in self.rules.places if _JA.search(p)}
         self.add_known(known)
 
@@ -137,26 +132,27 @@ class Extractor:
         return [(t.split(), "tool") for t in self.rules.tools] + [
             (p.split(), "place") for p in self.rules.places if not _JA.search(p)]
 
+    def _pipeline(self) -> Any:
+        spacy = _import_spacy()
+        nlp = spacy.load(self.model, exclude=["lemmatizer"]) if self.model else spacy.blank("en")
+        if "sentencizer" not in nlp.pipe_names and "parser" not in nlp.pipe_names:
+            nlp.add_pipe("sentencizer")
+        return nlp
+
+    def _renew(self) -> None:
+        """spaCy keeps every new word it tokenises for the life of its pipeline, about 1 KB a text of fresh
+        names, ids and numbers: a server would grow without end. Past ``VOCAB_GROWTH`` new words the pipeline
+        is built afresh (a few ms; names already learnt are kept as words). spaCy's memory zones would free
+        them per text, but tokenising inside one is 5-20x slower (its caches stay off)."""
+        self.nlp = self._pipeline()
+        self._fresh_strings = len(self.nlp.vocab.strings)
+        self._names.tokenizer = self.nlp.tokenizer
+
     @contextmanager
     def batch(self) -> Iterator[None]:
-        """Extract many texts in one turn: the pipeline is this thread's until the block ends, inside one
-        spaCy memory zone. spaCy keeps every new word it tokenises for the life of the process (about 1 KB
-        a text of fresh names, ids and numbers: a server leaks without end); words first seen inside a zone
-        are forgotten when it closes. One zone a batch costs nothing measurable; one a text ~10%."""
+        """Extract many texts in one turn: the pipeline is this thread's until the block ends."""
         with self._turn:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            with self.nlp.memory_zone():
-                self._depth = 1
-                try:
-                    yield
-                finally:
-                    self._depth = 0
+            yield
 
     def add_known(self, names: Iterable[tuple[str, str]]) -> None:
         """Teach the gazetteer ``(name, type)`` pairs: entities and aliases memory already holds."""
@@ -177,7 +173,10 @@ class Extractor:
     # -- extraction ---------------------------------------------------------------------------------------
 
     def extract(self, text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC) -> Extraction:
-        with self.batch():
+        """Entities, times and statements of ``text``, times resolved against ``anchor``."""
+        with self._turn:
+            if len(self.nlp.vocab.strings) > self._fresh_strings + VOCAB_GROWTH:
+                self._renew()
             return self._extract(text, anchor, tz)
 
     def _extract(self, text: str, anchor: TimePoint | dt.datetime, tz: dt.tzinfo) -> Extraction:
@@ -504,7 +503,7 @@ class _Names:
     sequences: spaCy's entity ruler did this through its token matcher at ~0.6 ms a 200-character text.)"""
 
     def __init__(self, tokenizer: Any) -> None:
-        self._tokenizer = tokenizer
+        self.tokenizer = tokenizer
         self._exact: dict[tuple[str, ...], str] = {}
         self._known: dict[tuple[str, ...], str] = {}
         self._opening_exact: dict[str, int] = {}  # first word -> the longest name it opens
@@ -517,7 +516,7 @@ class _Names:
             self._opening_exact[key[0]] = max(self._opening_exact.get(key[0], 0), len(key))
 
     def add_known(self, name: str, label: str) -> None:
-        key = tuple(t.text.lower() for t in self._tokenizer(name))
+        key = tuple(t.text.lower() for t in self.tokenizer(name))
         if key:
             self._known.setdefault(key, label)
             self._opening_known[key[0]] = max(self._opening_known.get(key[0], 0), len(key))
