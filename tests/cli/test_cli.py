@@ -38,8 +38,8 @@ def test_record_assert_and_ask(run):
     assert json.loads(run("--json", "stats").output)["events"] == 1
 
 
-def test_errors_are_one_line_with_the_code_and_exit_2(run):
-    out = CliRunner().invoke(main, ["--db", "x.kuzu", "assert", "Peter", "lives_at", "Paris"])
+def test_errors_are_one_line_with_the_code_and_exit_2(tmp_path):
+    out = CliRunner().invoke(main, ["--db", str(tmp_path / "x.kuzu"), "assert", "Peter", "lives_at", "Paris"])
     assert out.exit_code == 2
     assert "unknown_predicate" in out.output and "lives_in" in out.output
 
