@@ -1,12 +1,12 @@
 """Text -> entities, times and statements, offline and without a model download.
 
-English runs through a spaCy pipeline built blank (sentencizer + entity ruler): the ruler holds the
-gazetteer (entities memory already knows, with their aliases and types), the tool and place lists of
-``ontology/extraction.yaml``, ``@mentions`` and "<Name> Inc"-style organisations. Capitalised runs the ruler
-did not claim become candidates typed by context (after in/to/from: place; after a project cue: project;
-otherwise person), and a statement template that uses one as its object retypes it to the predicate's
-object type. When ``GRAPHMEM_SPACY_MODEL`` names an installed spaCy package, its statistical entities are
-used as well.
+English is tokenised and split into sentences by a spaCy pipeline built blank (tokenizer + sentencizer).
+Known names are then looked up as token sequences (``_Names``): the gazetteer (entities memory already knows,
+with their aliases and types), the tool and place lists of ``ontology/extraction.yaml`` and ``@mentions``.
+Capitalised runs no name claimed become candidates typed by context ("<Name> Inc": org; after in/to/from:
+place; after a project cue: project; otherwise person), and a statement template that uses one as its
+object retypes it to the predicate's object type. When ``GRAPHMEM_SPACY_MODEL`` names an installed spaCy
+package, its statistical entities are used where no known name was found.
 
 Japanese text (detected by its script) does not go through spaCy unless the ``ja`` extra (sudachipy) is
 installed: without it, times, ``@mentions`` and gazetteer/place names are found by matching the text
