@@ -476,7 +476,7 @@ class _Tokens:
     def sentences(self) -> list[tuple[int, int]]:
         """Each sentence's character span (from its first token to the end of its last)."""
         firsts = [i for i, opens in enumerate(self.opens) if opens]
-        lasts = [i - 1 for i in firsts[1:]] + [len(self.words) - 1]
+        lasts = [i - 1 for i in firsts[1:]] + [len(self.words) - 1] if firsts else []
         return [(self.starts[a], self.starts[b] + len(self.words[b])) for a, b in zip(firsts, lasts, strict=True)]
 
 

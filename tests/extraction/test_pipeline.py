@@ -134,3 +134,9 @@ def test_words_seen_once_are_not_kept_for_the_life_of_the_process(monkeypatch):
         found = extractor.extract(f"Ticket zq{i}x7 was closed by Peter at Acme Inc after build r{i * 7919}.", A)
         assert len(extractor.nlp.vocab.strings) <= base + 100 + 20
     assert {(e.name, e.type) for e in found.entities} >= {("Peter", "person"), ("Acme Inc", "org")}
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n", ".", "@", "?!"])
+def test_empty_and_punctuation_only_texts_give_nothing(extractor, text):
+    ex = extractor.extract(text, A)
+    assert (ex.entities, ex.times, ex.statements) == ([], [], [])
