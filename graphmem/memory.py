@@ -482,8 +482,7 @@ class Memory:
         prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
         for start in range(0, len(listed), EXTRACT_TURN):
             part = listed[start : start + EXTRACT_TURN]
-            extracting = any(self.extract if i.get("extract") is None else i.get("extract") for i in part)
-            with self.extractor.batch() if extracting else nullcontext():
+            with self.extractor.batch() if any(map(self._extracts, part)) else nullcontext():
                 for index, item in enumerate(part, start):
                     try:
                         prepared.append(self._prepared(item))
@@ -496,10 +495,14 @@ class Memory:
     def _prepared(self, item: Mapping[str, Any]) -> tuple[Event | None, Mapping[str, Any]]:
         """The item validated into its event (None: its privacy tags drop it), its text's extraction added."""
         event = self._prepare_event(item)
-        wanted = item.get("extract")
-        if event is not None and (self.extract if wanted is None else wanted) and event.content.strip():
+        if event is not None and self._extracts(item) and event.content.strip():
             item = {**item, "_extraction": self.extractor.extract(event.content, event.occurred_at, tz=self.tz)}
         return event, item
+
+    def _extracts(self, item: Mapping[str, Any]) -> bool:
+        """Whether the item's text is read for entities, times and statements (its ``extract``, else memory's)."""
+        wanted = item.get("extract")
+        return bool(self.extract if wanted is None else wanted)
 
     def held(self, items: Iterable[Mapping[str, Any]]) -> list[bool | None]:
         """For each event ``record`` would write from an item: whether memory holds it (``None``: its privacy
@@ -596,8 +599,8 @@ class Memory:
             if extraction is not None:  # what the text says beyond what the event states outright, once
                 claims = {_claim(s) for s in stated}
                 for s in _extracted_states(extraction, event):
-                    if _claim(s) not in claims:
-                        claims.add(_claim(s))
+                    if (claim := _claim(s)) not in claims:
+                        claims.add(claim)
                         stated.append(s)
             state_requests.extend((s, event.id) for s in stated)
             if extraction is not None:

@@ -473,11 +473,15 @@ class _Tokens:
             opens[0] = True
         return cls(text, words, [w.lower() for w in words], [i for i, _, _ in table], opens)
 
+    def end_of(self, k: int) -> int:
+        """The character offset just past token ``k``."""
+        return self.starts[k] + len(self.words[k])
+
     def sentences(self) -> list[tuple[int, int]]:
         """Each sentence's character span (from its first token to the end of its last)."""
         firsts = [i for i, opens in enumerate(self.opens) if opens]
         lasts = [i - 1 for i in firsts[1:]] + [len(self.words) - 1] if firsts else []
-        return [(self.starts[a], self.starts[b] + len(self.words[b])) for a, b in zip(firsts, lasts, strict=True)]
+        return [(self.starts[a], self.end_of(b)) for a, b in zip(firsts, lasts, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -496,6 +500,25 @@ class _Name:
 _MENTION_TOKEN = re.compile(r"@\w[\w.-]*")
 
 
+class _Phrases:
+    """Token sequences and their labels, each first token indexed to the longest sequence it opens."""
+
+    def __init__(self) -> None:
+        self._labels: dict[tuple[str, ...], str] = {}
+        self._longest: dict[str, int] = {}
+
+    def add(self, key: tuple[str, ...], label: str) -> None:
+        if key:
+            self._labels.setdefault(key, label)
+            self._longest[key[0]] = max(self._longest.get(key[0], 0), len(key))
+
+    def at(self, tokens: Sequence[str], i: int) -> Iterator[tuple[int, str]]:
+        """``(length, label)`` of each sequence starting at token ``i``, longest first."""
+        for n in range(min(self._longest.get(tokens[i], 0), len(tokens) - i), 0, -1):
+            if (label := self._labels.get(tuple(tokens[i : i + n]))) is not None:
+                yield n, label
+
+
 class _Names:
     """Known names in a tokenised text: the tool and place lists (case-sensitive), the gazetteer (any case,
     tokenised as the text is) and ``@mentions``. Longer names win, then earlier ones; names never overlap.
@@ -504,36 +527,24 @@ class _Names:
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
-        self._exact: dict[tuple[str, ...], str] = {}
-        self._known: dict[tuple[str, ...], str] = {}
-        self._opening_exact: dict[str, int] = {}  # first word -> the longest name it opens
-        self._opening_known: dict[str, int] = {}
+        self._exact = _Phrases()
+        self._known = _Phrases()
 
     def add_exact(self, words: Sequence[str], label: str) -> None:
-        key = tuple(words)
-        if key:
-            self._exact.setdefault(key, label)
-            self._opening_exact[key[0]] = max(self._opening_exact.get(key[0], 0), len(key))
+        self._exact.add(tuple(words), label)
 
     def add_known(self, name: str, label: str) -> None:
-        key = tuple(t.text.lower() for t in self.tokenizer(name))
-        if key:
-            self._known.setdefault(key, label)
-            self._opening_known[key[0]] = max(self._opening_known.get(key[0], 0), len(key))
+        self._known.add(tuple(t.text.lower() for t in self.tokenizer(name)), label)
 
     def find(self, tokens: _Tokens, model_ents: Sequence[Any] = ()) -> list[_Name]:
         """The names in ``tokens``; ``model_ents``: a statistical model's entities (spaCy spans), if any."""
-        words, lowered = tokens.words, tokens.lowered
+        words = tokens.words
         found: list[tuple[int, int, str, str]] = []  # (start, end, label, source)
         for i, word in enumerate(words):
             if word[:1] == "@" and _MENTION_TOKEN.fullmatch(word):
                 found.append((i, i + 1, "person", "mention"))
-            for n in range(min(self._opening_exact.get(word, 0), len(words) - i), 0, -1):
-                if (label := self._exact.get(tuple(words[i : i + n]))) is not None:
-                    found.append((i, i + n, label, "list"))
-            for n in range(min(self._opening_known.get(lowered[i], 0), len(words) - i), 0, -1):
-                if (label := self._known.get(tuple(lowered[i : i + n]))) is not None:
-                    found.append((i, i + n, label, "gazetteer"))
+            found += [(i, i + n, label, "list") for n, label in self._exact.at(words, i)]
+            found += [(i, i + n, label, "gazetteer") for n, label in self._known.at(tokens.lowered, i)]
         found.sort(key=lambda f: (f[0] - f[1], f[0]))  # longest first, then earliest (stable: list before gazetteer)
         taken = [False] * len(words)
         chosen: list[tuple[int, int, str, str]] = []
@@ -544,7 +555,7 @@ class _Names:
         chosen += [(e.start, e.end, e.label_.lower(), "rule") for e in model_ents if not any(taken[e.start : e.end])]
         names = []
         for start, end, label, source in sorted(chosen):
-            start_char, end_char = tokens.starts[start], tokens.starts[end - 1] + len(words[end - 1])
+            start_char, end_char = tokens.starts[start], tokens.end_of(end - 1)
             names.append(_Name(tokens.text[start_char:end_char], start, end, start_char, end_char, label, source))
         return names
 

@@ -837,21 +837,9 @@ class _Riders:
 
     def __init__(self, b: WriteBatch, *, bulk: bool) -> None:
         self.bulk = bulk  # then none ride: they go by COPY
-        self.revisions = b.revisions
-        self.evidence = b.evidence
-        self.supersedes = b.supersedes
-
-        def by_state(items: Sequence[Any], state_of: Callable[[Any], str]) -> dict[str, list[Any]] | None:
-            if bulk or len(items) > COPY_THRESHOLD:
-                return None
-            grouped: dict[str, list[Any]] = {}
-            for item in items:
-                grouped.setdefault(state_of(item), []).append(item)
-            return grouped
-
-        self._revisions = by_state(b.revisions, lambda r: r.state_id)
-        self._evidence = by_state(b.evidence, lambda x: x[1])
-        self._supersedes = by_state(b.supersedes, lambda x: x[0])
+        self._kinds = (_RidingKind(b.revisions, lambda r: r.state_id, bulk),
+                       _RidingKind(b.evidence, lambda x: x[1], bulk),
+                       _RidingKind(b.supersedes, lambda x: x[0], bulk))
         self.taken: set[str] = set()  # states whose riders went with their statement
 
     def on(self, state_id: str, params: dict[str, Any]) -> str:
@@ -859,9 +847,7 @@ class _Riders:
         only the first statement that writes a state takes them."""
         if self.bulk or state_id in self.taken:
             return ""
-        revisions = (self._revisions or {}).get(state_id, [])
-        evidence = (self._evidence or {}).get(state_id, [])
-        supersedes = (self._supersedes or {}).get(state_id, [])
+        revisions, evidence, supersedes = (kind.of(state_id) for kind in self._kinds)
         if len(revisions) + len(evidence) + len(supersedes) > RIDERS_MAX:
             return ""
         self.taken.add(state_id)
@@ -869,12 +855,27 @@ class _Riders:
 
     def left(self) -> tuple[list[Revision], list[tuple[str, str, EvidenceStance, dt.datetime]],
                             list[tuple[str, str, dt.datetime]]]:
-        def unridden(items: list[Any], grouped: dict[str, list[Any]] | None, state_of: Callable[[Any], str]) -> list[Any]:
-            return items if grouped is None else [x for x in items if state_of(x) not in self.taken]
+        revisions, evidence, supersedes = (kind.unridden(self.taken) for kind in self._kinds)
+        return revisions, evidence, supersedes
 
-        return (unridden(self.revisions, self._revisions, lambda r: r.state_id),
-                unridden(self.evidence, self._evidence, lambda x: x[1]),
-                unridden(self.supersedes, self._supersedes, lambda x: x[0]))
+
+class _RidingKind:
+    """One kind of rider (revisions, evidence or supersedes) of a batch, by the state each hangs on; ``None``
+    groups when the kind does not ride (a bulk write, or more rows than ``COPY_THRESHOLD``)."""
+
+    def __init__(self, items: list[Any], state_of: Callable[[Any], str], bulk: bool) -> None:
+        self.items, self.state_of = items, state_of
+        self.groups: dict[str, list[Any]] | None = None
+        if not bulk and len(items) <= COPY_THRESHOLD:
+            self.groups = {}
+            for item in items:
+                self.groups.setdefault(state_of(item), []).append(item)
+
+    def of(self, state_id: str) -> list[Any]:
+        return [] if self.groups is None else self.groups.get(state_id, [])
+
+    def unridden(self, taken: set[str]) -> list[Any]:
+        return self.items if self.groups is None else [x for x in self.items if self.state_of(x) not in taken]
 
 
 def _riders(revisions: Sequence[Revision], evidence: Sequence[tuple[str, str, EvidenceStance, dt.datetime]],

@@ -114,10 +114,11 @@ def _gated(forms: list[str]) -> re.Pattern[str]:
 
     groups: list[tuple[str, list[str]]] = []
     for form in forms:
-        if groups and groups[-1][0] == gate(form) != "":
+        g = gate(form)
+        if groups and groups[-1][0] == g != "":
             groups[-1][1].append(form)
         else:
-            groups.append((gate(form), [form]))
+            groups.append((g, [form]))
     return re.compile("|".join(g + "(?:" + "|".join(fs) + ")" if g else fs[0] for g, fs in groups))
 
 
