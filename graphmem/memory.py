@@ -123,6 +123,7 @@ from graphmem.store import (
     StateQuery,
     StoreStats,
     WriteBatch,
+    declared_subjects,
     open_store,
 )
 from graphmem.store.group_commit import GroupCommit
@@ -622,18 +623,33 @@ class Memory:
             self._extractor.add_known((e.name, e.type) for e in batch.entities)
         return results
 
+    def _event_indexables(self, events: Sequence[Event], mentions: Mapping[str, Sequence[str]],
+                          about: Mapping[str, Interval | None]) -> list[Indexable]:
+        """What the search index keeps of ``events``, given the ids of the entities each mentions."""
+        keys = {name_key(n) for e in events for n in e.entities}
+        resolved = {k: i for k in keys if (i := self._entity_ids.get(k)) is not None}  # this write's names are here
+        if len(resolved) < len(keys):
+            resolved.update(self.store.entity_ids_for_keys(keys - set(resolved)))
+        return [
+            Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
+                      private=e.visibility is Visibility.PRIVATE, thread=e.thread,
+                      entities=tuple(mentions.get(e.id, ())), about=_bounds(about.get(e.id)),
+                      subjects=declared_subjects(e.entities, resolved, mentions.get(e.id, ())))
+            for e in events
+        ]
+
     def _index_batch(self, batch: WriteBatch, now: dt.datetime) -> None:
         """Make what ``batch`` committed findable by recall (called after the commit)."""
         mentions: dict[str, list[str]] = {}
         for event_id, entity_id in batch.mentions:
             mentions.setdefault(event_id, []).append(entity_id)
         about = {a.event_id: a.about for a in batch.new_annotations}
-        items = [_event_indexable(e, mentions.get(e.id, ()), about.get(e.id)) for e in batch.events]
+        items = self._event_indexables(batch.events, mentions, about)
         items.extend(
             Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
                       time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
                       private=s.visibility == Visibility.PRIVATE,
-                      entities=tuple(e for e in (s.subject_id, s.object_id) if e))
+                      entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,))
             for s in batch.new_states
         )
         self.index.add(items, at=now)
@@ -2088,7 +2104,7 @@ class Memory:
             self.store.mask_events(events)
             mentions = self.store.mentions([e.id for e in events])
             about = {i: a.about for i, a in self.store.annotations([e.id for e in events]).items()}
-            self.index.replace([_event_indexable(e, mentions.get(e.id, ()), about.get(e.id)) for e in events], at=now)
+            self.index.replace(self._event_indexables(events, mentions, about), at=now)
             self.index.save()
         listed = ", ".join(f"{e.id} ({', '.join(e.redactions[len(before):]) or 'again'})" for e, before in masked)
         result = self.record(
@@ -2618,11 +2634,6 @@ def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | Non
                default=None)
 
 
-def _event_indexable(event: Event, entities: Sequence[str], about: Interval | None = None) -> Indexable:
-    """What the search index keeps of an event."""
-    return Indexable(id=event.id, type="event", text=event.content, time=event.occurred_at.at, kind=event.kind,
-                     scope=event.scope, private=event.visibility is Visibility.PRIVATE, thread=event.thread,
-                     entities=tuple(entities), about=_bounds(about))
 
 
 def _bounds(about: Interval | None) -> tuple[dt.datetime | None, dt.datetime | None] | None:

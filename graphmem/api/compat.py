@@ -293,7 +293,7 @@ def compat_routes(memory: Memory, executor: Executor) -> list[Route]:
         route("/v1/events/record", _record),
         route("/v1/timeline", _timeline),
         route("/v1/observations/get", _observations),
-        route("/v1/search", _search, ranking="hybrid: lexical + vector + thread + entity + time + recency"),
+        route("/v1/search", _search, ranking="hybrid: lexical + vector + thread + entity + subject + time + recency"),
         route("/v1/checkpoints/record", _checkpoint),
         route("/v1/sessions/finalize", _finalize),
         route("/v1/resume-pack", _resume_pack, ranking="pinned > session > open tasks > recent, within budget"),

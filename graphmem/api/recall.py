@@ -25,6 +25,8 @@ class ScoreParts:
     vector: float = 0.0
     graph: float = strawberry.field(default=0.0, description="match of its neighbours in the same thread")
     entity: float = strawberry.field(default=0.0, description="1 when it mentions an entity the query names")
+    subject: float = strawberry.field(default=0.0, description="1 when it is about an entity the query names: "
+                                                                "declared with the event, or a state's subject")
     time: float = strawberry.field(default=0.0, description="1 when it happened in a time the query names")
     recency: float = 0.0
 

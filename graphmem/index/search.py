@@ -1,7 +1,8 @@
 """The search index of one memory: words (BM25), vectors and the columns recall filters on.
 
 Every event and every unretracted state is a *document* with a number. Beside the lexical and vector
-indexes the index keeps, per document, its type, kind, scope, privacy, time, thread and entities as arrays,
+indexes the index keeps, per document, its type, kind, scope, privacy, time, thread, the entities it mentions
+and those it is about (see :class:`~graphmem.store.Indexable`) as arrays,
 so a filter over a million documents is a few vectorised comparisons.
 
 The index is derived data: the graph store is the truth. It is saved in a directory next to the database
@@ -39,7 +40,7 @@ __all__ = ["IndexStatus", "SearchIndex"]
 
 log = logging.getLogger("graphmem")
 
-FORMAT = 2  # 2: the period each event talks about
+FORMAT = 3  # 2: the period each event talks about; 3: the entities each document is about
 EMBED_BATCH = 256
 CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector graph being built)
 _TYPES = ("event", "state")
@@ -120,6 +121,7 @@ class SearchIndex:
         self.kinds, self.scopes, self.threads = _Codes(), _Codes(), _Codes()
         self._entity_docs: dict[str, array[int]] = {}
         self._doc_entities: list[tuple[str, ...]] = []  # the same, by document
+        self._subject_docs: dict[str, array[int]] = {}  # the documents about each entity
         self._thread_order: dict[int, list[tuple[float, int]]] = {}
         self._thread_version: dict[int, int] = {}  # bumped by each change of a thread's order
         self._places: dict[int, tuple[int, list[int], dict[int, int]]] = {}  # read-side copy, by version
@@ -158,6 +160,8 @@ class SearchIndex:
                 for entity in named:
                     self._entity_docs.setdefault(entity, array("i")).append(doc)
                 self._doc_entities.append(named)
+                for entity in dict.fromkeys(item.subjects):
+                    self._subject_docs.setdefault(entity, array("i")).append(doc)
                 self._live.set(doc, True)
                 fresh.append((doc, item.text))
             if at is not None and (self.watermark is None or at > self.watermark):
@@ -214,6 +218,11 @@ class SearchIndex:
     def merge_entities(self, merged: str, kept: str) -> None:
         """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
         with self._lock:
+            about = self._subject_docs.pop(merged, None)
+            if about:
+                target = self._subject_docs.setdefault(kept, array("i"))
+                have = set(target)
+                target.extend(d for d in about if d not in have)
             docs = self._entity_docs.pop(merged, None)
             if not docs:
                 return
@@ -302,14 +311,11 @@ class SearchIndex:
 
     def mentioning(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
         """Flags of the documents that mention any of ``entities``."""
-        n = len(self.ids) if n is None else n
-        flags = np.zeros(n, bool)
-        for entity in entities:
-            docs = self._entity_docs.get(entity)
-            if docs:
-                found = np.frombuffer(docs, np.int32).copy() if len(docs) else np.zeros(0, np.int32)
-                flags[found[found < n]] = True
-        return flags
+        return _flags(self._entity_docs, entities, len(self.ids) if n is None else n)
+
+    def about(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
+        """Flags of the documents about any of ``entities`` (declared with an event, a state's subject)."""
+        return _flags(self._subject_docs, entities, len(self.ids) if n is None else n)
 
     def search_words(self, text: str, k: int, allowed: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
         return self.lexical.search(tokens(text), k, allowed)
@@ -382,20 +388,19 @@ class SearchIndex:
             with self._pending.mutex:  # documents still waiting for a vector keep their text in the file
                 waiting = [p for p in list(self._pending.queue) + list(self._inflight) if p is not None]
             (fresh / "pending.json").write_text(json.dumps(waiting), encoding="utf-8")
-            entities = list(self._entity_docs)
-            offsets = np.cumsum([0] + [len(self._entity_docs[e]) for e in entities])
-            entity_docs = (np.concatenate([np.frombuffer(self._entity_docs[e], np.int32) for e in entities])
-                           if entities else np.zeros(0, np.int32))
+            entities, offsets, entity_docs = _packed(self._entity_docs)
+            subjects, subject_offsets, subject_docs = _packed(self._subject_docs)
             np.savez(fresh / "columns.npz", type=self._type.head(n), kind=self._kind.head(n),
                      scope=self._scope.head(n), private=self._private.head(n), time=self._time.head(n),
                      about_lo=self._about_lo.head(n), about_hi=self._about_hi.head(n),
                      thread=self._thread.head(n), live=self._live.head(n),
-                     embedded=self._embedded.head(n), entity_offsets=offsets, entity_docs=entity_docs)
+                     embedded=self._embedded.head(n), entity_offsets=offsets, entity_docs=entity_docs,
+                     subject_offsets=subject_offsets, subject_docs=subject_docs)
             meta = {
                 "format": FORMAT, "watermark": self.watermark.isoformat() if self.watermark else None,
                 "embedder": self.embedder.name if self.embedder else None,
                 "ids": self.ids, "kinds": self.kinds.names, "scopes": self.scopes.names,
-                "threads": self.threads.names, "entities": entities,
+                "threads": self.threads.names, "entities": entities, "subjects": subjects,
             }
             (fresh / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
             self.lexical.save(fresh)
@@ -428,7 +433,8 @@ class SearchIndex:
                                      ("embedded", index._embedded)):
                     column.data = np.full(max(1024, 2 * n), column.fill, column.dtype)
                     column.data[:n] = c[name]
-                offsets, docs = c["entity_offsets"], c["entity_docs"]
+                index._entity_docs = _unpacked(meta["entities"], c["entity_offsets"], c["entity_docs"])
+                index._subject_docs = _unpacked(meta["subjects"], c["subject_offsets"], c["subject_docs"])
             index.lexical = LexicalIndex.load(directory)
             if embedder is not None:
                 from graphmem.index.vectors import VectorIndex
@@ -442,11 +448,9 @@ class SearchIndex:
         index.kinds, index.scopes, index.threads = (_Codes(meta["kinds"]), _Codes(meta["scopes"]),
                                                     _Codes(meta["threads"]))
         forward: list[list[str]] = [[] for _ in index.ids]
-        for i, entity in enumerate(meta["entities"]):
-            mentioned = docs[offsets[i]:offsets[i + 1]].tolist()
-            index._entity_docs[entity] = array("i", mentioned)
-            for doc in mentioned:
-                forward[doc].append(entity)
+        for entity, mentioned in index._entity_docs.items():
+            for number in mentioned:
+                forward[number].append(entity)
         index._doc_entities = [tuple(f) for f in forward]
         threads = index._thread.data[: len(index.ids)]
         for doc in np.flatnonzero(threads >= 0):
@@ -476,6 +480,29 @@ class SearchIndex:
             self._worker.join(timeout=CLOSE_WAIT_S)
             if self._worker.is_alive():
                 log.warning("the embedding worker did not stop within %d s", CLOSE_WAIT_S)
+
+
+def _flags(table: dict[str, array[int]], entities: Sequence[str], n: int) -> NDArray[np.bool_]:
+    """Flags of the first ``n`` documents listed under any of ``entities`` in ``table``."""
+    flags = np.zeros(n, bool)
+    for entity in entities:
+        docs = table.get(entity)
+        if docs:
+            found = np.frombuffer(docs, np.int32).copy()  # no view of it outlives this line: it may grow
+            flags[found[found < n]] = True
+    return flags
+
+
+def _packed(table: dict[str, array[int]]) -> tuple[list[str], NDArray[np.int64], NDArray[np.int32]]:
+    """An entity -> documents table as its keys, offsets and one array of documents (to save)."""
+    keys = list(table)
+    offsets = np.cumsum([0] + [len(table[k]) for k in keys])
+    docs = np.concatenate([np.frombuffer(table[k], np.int32) for k in keys]) if keys else np.zeros(0, np.int32)
+    return keys, offsets, docs
+
+
+def _unpacked(keys: list[str], offsets: NDArray[np.int64], docs: NDArray[np.int32]) -> dict[str, array[int]]:
+    return {key: array("i", docs[offsets[i]:offsets[i + 1]].tolist()) for i, key in enumerate(keys)}
 
 
 def _vector_index(dim: int) -> Any:

@@ -8,6 +8,9 @@ The score of a document is a weighted sum of parts, each in [0, 1] before weight
 - ``graph``: the match of its neighbours in the same thread (the turn before and after a matching turn
   often holds the answer: "what did you do yesterday?" / "I went to a support group"), weighted by distance;
 - ``entity``: 1 when it mentions an entity the query names;
+- ``subject``: 1 when it is *about* an entity the query names: an event that entity was declared with (the
+  speaker of a turn, the author of a note), a state of that subject. Asked "what does Melanie do to
+  destress?", Melanie's own turns count more than Caroline's "Thanks, Melanie!";
 - ``time``: 1 when it happened inside a time the query names ("in May 2023");
 - ``recency``: 0.5 ** (age / half-life), age measured from the query's ``now``.
 
@@ -35,7 +38,8 @@ class Preset:
     lexical: float = 1.0
     vector: float = 0.5
     graph: tuple[float, ...] = (0.5, 0.2)  # neighbour weight at distance 1, 2, ... in a thread
-    entity: float = 0.2
+    entity: float = 0.1
+    subject: float = 0.4
     time: float = 1.0
     recency: float = 0.05
     half_life_days: float = 7.0
@@ -47,8 +51,8 @@ PRESETS: dict[str, Preset] = {
     "default": Preset(),
     "lexical": Preset(vector=0.0),
     "semantic": Preset(lexical=0.0, vector=1.0),
-    "plain_bm25": Preset(vector=0.0, graph=(), entity=0.0, time=0.0, recency=0.0),
-    "plain_dense": Preset(lexical=0.0, vector=1.0, graph=(), entity=0.0, time=0.0, recency=0.0),
+    "plain_bm25": Preset(vector=0.0, graph=(), entity=0.0, subject=0.0, time=0.0, recency=0.0),
+    "plain_dense": Preset(lexical=0.0, vector=1.0, graph=(), entity=0.0, subject=0.0, time=0.0, recency=0.0),
     "recent": Preset(recency=0.5),
 }
 
@@ -138,6 +142,11 @@ def rank(
         parts["entity"] = mentions.astype(np.float32)
         total = total + preset.entity * parts["entity"]
         candidates = np.union1d(candidates, np.flatnonzero(mentions))
+    if named_entities and preset.subject:
+        about = index.about(named_entities, n) & allowed
+        parts["subject"] = about.astype(np.float32)
+        total = total + preset.subject * parts["subject"]
+        candidates = np.union1d(candidates, np.flatnonzero(about))
     if named_times and preset.time:
         inside = np.zeros(n, bool)
         for start, end in named_times:

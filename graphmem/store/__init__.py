@@ -2,10 +2,20 @@
 
 import os
 
-from graphmem.store.port import EventBrief, EventQuery, GraphStore, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import (
+    EventBrief,
+    EventQuery,
+    GraphStore,
+    Indexable,
+    SourceCursor,
+    StateQuery,
+    StoreStats,
+    WriteBatch,
+    declared_subjects,
+)
 
 __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats",
-           "WriteBatch", "open_store"]
+           "WriteBatch", "declared_subjects", "open_store"]
 
 
 def _default_buffer_pool_mb() -> int:

@@ -38,10 +38,20 @@ from graphmem.ontology import (
     State,
     StateStatus,
     Thread,
+    name_key,
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache
-from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import (
+    EventBrief,
+    EventQuery,
+    Indexable,
+    SourceCursor,
+    StateQuery,
+    StoreStats,
+    WriteBatch,
+    declared_subjects,
+)
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -751,26 +761,29 @@ class KuzuStore:
     def indexable(self, since: dt.datetime | None = None, chunk: int = 20_000) -> Iterator[list[Indexable]]:
         params = {"everything": since is None, "since": rows.naive(since) if since else dt.datetime(1, 1, 1)}
         events = ("MATCH (e:Event) WHERE $everything OR e.recorded_at >= $since RETURN e.id, e.content, e.occurred_at, "
-                  "e.kind, e.scope, e.private, e.thread, e.recorded_at")
+                  "e.kind, e.scope, e.private, e.thread, e.recorded_at, e.entities")
         for found in self._chunks(events, params, chunk):
             mentions: dict[str, list[str]] = {}
             ids = [f[0] for f in found]
             for r in self._lookup("(e:Event)-[:MENTIONS]->(n:Entity)", "e.id", "e.id AS event, n.id AS entity", ids):
                 mentions.setdefault(r["event"], []).append(r["entity"])
+            resolved = self.entity_ids_for_keys({name_key(n) for f in found for n in f[8] or ()})
             about = {r["id"]: (rows.aware(r["s"]), rows.aware(r["e"])) for r in self._lookup(
                 "(a:Annotation)", "a.event_id", "a.event_id AS id, a.about_start AS s, a.about_end AS e", ids)
                 if r["s"] is not None or r["e"] is not None}
             yield [Indexable(id=i, type="event", text=text, time=rows.aware(at), kind=kind, scope=scope,
                              private=bool(private), thread=thread, entities=tuple(mentions.get(i, ())),
-                             recorded_at=rows.aware(recorded), about=about.get(i))
-                   for i, text, at, kind, scope, private, thread, recorded in found]
+                             recorded_at=rows.aware(recorded), about=about.get(i),
+                             subjects=declared_subjects(names or (), resolved, mentions.get(i, ())))
+                   for i, text, at, kind, scope, private, thread, recorded, names in found]
         states = ("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) WHERE h.replaced_at IS NULL AND s.retracted_at IS NULL "
                   "AND ($everything OR s.created_at >= $since) RETURN s.id, n.name, s.predicate, s.object, s.text, "
                   "s.valid_from, s.kind, s.scope, s.private, s.subject_id, s.object_id, s.created_at")
         for found in self._chunks(states, params, chunk):
             yield [Indexable(id=i, type="state", text=rows.state_words(subject, predicate, obj, text),
                              time=rows.aware(at), kind=kind, scope=scope, private=bool(private),
-                             entities=tuple(e for e in (subject_id, object_id) if e), recorded_at=rows.aware(created))
+                             entities=tuple(e for e in (subject_id, object_id) if e), recorded_at=rows.aware(created),
+                             subjects=(subject_id,))
                    for i, subject, predicate, obj, text, at, kind, scope, private, subject_id, object_id, created
                    in found]
 

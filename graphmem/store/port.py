@@ -7,15 +7,16 @@ An adapter (the embedded Kuzu one, later a server engine) implements :class:`Gra
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, Source, State, Thread
-from graphmem.ontology import TimePoint
+from graphmem.ontology import TimePoint, name_key
 
-__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch"]
+__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch",
+           "declared_subjects"]
 
 
 @dataclass
@@ -100,7 +101,10 @@ class Indexable:
     """What the search index keeps of an event or a state: its words and what recall filters and ranks on.
 
     ``time`` is when it happened (an event's occurred_at, a state's valid_from); ``entities`` are the ids it
-    mentions (an event) or links (a state's subject and object).
+    mentions (an event) or links (a state's subject and object). ``subjects`` are those of them it is *about*:
+    the entities the writer declared with the event (its ``entities``: a turn's speaker, a log's author) or
+    a state's subject, as against names the text merely mentions ("Thanks, Melanie!"). A declared name
+    counts as the entity its key resolves to, so a rebuilt index agrees with one built write by write.
     """
 
     id: str
@@ -114,6 +118,13 @@ class Indexable:
     entities: tuple[str, ...] = ()
     recorded_at: dt.datetime | None = None  # transaction time it was written at
     about: tuple[dt.datetime | None, dt.datetime | None] | None = None  # the period an event talks about
+    subjects: tuple[str, ...] = ()
+
+
+def declared_subjects(names: Sequence[str], resolved: Mapping[str, str], mentions: Sequence[str]) -> tuple[str, ...]:
+    """Of an event's ``mentions``, the entities its declared ``names`` resolve to (``resolved``: name key -> id)."""
+    mentioned = set(mentions)
+    return tuple(dict.fromkeys(i for n in names if (i := resolved.get(name_key(n))) is not None and i in mentioned))
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,30 @@ def test_reindex_gives_the_same_answers(tmp_path):
         assert [(h.id, h.score) for h in mem.recall("note about garden", k=5)] == before
 
 
+def _about(mem, name):
+    flags = mem.index.about([mem.resolve_entity(name)])
+    return sorted(mem.index.ids[d] for d in flags.nonzero()[0])
+
+
+def test_what_each_document_is_about_is_saved_rebuilt_and_merged(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        said = mem.record(content="Melanie: I painted the lake again.", entities=["Melanie"]).id
+        told = mem.record(content="Caroline: Thanks, Melanie! Love it.", entities=["Caroline"]).id
+        by_alias = mem.record(content="Mel: off to swim.", entities=["@mel"]).id
+        state = mem.assert_state("Melanie", "likes", "painting").id
+        mem.merge_entities("Melanie", "mel")
+        incremental = _about(mem, "Melanie")
+        assert said in incremental and state in incremental and told not in incremental
+        assert by_alias in incremental  # the merged entity's documents are about the kept one
+        assert _about(mem, "Caroline") == [told]
+    with Memory.open(path, embedder="none") as mem:  # saved and loaded
+        assert _about(mem, "Melanie") == incremental
+        mem.reindex()  # rebuilt from the database
+        assert _about(mem, "Melanie") == incremental
+        assert _about(mem, "Caroline") == [told]
+
+
 def test_retracted_states_leave_the_index(tmp_path):
     with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
         ev = mem.record(content="Peter lives in Marrakesh.", extract=False)

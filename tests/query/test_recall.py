@@ -57,6 +57,17 @@ def test_entity_named_in_the_query_raises_its_mentions(team):
     assert all(h.parts.get("entity", 0) == 1.0 for h in hits if "Melanie" in h.entities)
 
 
+def test_what_an_entity_said_ranks_above_what_was_said_to_it(team):
+    # D1:4 is Melanie's own turn (declared with it); "Thanks, Melanie" only names her
+    team.record(content="Caroline: Thanks, Melanie! I find that lovely.", occurred_at="2023-05-09",
+                thread="c/s1", source={"system": "chat", "ref": "D1:6"}, entities=["Caroline"])
+    hits = {h.refs[0]: h for h in team.recall("what did Melanie find lovely?", k=6)}
+    assert hits["D1:4"].parts["subject"] == 1.0 and hits["D1:4"].parts["entity"] == 1.0
+    assert hits["D1:6"].parts.get("subject", 0) == 0 and hits["D1:6"].parts["entity"] == 1.0
+    assert hits["D1:4"].score > hits["D1:6"].score
+    assert hits["D1:6"].parts["lexical"] > hits["D1:4"].parts["lexical"]  # words alone would rank it first
+
+
 def test_time_named_in_the_query_raises_what_happened_then(team):
     hits = team.recall("what happened in June 2023", k=2)
     assert refs(hits) == ["D2:1"]  # the private event of June stays hidden
@@ -191,14 +202,16 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
                 if 0 <= j < len(order) and allowed[order[j][1]]:
                     graph[order[j][1]] += weight * base[d]
     entity = index.mentioning(named_entities, n) & allowed if named_entities else np.zeros(n, bool)
+    about = index.about(named_entities, n) & allowed if named_entities else np.zeros(n, bool)
     inside = np.zeros(n, bool)
     for start, end in named_times:
         inside |= index.within(start, end, n) & allowed
     total = {}
     for d in range(n):
-        if base[d] + graph[d] > 0 or entity[d] or inside[d]:
+        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:
             age = (now.timestamp() - index.times()[d]) / 86_400
-            total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.time * inside[d]
+            total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
+                        + preset.time * inside[d]
                         + preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days))
     return {index.ids[d]: score for d, score in total.items()}
 
