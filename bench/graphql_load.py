@@ -27,8 +27,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
+import psutil
 from _common import percentiles, table, write_results
 from scale import BATCH, WORDS, event
 
@@ -71,9 +73,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(path: str) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    proc = subprocess.Popen([*CLI, "--db", path, "serve", "--port", str(port)], stderr=subprocess.PIPE, text=True)
+def start_server(path: str, log: IO[str]) -> tuple[subprocess.Popen[str], str]:
+    port = free_port()  # the server's stderr goes to a file: an unread pipe would fill and stall it
+    proc = subprocess.Popen([*CLI, "--db", path, "serve", "--port", str(port)], stderr=log, text=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -119,17 +121,18 @@ async def client(url: str, seed: int, deadline: float, n_entities: int, think: f
                     ok = ok and result.get("status") == "created"
                     if ok:
                         out["created"] += 1
-            except (httpx.HTTPError, ValueError, KeyError, TypeError):
-                ok = False
+            except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+                ok, body = False, {"exception": repr(exc)}
             out["latency"].setdefault(op, []).append((time.perf_counter() - t0) * 1000)
             if not ok:
                 out["errors"].append(op)
+                out["error_samples"].append(f"{op}: {str(body)[:300]}")
             if think:
                 await asyncio.sleep(rng.expovariate(1 / think))
 
 
 async def load(url: str, clients: int, seconds: float, n_entities: int, think: float) -> dict:
-    out: dict = {"latency": {}, "errors": [], "created": 0, "run": f"{time.time():.0f}"}
+    out: dict = {"latency": {}, "errors": [], "error_samples": [], "created": 0, "run": f"{time.time():.0f}"}
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
     await asyncio.gather(*(client(url, i + 1, deadline, n_entities, think, out) for i in range(clients)))
@@ -155,16 +158,22 @@ def main() -> None:
         t0 = time.perf_counter()
         build(path, args.events)
         print(f"built {args.events:,} events in {time.perf_counter() - t0:.1f} s at {path}")
-    proc, url = start_server(path)
+    log = tempfile.NamedTemporaryFile("w+", prefix="graphmem-serve-", suffix=".log")
+    proc, url = start_server(path, log)
     try:
         httpx.post(f"{url}/graphql", timeout=120, json={"query": RECORD, "variables": {"i": {  # warm the extractor
             "content": "Warm-up: Peter moved to Lisbon.", "agentId": "load"}}})
         before = count_events(url)
+        server, here = psutil.Process(proc.pid), psutil.Process()
+        cpu_before, clients_before = server.cpu_times(), here.cpu_times()
         result = asyncio.run(load(url, args.clients, args.seconds, max(100, args.events // 10), args.think))
+        cpu_after, clients_after = server.cpu_times(), here.cpu_times()
         after = count_events(url)
     finally:
         proc.terminate()
         proc.wait(timeout=120)
+    server_cpu_s = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
+    clients_cpu_s = (clients_after.user + clients_after.system) - (clients_before.user + clients_before.system)
     rows, payload = [], {"events": before, "clients": args.clients, "think_s": args.think,
                          "seconds": result["elapsed_s"],
                          "errors": len(result["errors"]), "created": result["created"],
@@ -179,8 +188,21 @@ def main() -> None:
         rows.append([op, len(samples), rate, stats["p50_ms"], stats["p95_ms"], result["errors"].count(op)])
     rows.append(["all", total, total / result["elapsed_s"], "", "", len(result["errors"])])
     print(table(["operation", "requests", "req/s", "p50 ms", "p95 ms", "errors"], rows))
+    n_requests = total
+    payload["server_cpu_s"] = server_cpu_s
+    payload["server_cpu_ms_per_request"] = 1000 * server_cpu_s / max(1, n_requests)
+    payload["clients_cpu_s"] = clients_cpu_s
+    payload["error_samples"] = result["error_samples"][:20]
     print(f"\nevents before {before:,}, acknowledged writes {result['created']:,}, stored after {after:,}: "
           f"lost {payload['lost_writes']}")
+    print(f"server CPU {server_cpu_s:.1f} s over {result['elapsed_s']:.0f} s "
+          f"({payload['server_cpu_ms_per_request']:.1f} ms a request); the clients used {clients_cpu_s:.1f} s "
+          f"(same machine: {os.cpu_count()} cores in all)")
+    for sample in payload["error_samples"]:
+        print("error:", sample)
+    log.seek(0)
+    if errors := log.read().strip():
+        print("server stderr (last lines):", *errors.splitlines()[-10:], sep="\n  ")
     write_results("graphql_load", payload)
 
 
