@@ -318,6 +318,7 @@ class Memory:
         self.ontology = base
         self.index = index if index is not None else SearchIndex()
         self._catch_up()
+        self._index_whole = True  # the index holds everything the store does (it answers entity event pages)
 
     def _catch_up(self) -> None:
         """Bring the search index up to the store: everything recorded since its watermark."""
@@ -632,7 +633,7 @@ class Memory:
             resolved.update(self.store.entity_ids_for_keys(keys - set(resolved)))
         return [
             Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
-                      private=e.visibility is Visibility.PRIVATE, thread=e.thread,
+                      private=e.visibility is Visibility.PRIVATE, thread=e.thread, recorded_at=e.recorded_at,
                       entities=tuple(mentions.get(e.id, ())), about=_bounds(about.get(e.id)),
                       subjects=declared_subjects(e.entities, resolved, mentions.get(e.id, ())))
             for e in events
@@ -645,6 +646,8 @@ class Memory:
             mentions.setdefault(event_id, []).append(entity_id)
         about = {a.event_id: a.about for a in batch.new_annotations}
         items = self._event_indexables(batch.events, mentions, about)
+        new = {e.id for e in batch.events}
+        self.index.mention((e, n) for e, n in batch.mentions if e not in new)  # a plan named them for old events
         items.extend(
             Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
                       time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
@@ -1708,7 +1711,7 @@ class Memory:
             self.ontology.check_kind(kind, field="kinds")
         start = self._optional_time(since, "since")
         end = self._optional_time(until, "until")
-        return self.store.find_events(EventQuery(
+        query = EventQuery(
             limit=limit,
             entity_id=self.resolve_entity(entity) if entity else None,
             thread=thread,
@@ -1719,7 +1722,14 @@ class Memory:
             include_private=include_private,
             after=after,
             ascending=ascending,
-        ))
+        )
+        if query.entity_id is not None and thread is None and self._index_whole:
+            # an entity's page from the index's columns, then only the page's rows from the store: the store
+            # would read every candidate's row to order them (~0.3 ms each, 10 ms for a few dozen)
+            return self.store.events(self.index.events_of(
+                query.entity_id, limit=limit, scopes=scopes, include_private=include_private, kinds=query.kinds,
+                since=query.since, until=query.until, after=after, ascending=ascending))
+        return self.store.find_events(query)
 
     def events_around(
         self,
@@ -2338,8 +2348,10 @@ class Memory:
         with self.store.write_lock():
             old = self.index
             old.close()
+            self._index_whole = False  # event pages read the store until the new index holds everything
             self.index = SearchIndex(old.directory, old.embedder)
             self._catch_up()
+            self._index_whole = True
         self.index.wait()
         self.index.save()
         return self.index.status()
