@@ -201,8 +201,8 @@ def main() -> None:
     for sample in payload["error_samples"]:
         print("error:", sample)
     log.seek(0)
-    if errors := log.read().strip():
-        print("server stderr (last lines):", *errors.splitlines()[-10:], sep="\n  ")
+    if payload["errors"] and (lines := log.read().strip().splitlines()):
+        print("server stderr (last lines):", *lines[-10:], sep="\n  ")
     write_results("graphql_load", payload)
 
 
