@@ -8,9 +8,12 @@ Prints req/s and p50/p95 per operation and writes bench/results/graphql_load.jso
 
 Each client is an agent: after each answer it thinks for a random time (exponential, mean ``--think``
 seconds) before its next request. ``--think 0`` sends back to back: that measures the most the server can
-answer (latency then grows with the number of clients waiting, by construction).
+answer (latency then grows with the number of clients waiting, by construction). ``--warmup S`` runs S seconds
+of the same load first and does not measure them: a server that has just started reads from the database
+what its caches will soon hold, so both figures are worth printing (writes of the warm-up are counted too).
 
-    python bench/graphql_load.py [--events 100000] [--clients 50] [--seconds 60] [--think 1] [--db PATH]
+    python bench/graphql_load.py [--events 100000] [--clients 50] [--seconds 60] [--think 1] [--warmup 0]
+                                 [--db PATH]
 
 The clients run on the same machine as the server (this one has 2 cores), so the figures are pessimistic.
 """
@@ -27,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import IO
 
 import httpx
@@ -103,7 +107,8 @@ def pick(rng: random.Random, n_entities: int, serial: str) -> tuple[str, str, di
                                          "source": {"system": "bench", "ref": f"load#{serial}"}}}
 
 
-async def client(url: str, seed: int, deadline: float, n_entities: int, think: float, out: dict) -> None:
+async def client(url: str, seed: int, measured_from: float, deadline: float, n_entities: int, think: float,
+                 out: dict) -> None:
     rng = random.Random(seed)
     await asyncio.sleep(rng.uniform(0, think))  # agents do not all start at the same instant
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
@@ -123,7 +128,10 @@ async def client(url: str, seed: int, deadline: float, n_entities: int, think: f
                         out["created"] += 1
             except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
                 ok, body = False, {"exception": repr(exc)}
-            out["latency"].setdefault(op, []).append((time.perf_counter() - t0) * 1000)
+            if t0 >= measured_from:  # requests of the warm-up are not measured (their writes are counted)
+                out["latency"].setdefault(op, []).append((time.perf_counter() - t0) * 1000)
+                if ok and (timing := response.headers.get("server-timing", "")).startswith("app;dur="):
+                    out["in_server"].setdefault(op, []).append(float(timing.removeprefix("app;dur=")))
             if not ok:
                 out["errors"].append(op)
                 out["error_samples"].append(f"{op}: {str(body)[:300]}")
@@ -131,12 +139,22 @@ async def client(url: str, seed: int, deadline: float, n_entities: int, think: f
                 await asyncio.sleep(rng.expovariate(1 / think))
 
 
-async def load(url: str, clients: int, seconds: float, n_entities: int, think: float) -> dict:
-    out: dict = {"latency": {}, "errors": [], "error_samples": [], "created": 0, "run": f"{time.time():.0f}"}
-    deadline = time.perf_counter() + seconds
-    t0 = time.perf_counter()
-    await asyncio.gather(*(client(url, i + 1, deadline, n_entities, think, out) for i in range(clients)))
-    out["elapsed_s"] = time.perf_counter() - t0
+async def load(url: str, clients: int, seconds: float, warmup: float, n_entities: int, think: float,
+               cpu: Callable[[], tuple[float, float]]) -> dict:
+    """Run the clients; ``cpu`` says the (server, clients) CPU seconds so far, read when measuring starts and
+    ends."""
+    out: dict = {"latency": {}, "in_server": {}, "errors": [], "error_samples": [], "created": 0, "run": f"{time.time():.0f}"}
+    measured_from = time.perf_counter() + warmup
+    deadline = measured_from + seconds
+
+    async def start_measuring() -> None:
+        await asyncio.sleep(warmup)
+        out["cpu_start"] = cpu()
+
+    await asyncio.gather(start_measuring(), *(client(url, i + 1, measured_from, deadline, n_entities, think, out)
+                                             for i in range(clients)))
+    out["cpu_end"] = cpu()
+    out["elapsed_s"] = time.perf_counter() - measured_from
     return out
 
 
@@ -151,6 +169,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--think", type=float, default=1.0, help="mean pause between a client's requests (s)")
+    parser.add_argument("--warmup", type=float, default=0.0,
+                        help="seconds of load before the measured ones (the server's caches fill; not measured)")
     parser.add_argument("--db", help="reuse (or create) this database instead of a temporary one")
     args = parser.parse_args()
     path = args.db or os.path.join(tempfile.mkdtemp(prefix="graphmem-load-"), "memory.kuzu")
@@ -165,16 +185,19 @@ def main() -> None:
             "content": "Warm-up: Peter moved to Lisbon.", "agentId": "load"}}})
         before = count_events(url)
         server, here = psutil.Process(proc.pid), psutil.Process()
-        cpu_before, clients_before = server.cpu_times(), here.cpu_times()
-        result = asyncio.run(load(url, args.clients, args.seconds, max(100, args.events // 10), args.think))
-        cpu_after, clients_after = server.cpu_times(), here.cpu_times()
+
+        def cpu() -> tuple[float, float]:
+            return sum(server.cpu_times()[:2]), sum(here.cpu_times()[:2])
+
+        result = asyncio.run(load(url, args.clients, args.seconds, args.warmup, max(100, args.events // 10),
+                                  args.think, cpu))
         after = count_events(url)
     finally:
         proc.terminate()
         proc.wait(timeout=120)
-    server_cpu_s = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
-    clients_cpu_s = (clients_after.user + clients_after.system) - (clients_before.user + clients_before.system)
-    rows, payload = [], {"events": before, "clients": args.clients, "think_s": args.think,
+    server_cpu_s = result["cpu_end"][0] - result["cpu_start"][0]
+    clients_cpu_s = result["cpu_end"][1] - result["cpu_start"][1]
+    rows, payload = [], {"events": before, "clients": args.clients, "think_s": args.think, "warmup_s": args.warmup,
                          "seconds": result["elapsed_s"],
                          "errors": len(result["errors"]), "created": result["created"],
                          "stored_after": after, "lost_writes": before + result["created"] - after, "ops": {}}
@@ -184,10 +207,14 @@ def main() -> None:
         total += len(samples)
         stats = percentiles(samples) if samples else {"p50_ms": 0.0, "p95_ms": 0.0, "n": 0}
         rate = len(samples) / result["elapsed_s"]
-        payload["ops"][op] = {**stats, "per_s": rate, "errors": result["errors"].count(op)}
-        rows.append([op, len(samples), rate, stats["p50_ms"], stats["p95_ms"], result["errors"].count(op)])
-    rows.append(["all", total, total / result["elapsed_s"], "", "", len(result["errors"])])
-    print(table(["operation", "requests", "req/s", "p50 ms", "p95 ms", "errors"], rows))
+        inside = result["in_server"].get(op, [])
+        served = percentiles(inside) if inside else {"p50_ms": 0.0, "p95_ms": 0.0, "n": 0}
+        payload["ops"][op] = {**stats, "per_s": rate, "errors": result["errors"].count(op),
+                              "in_server_p50_ms": served["p50_ms"], "in_server_p95_ms": served["p95_ms"]}
+        rows.append([op, len(samples), rate, stats["p50_ms"], stats["p95_ms"], served["p50_ms"], served["p95_ms"],
+                     result["errors"].count(op)])
+    rows.append(["all", total, total / result["elapsed_s"], "", "", "", "", len(result["errors"])])
+    print(table(["operation", "requests", "req/s", "p50 ms", "p95 ms", "in server p50", "p95", "errors"], rows))
     n_requests = total
     payload["server_cpu_s"] = server_cpu_s
     payload["server_cpu_ms_per_request"] = 1000 * server_cpu_s / max(1, n_requests)

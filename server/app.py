@@ -3,7 +3,9 @@
 Configured by environment: ``GRAPHMEM_DB``, ``GRAPHMEM_TOKENS`` (see tokens.example.yaml),
 ``GRAPHMEM_TIMEZONE``, ``GRAPHMEM_ONTOLOGY``, ``GRAPHMEM_SECRETS``, ``GRAPHMEM_PII``,
 ``GRAPHMEM_BUFFER_POOL_MB``, ``GRAPHMEM_MAX_BODY_BYTES``. ``graphmem serve`` does the same from the shell.
-Run a single worker: a second process cannot open the same database.
+Run a single worker: a second process cannot open the same database. Keep idle connections open longer than
+clients keep theirs (``--timeout-keep-alive 75``, as ``graphmem serve`` does), or a client may send on a
+connection the server is closing.
 """
 
 from graphmem import Memory

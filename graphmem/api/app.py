@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -77,7 +78,9 @@ class _GraphQLApp(GraphQL[Context, None]):
 
 
 class _Guard:
-    """Refuses oversized bodies and unauthenticated callers before any route runs."""
+    """Refuses oversized bodies and unauthenticated callers before any route runs, and says in a
+    ``Server-Timing`` header how long the server took (from reading the request to the answer's start: what a
+    client waits beyond it is the network and its own scheduling)."""
 
     def __init__(self, app: ASGIApp, policy: AccessPolicy, max_body: int) -> None:
         self.app = app
@@ -88,6 +91,15 @@ class _Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started, reply = time.perf_counter(), send
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                took = f"app;dur={(time.perf_counter() - started) * 1000:.2f}".encode("latin-1")
+                message = {**message, "headers": [*message.get("headers", []), (b"server-timing", took)]}
+            await reply(message)
+
+        send = timed
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):

@@ -814,6 +814,10 @@ SAMPLE_QUESTIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# seconds an idle connection stays open: longer than clients keep theirs (httpx, requests and browsers drop
+# an idle connection after 5-60 s), so a client never sends on a connection the server is closing at that
+# instant (uvicorn's 5 s default met httpx's 5 s: about one request in a thousand failed under load)
+KEEP_ALIVE_S = 75
 
 
 @main.command()
@@ -851,7 +855,8 @@ def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) 
     app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True)
     who = f"{len(access.agents)} agents with tokens" if access.enabled else "no tokens: local use only"
     click.echo(f"graphmem serving {settings.db} at http://{bind}:{settings.port}/graphql ({who})", err=True)
-    uvicorn.run(app, host=bind, port=settings.port, log_level="warning", timeout_graceful_shutdown=30)
+    uvicorn.run(app, host=bind, port=settings.port, log_level="warning", timeout_graceful_shutdown=30,
+                timeout_keep_alive=KEEP_ALIVE_S)
 
 
 @main.command()

@@ -98,3 +98,36 @@ def test_deployment_entry_and_example_tokens_file(tmp_path, monkeypatch):
     with TestClient(app) as http:
         assert http.get("/health").json()["auth"] is True
         assert http.post("/graphql", json={"query": "{ stats { events } }"}).status_code == 401
+
+
+def test_idle_connections_outlive_the_clients_and_answers_say_how_long_they_took(tmp_path):
+    proc, url = start(tmp_path / "memory.kuzu")
+    try:
+        host, port = url.removeprefix("http://").split(":")
+        request = f"GET /health HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(request)
+            first = _response_head(conn)
+            time.sleep(6)  # longer than an http client keeps an idle connection (httpx: 5 s)
+            conn.sendall(request)  # the server has not closed it: no request may land on a closing connection
+            second = _response_head(conn)
+        for head in (first, second):
+            assert head[0] == "HTTP/1.1 200 OK"
+            timing = next(line for line in head if line.lower().startswith("server-timing:"))
+            assert float(timing.split("dur=")[1]) >= 0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def _response_head(conn):
+    """One whole HTTP response read from ``conn``; its status line and headers."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, body = data.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    length = int(next(line.split(":")[1] for line in lines if line.lower().startswith("content-length:")))
+    while len(body) < length:
+        body += conn.recv(65536)
+    return lines
