@@ -123,9 +123,9 @@ from graphmem.store import (
     StateQuery,
     StoreStats,
     WriteBatch,
-    declared_subjects,
     open_store,
 )
+from graphmem.store import declared_subjects
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
 from graphmem.temporal import holds_at, parse_expression, parse_point, period_end

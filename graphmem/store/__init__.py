@@ -2,17 +2,8 @@
 
 import os
 
-from graphmem.store.port import (
-    EventBrief,
-    EventQuery,
-    GraphStore,
-    Indexable,
-    SourceCursor,
-    StateQuery,
-    StoreStats,
-    WriteBatch,
-    declared_subjects,
-)
+from graphmem.store.port import EventBrief, EventQuery, GraphStore, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import declared_subjects
 
 __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats",
            "WriteBatch", "declared_subjects", "open_store"]

@@ -42,16 +42,8 @@ from graphmem.ontology import (
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache
-from graphmem.store.port import (
-    EventBrief,
-    EventQuery,
-    Indexable,
-    SourceCursor,
-    StateQuery,
-    StoreStats,
-    WriteBatch,
-    declared_subjects,
-)
+from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
+from graphmem.store.port import declared_subjects
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
