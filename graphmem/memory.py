@@ -2646,8 +2646,6 @@ def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | Non
                default=None)
 
 
-
-
 def _bounds(about: Interval | None) -> tuple[dt.datetime | None, dt.datetime | None] | None:
     if about is None or (about.start is None and about.end is None):
         return None

@@ -359,9 +359,8 @@ class SearchIndex:
         if after is not None:
             t, r = sign * after[0].timestamp(), sign * after[1].timestamp()
             st, sr = sign * times, sign * recorded
-            tied = (st == t) & (sr == r)
-            keep &= (st > t) | ((st == t) & (sr > r)) | tied
-            for i in np.flatnonzero(keep & tied):  # the same instants as the cursor: its id decides
+            keep &= (st > t) | ((st == t) & (sr >= r))
+            for i in np.flatnonzero(keep & (st == t) & (sr == r)):  # the cursor's own instants: its id decides
                 keep[i] = (self.ids[docs[i]] > after[2]) if ascending else (self.ids[docs[i]] < after[2])
         docs, times, recorded = docs[keep], sign * times[keep], sign * recorded[keep]
         order = np.lexsort((recorded, times))

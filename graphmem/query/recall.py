@@ -21,6 +21,7 @@ the effect of each preset beside plain BM25 and plain dense retrieval).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,23 +138,18 @@ def rank(
         parts["graph"] = graph
         candidates = np.union1d(matched, reached)
         total = _sum_at(n, candidates, base, graph)
-    if named_entities and preset.entity:
-        mentions = index.mentioning(named_entities, n) & allowed
-        parts["entity"] = mentions.astype(np.float32)
-        total = total + preset.entity * parts["entity"]
-        candidates = np.union1d(candidates, np.flatnonzero(mentions))
-    if named_entities and preset.subject:
-        about = index.about(named_entities, n) & allowed
-        parts["subject"] = about.astype(np.float32)
-        total = total + preset.subject * parts["subject"]
-        candidates = np.union1d(candidates, np.flatnonzero(about))
-    if named_times and preset.time:
-        inside = np.zeros(n, bool)
-        for start, end in named_times:
-            inside |= index.within(start, end, n)
-        parts["time"] = (inside & allowed).astype(np.float32)
-        total = total + preset.time * parts["time"]
-        candidates = np.union1d(candidates, np.flatnonzero(inside & allowed))
+    # the named signals: 1 for each document flagged, and every flagged document is a candidate
+    flagged: tuple[tuple[str, float, Callable[[], np.ndarray]], ...] = (
+        ("entity", preset.entity if named_entities else 0.0, lambda: index.mentioning(named_entities, n)),
+        ("subject", preset.subject if named_entities else 0.0, lambda: index.about(named_entities, n)),
+        ("time", preset.time if named_times else 0.0, lambda: _within_any(index, named_times, n)),
+    )
+    for name, weight, flags in flagged:
+        if weight:
+            hit = flags() & allowed
+            parts[name] = hit.astype(np.float32)
+            total = total + weight * parts[name]
+            candidates = np.union1d(candidates, np.flatnonzero(hit))
     if not len(candidates):
         return []
     if preset.recency:
@@ -170,6 +166,14 @@ def rank(
                entities=index.entities_of(int(doc)))
         for doc, type_ in zip(order, types, strict=True)
     ]
+
+
+def _within_any(index: SearchIndex, times: tuple[tuple[dt.datetime | None, dt.datetime | None], ...],
+                n: int) -> np.ndarray:
+    inside = np.zeros(n, bool)
+    for start, end in times:
+        inside |= index.within(start, end, n)
+    return inside
 
 
 def _sum_at(n: int, at: np.ndarray, a: np.ndarray, b: np.ndarray, weight: float = 1.0) -> np.ndarray:
