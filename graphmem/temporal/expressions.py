@@ -123,6 +123,13 @@ def _gated(forms: list[str]) -> re.Pattern[str]:
 
 
 _POINT = _gated(_POINT_FORMS)
+# the Latin words a point can open with (a form is tried only where a run of Latin letters starts); the month
+# forms are listed whole: ``mar(?:ch)?`` then needs a dot, a space or a word's end, never another letter
+_OPENING_WORDS = frozenset(
+    [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
+     "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS)]
+)
+_OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?\s+$")
 
@@ -141,6 +148,25 @@ _JA_SINCE_AFTER = re.compile(r"^\s*(?:から|以来|以降)(?!\s*\d)")
 Preference = Literal["past", "future", "nearest"]
 
 
+def _points(text: str) -> list[re.Match[str]]:
+    """What ``_POINT.finditer(text)`` finds, trying the pattern only where a point can open: at a digit or at
+    a Latin word a form opens with (the engine would try each form at every character, most of a text's
+    reading time). Text with other scripts (Japanese forms open with kanji and kana) is scanned whole."""
+    if not text.isascii():
+        return list(_POINT.finditer(text))
+    found: list[re.Match[str]] = []
+    end = 0
+    for opening in _OPENINGS.finditer(text):
+        at = opening.start()
+        if at < end or not text[at].isdigit() and opening[0].lower() not in _OPENING_WORDS:
+            continue
+        m = _POINT.match(text, at)
+        if m is not None:
+            found.append(m)
+            end = m.end()
+    return found
+
+
 def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC) -> list[TimeMention]:
     """Every time expression in ``text``, in order, resolved against ``anchor`` (the event's time).
 
@@ -151,7 +177,7 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     at = at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz)
     # a match that names no real time ("2025-13-45", "Feb 30") is ordinary text, not an error
-    points = [m for m in _POINT.finditer(text) if _accepted(text, m) and _readable(m, at, tz)]
+    points = [m for m in _points(text) if _accepted(text, m) and _readable(m, at, tz)]
     mentions: list[TimeMention] = []
     i = 0
     while i < len(points):

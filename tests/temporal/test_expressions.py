@@ -1,9 +1,11 @@
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphmem.errors import MalformedTime
-from graphmem.temporal.expressions import find_times, parse_expression
+from graphmem.temporal.expressions import _POINT, _points, find_times, parse_expression
 
 ANCHOR = dt.datetime(2025, 11, 27, 12, tzinfo=dt.UTC)  # a Thursday
 
@@ -71,3 +73,21 @@ def test_parse_expression_reads_one_whole_expression_and_falls_back_to_dateparse
                                   "99999-01-01", "0000-01-01", "until 2025-02-31", "in 2025-W60"])
 def test_impossible_dates_in_text_are_ordinary_words_not_errors(text):
     assert find_times(text, ANCHOR) == []
+
+
+_PIECES = ["yesterday", "Yesterday", "last", "week", "next", "Tuesday", "on", "in", "the", "3", "27", "2025",
+           "2025-11-27", "2025-11", "T10:00Z", "Nov", "November", "March", "mar", "march", "May", "may", "Dec.",
+           "5th", "of", "a", "few", "couple", "days", "ago", "years", "since", "until", "from", "to", "and",
+           "several", "tonight", "this", "morning", "upcoming", "weekend", "x", "_", "-", "#", ".", ",", "abc",
+           "dec", "Sept", "12", "1999", "W07", "mid", "Mayday", "pastry", "ant"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(["", " ", "  ", ", ", "-", "."])),
+                max_size=14))
+def test_the_fast_scan_finds_what_a_full_scan_finds(parts):
+    """Time points are looked for only where one can open (a digit, a listed word): the same matches as trying
+    the pattern at every character, pieces glued together or apart."""
+    text = "".join(word + sep for word, sep in parts)
+    slow = [(m.span(), m.groupdict()) for m in _POINT.finditer(text)]
+    assert [(m.span(), m.groupdict()) for m in _points(text)] == slow
