@@ -1,6 +1,7 @@
 """Text -> entities, times and statements, offline and without a model download.
 
-English is tokenised and split into sentences by a spaCy pipeline built blank (tokenizer + sentencizer).
+English is tokenised by a spaCy pipeline built blank and split into sentences by spaCy's sentencizer rule
+(a sentence ends after its closing punctuation), applied to the token table directly.
 Known names are then looked up as token sequences (``_Names``): the gazetteer (entities memory already knows,
 with their aliases and types), the tool and place lists of ``ontology/extraction.yaml`` and ``@mentions``.
 Capitalised runs no name claimed become candidates typed by context ("<Name> Inc": org; after in/to/from:
@@ -21,7 +22,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -117,7 +118,13 @@ class Extractor:
         self.nlp = self._pipeline()
         self._fresh_strings = len(self.nlp.vocab.strings)
         self._names = _Names(self.nlp.tokenizer)
-        self._attrs: tuple[int, int, int] = (spacy.attrs.IDX, spacy.attrs.LENGTH, spacy.attrs.SENT_START)
+        # a pipeline that splits sentences itself (a model's parser) marks where each starts; otherwise the rule
+        # of spaCy's sentencizer is applied to the token table (its component reads one Token object a word)
+        splits = bool({"sentencizer", "parser", "senter"} & set(self.nlp.pipe_names))
+        self._attrs: tuple[int, int, int] = (
+            spacy.attrs.IDX, spacy.attrs.LENGTH, spacy.attrs.SENT_START if splits else spacy.attrs.IS_PUNCT)
+        self._ends: frozenset[str] | None = (
+            None if splits else frozenset(spacy.pipeline.Sentencizer.default_punct_chars))
         for words, label in self._base_patterns():
             self._names.add_exact(words, label)
         self._gazetteer: dict[str, str] = {}
@@ -135,8 +142,6 @@ class Extractor:
     def _pipeline(self) -> Any:
         spacy = _import_spacy()
         nlp = spacy.load(self.model, exclude=["lemmatizer"]) if self.model else spacy.blank("en")
-        if "sentencizer" not in nlp.pipe_names and "parser" not in nlp.pipe_names:
-            nlp.add_pipe("sentencizer")
         return nlp
 
     def _renew(self) -> None:
@@ -186,7 +191,7 @@ class Extractor:
             result.entities = self._japanese_entities(text, result.times)
             return result
         doc = self.nlp(text)
-        tokens = _Tokens.of(text, doc, self._attrs)
+        tokens = _Tokens.of(text, doc, self._attrs, self._ends)
         taken = _Spans(result.times)
         for ent in self._names.find(tokens, doc.ents if self.model else ()):  # (reading doc.ents walks the tokens)
             label = {"gpe": "place", "loc": "place", "fac": "place", "norp": "concept",
@@ -463,12 +468,23 @@ class _Tokens:
     opens: list[bool]  # the token opens a sentence
 
     @classmethod
-    def of(cls, text: str, doc: Any, attrs: tuple[int, int, int]) -> _Tokens:
+    def of(cls, text: str, doc: Any, attrs: tuple[int, int, int], ends: frozenset[str] | None) -> _Tokens:
         """``doc``: ``text`` as spaCy parsed it (its tokenizer keeps every character; ``doc.text``, which walks
-        the tokens to rebuild it, is not read)."""
-        table = doc.to_array(list(attrs)).tolist() if len(doc) else []  # (offset, length, sentence start: 1)
+        the tokens to rebuild it, is not read). ``attrs``: offset, length and either the sentence start the
+        pipeline marked or, with ``ends`` (the characters that close a sentence), whether a token is
+        punctuation, for the sentencizer's rule: after a closing character, the next token that is no
+        punctuation opens a sentence."""
+        table = doc.to_array(list(attrs)).tolist() if len(doc) else []  # (offset, length, flag)
         words = [text[i : i + n] for i, n, _ in table]
-        opens = [flag == 1 for _, _, flag in table]
+        if ends is None:
+            opens = [flag == 1 for _, _, flag in table]
+        else:
+            opens, closed = [False] * len(words), False
+            for k, (word, (_, _, punct)) in enumerate(zip(words, table, strict=True)):
+                if word in ends:
+                    closed = True
+                elif closed and not punct:
+                    opens[k], closed = True, False
         if opens:
             opens[0] = True
         return cls(text, words, [w.lower() for w in words], [i for i, _, _ in table], opens)
@@ -512,6 +528,11 @@ class _Phrases:
             self._labels.setdefault(key, label)
             self._longest[key[0]] = max(self._longest.get(key[0], 0), len(key))
 
+    @property
+    def openers(self) -> Mapping[str, int]:
+        """The first tokens of the sequences."""
+        return self._longest
+
     def at(self, tokens: Sequence[str], i: int) -> Iterator[tuple[int, str]]:
         """``(length, label)`` of each sequence starting at token ``i``, longest first."""
         for n in range(min(self._longest.get(tokens[i], 0), len(tokens) - i), 0, -1):
@@ -538,13 +559,16 @@ class _Names:
 
     def find(self, tokens: _Tokens, model_ents: Sequence[Any] = ()) -> list[_Name]:
         """The names in ``tokens``; ``model_ents``: a statistical model's entities (spaCy spans), if any."""
-        words = tokens.words
+        words, lowered = tokens.words, tokens.lowered
         found: list[tuple[int, int, str, str]] = []  # (start, end, label, source)
+        exact, known = self._exact.openers, self._known.openers
         for i, word in enumerate(words):
             if word[:1] == "@" and _MENTION_TOKEN.fullmatch(word):
                 found.append((i, i + 1, "person", "mention"))
-            found += [(i, i + n, label, "list") for n, label in self._exact.at(words, i)]
-            found += [(i, i + n, label, "gazetteer") for n, label in self._known.at(tokens.lowered, i)]
+            if word in exact:  # (most words open no name: the test spares a generator per word)
+                found += [(i, i + n, label, "list") for n, label in self._exact.at(words, i)]
+            if lowered[i] in known:
+                found += [(i, i + n, label, "gazetteer") for n, label in self._known.at(lowered, i)]
         found.sort(key=lambda f: (f[0] - f[1], f[0]))  # longest first, then earliest (stable: list before gazetteer)
         taken = [False] * len(words)
         chosen: list[tuple[int, int, str, str]] = []

@@ -3,6 +3,9 @@ import importlib.util
 import os
 
 import pytest
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphmem import Memory
 from graphmem.extraction import Extractor, language_of, pipeline
@@ -15,6 +18,13 @@ A = dt.datetime.fromisoformat(ANCHOR.replace("Z", "+00:00"))
 @pytest.fixture(scope="module")
 def extractor():
     return Extractor(load_ontology(), known=[("Acme Inc", "org")])
+
+
+@pytest.fixture(scope="module")
+def sentencizer():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    return nlp
 
 
 def _states(ex):
@@ -140,3 +150,15 @@ def test_words_seen_once_are_not_kept_for_the_life_of_the_process(monkeypatch):
 def test_empty_and_punctuation_only_texts_give_nothing(extractor, text):
     ex = extractor.extract(text, A)
     assert (ex.entities, ex.times, ex.statements) == ([], [], [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Ana", "left", "Acme", ".", "!", "?", "...", "?!", ")", "(", '"', "'", ",", ";",
+                                 "A.B.", "e.g.", "Mr.", "3.5", "2025-11-27", "x", "-", " ", "  ", "\n", "。"]),
+                max_size=20))
+def test_sentences_split_as_spacys_sentencizer_splits_them(extractor, sentencizer, words):
+    """The blank pipeline applies the sentencizer's rule to the token table itself: same sentences."""
+    text = " ".join(words)
+    expected = [(s.start_char, s.end_char) for s in sentencizer(text).sents]
+    tokens = pipeline._Tokens.of(text, extractor.nlp(text), extractor._attrs, extractor._ends)
+    assert tokens.sentences() == expected
