@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graphmem.errors import Forbidden, InvalidInput
 from graphmem.ontology import AGENT_ID_PATTERN, Event, State, Visibility, check_scope
+from graphmem.ontology.vocabulary import read_yaml
 
 __all__ = ["AccessPolicy", "Principal", "ReadPass"]
 
@@ -163,7 +163,7 @@ class AccessPolicy:
     @classmethod
     def from_file(cls, path: str | Path) -> AccessPolicy:
         text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
+        data = json.loads(text) if str(path).endswith(".json") else read_yaml(text)
         return cls.from_config(data or {}, origin=str(path))
 
     @classmethod

@@ -9,10 +9,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
+from graphmem.ontology.vocabulary import read_yaml
 
 __all__ = ["Rules", "Template", "load_rules"]
 
@@ -63,7 +62,7 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
 
 @lru_cache(maxsize=8)
 def _read_rules(path: str) -> Rules:
-    raw: dict[str, Any] = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    raw: dict[str, Any] = read_yaml(Path(path).read_text(encoding="utf-8"))
     negations = sorted(raw.get("negations", []), key=len, reverse=True)
     bases: dict[str, str] = raw.get("verb_bases", {})
     templates: list[Template] = []

@@ -255,9 +255,15 @@ def load_ontology(extra: Iterable[str | Path] = ()) -> Ontology:
         ) from None
 
 
+def read_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with libyaml's parser when PyYAML was built with it (the vocabulary and extraction
+    rules load ~10x faster: a third of building the extraction pipeline)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise OntologyError(f"cannot read ontology file {str(path)!r}: {exc.strerror}", field="ontology") from exc
     except yaml.YAMLError as exc:
