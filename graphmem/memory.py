@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import gc
 import hashlib
 import json
 import re
@@ -148,6 +149,7 @@ MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
+BULK_GC_PAUSE = 100  # items from which a write pauses the cyclic garbage collector until it ends (see _bulk)
 EXTRACT_TURN = 64  # texts record_many extracts in one turn before other threads (a recall reading its query) may
 
 
@@ -481,18 +483,19 @@ class Memory:
         is that event) and ``links`` ({label: event id}).
         """
         listed = list(items)
-        prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
-        for start in range(0, len(listed), EXTRACT_TURN):
-            part = listed[start : start + EXTRACT_TURN]
-            with self.extractor.batch() if any(map(self._extracts, part)) else nullcontext():
-                for index, item in enumerate(part, start):
-                    try:
-                        prepared.append(self._prepared(item))
-                    except GraphmemError as exc:
-                        if len(listed) == 1:
-                            raise
-                        raise _at_index(exc, index) from exc
-        return self._events_writer.submit(prepared)
+        with _bulk(len(listed)):
+            prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
+            for start in range(0, len(listed), EXTRACT_TURN):
+                part = listed[start : start + EXTRACT_TURN]
+                with self.extractor.batch() if any(map(self._extracts, part)) else nullcontext():
+                    for index, item in enumerate(part, start):
+                        try:
+                            prepared.append(self._prepared(item))
+                        except GraphmemError as exc:
+                            if len(listed) == 1:
+                                raise
+                            raise _at_index(exc, index) from exc
+            return self._events_writer.submit(prepared)
 
     def _prepared(self, item: Mapping[str, Any]) -> tuple[Event | None, Mapping[str, Any]]:
         """The item validated into its event (None: its privacy tags drop it), its text's extraction added."""
@@ -733,7 +736,7 @@ class Memory:
 
     def assert_states(self, requests: Sequence[StateInput]) -> list[State]:
         """Assert many states in one transaction; the result is the state each request ended on."""
-        with self.store.write_lock():
+        with self.store.write_lock(), _bulk(len(requests)):
             now = self.now()
             batch = WriteBatch()
             entities = _EntityCache(self, batch, now)
@@ -2668,6 +2671,23 @@ def _state_input(raw: Any, event_id: str) -> StateInput:
         if not raw.get(required):
             raise InvalidInput(f"states.{required} is missing", field=f"states.{required}")
     return StateInput(**{**raw, "evidence": (*tuple(raw.get("evidence") or ()), event_id)})
+
+
+@contextmanager
+def _bulk(items: int) -> Iterator[None]:
+    """Pause the cyclic garbage collector while a write of many items runs. A batch makes millions of small
+    objects that live until it commits, and the collector walked them again and again: a fifth of the time of
+    a 5,000-event write with extraction. Reference counting still frees whatever the write drops at once;
+    only reference cycles wait for the collector, which runs again when the write ends (or fails). A
+    collector someone else paused stays paused."""
+    if items < BULK_GC_PAUSE or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _at_index(exc: GraphmemError, index: int) -> GraphmemError:

@@ -192,6 +192,30 @@ def test_a_bad_item_in_a_batch_writes_nothing_of_the_batch(mem):
     assert mem.stats().events == 0
 
 
+
+def test_a_bulk_write_pauses_the_garbage_collector_only_while_it_runs(mem, monkeypatch):
+    import gc
+
+    from graphmem import memory
+
+    seen = []
+    write = mem.store.write
+    monkeypatch.setattr(mem.store, "write", lambda batch: seen.append(gc.isenabled()) or write(batch))
+    items = [{"content": f"note {i}"} for i in range(memory.BULK_GC_PAUSE + 1)]
+    mem.record_many(items[1:])
+    mem.record_many(items[:1])
+    assert seen == [False, True] and gc.isenabled()  # paused for the batch, not for one item
+    assert mem.stats().events == len(items)
+    with pytest.raises(InvalidInput):
+        mem.record_many([*items, {"content": "x", "scope": "nope"}])
+    assert gc.isenabled()  # a failed batch resumes it too
+    gc.disable()
+    try:
+        mem.record_many([{"content": f"more {i}"} for i in range(memory.BULK_GC_PAUSE)])
+        assert not gc.isenabled()  # a collector paused by its owner stays paused
+    finally:
+        gc.enable()
+
 def test_states_attached_to_events_use_the_event_as_evidence(mem):
     [r] = mem.record_many([{
         "content": "Aiko joined Globex.", "occurred_at": "2025-12-01", "source": {"system": "log", "ref": "a.md#L2"},
