@@ -149,6 +149,7 @@ MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
+TIMES_READ_KEPT = 4_096  # time texts read into points kept for the next write that names them
 BULK_GC_PAUSE = 100  # items from which a write pauses the cyclic garbage collector until it ends (see _bulk)
 EXTRACT_TURN = 64  # texts record_many extracts in one turn before other threads (a recall reading its query) may
 
@@ -299,6 +300,7 @@ class Memory:
         self._extractor: Extractor | None = None
         self._extractor_lock = threading.Lock()
         self.tz = _zone(timezone)
+        self._times_read: dict[str, TimePoint] = {}  # text -> point: a bulk write reads the same dates over and over
         self.privacy = privacy or PrivacyPolicy()
         self._clock = clock or (lambda: dt.datetime.now(UTC))
         self._last_tx = dt.datetime.min.replace(tzinfo=UTC)
@@ -402,7 +404,15 @@ class Memory:
 
     def parse_time(self, value: object, field: str = "time") -> TimePoint:
         """Read a time the way every method of this memory does (naive values in its timezone)."""
-        return parse_point(value, tz=self.tz, field=field)  # type: ignore[arg-type]
+        if not isinstance(value, str):
+            return parse_point(value, tz=self.tz, field=field)  # type: ignore[arg-type]
+        point = self._times_read.get(value)
+        if point is None:  # (a text that is no time raises here, every time, naming the field it came in)
+            point = parse_point(value, tz=self.tz, field=field)
+            if len(self._times_read) >= TIMES_READ_KEPT:
+                self._times_read.clear()
+            self._times_read[value] = point
+        return point
 
     def read_time(self, text: object, field: str = "time", *, relative_to: object = None) -> TimePoint:
         """Read a time as people write it: the forms of :meth:`parse_time`, or an expression ("last week",

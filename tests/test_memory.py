@@ -216,6 +216,19 @@ def test_a_bulk_write_pauses_the_garbage_collector_only_while_it_runs(mem, monke
     finally:
         gc.enable()
 
+
+def test_times_read_once_are_kept_but_bounded_and_a_bad_time_always_names_its_field(mem, monkeypatch):
+    from graphmem import memory
+
+    monkeypatch.setattr(memory, "TIMES_READ_KEPT", 2)
+    texts = ["2025-11-27", "Nov 2025", "2024", "2025-11-27"]
+    assert [str(mem.parse_time(t)) for t in texts] == ["2025-11-27", "2025-11", "2024", "2025-11-27"]
+    assert len(mem._times_read) <= 2
+    for times in ({"occurred_at": "soonish"}, {"occurred_at": "2025-11-27", "occurred_end": "soonish"}):
+        with pytest.raises(MalformedTime) as info:
+            mem.record(content="x", **times)
+        assert info.value.field == list(times)[-1]
+
 def test_states_attached_to_events_use_the_event_as_evidence(mem):
     [r] = mem.record_many([{
         "content": "Aiko joined Globex.", "occurred_at": "2025-12-01", "source": {"system": "log", "ref": "a.md#L2"},
