@@ -11,14 +11,17 @@
 
 from __future__ import annotations
 
+import atexit
 import copy
 import datetime as dt
 import gc
 import hashlib
 import json
+import logging
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -296,6 +299,8 @@ class Memory:
         index: SearchIndex | None = None,
     ) -> None:
         self.store = store
+        self._closed = False
+        _OPEN.add(self)
         self.extract = extract  # record() reads entities, times and statements out of text by default
         self._extractor: Extractor | None = None
         self._extractor_lock = threading.Lock()
@@ -378,7 +383,12 @@ class Memory:
         return cls.open(":memory:", **options)
 
     def close(self) -> None:
-        """Save the search index and close the database."""
+        """Save the search index and close the database (a memory still open when the program exits is
+        closed then)."""
+        if self._closed:
+            return
+        self._closed = True
+        _OPEN.discard(self)
         try:
             self.index.close()
             self.index.save()
@@ -2370,6 +2380,7 @@ class Memory:
         return self.index.status()
 
 
+log = logging.getLogger(__name__)
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
 MAX_REFLECT_ENTITIES = 100_000  # entity pages one reflect writes at most
 MAX_PINNED_EVENTS = 20_000  # keyed events a snapshot reads to find the pins
@@ -2681,6 +2692,20 @@ def _state_input(raw: Any, event_id: str) -> StateInput:
         if not raw.get(required):
             raise InvalidInput(f"states.{required} is missing", field=f"states.{required}")
     return StateInput(**{**raw, "evidence": (*tuple(raw.get("evidence") or ()), event_id)})
+
+
+_OPEN: weakref.WeakSet[Memory] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_left_open() -> None:
+    """Close the memories a program left open as it exits: their embedding worker would otherwise be stopped
+    by the interpreter inside the model (which aborts the process) and their newest index entries not saved."""
+    for memory in list(_OPEN):
+        try:
+            memory.close()
+        except Exception:  # noqa: BLE001 - the others are still closed
+            log.exception("closing a memory left open at exit failed")
 
 
 @contextmanager

@@ -52,3 +52,32 @@ def test_sigkill_loses_nothing_acknowledged(tmp_path, kill_after):
                             entities=[f"entity {acked[events[0].id] % 7}"])
         assert replay.status == "duplicate"
         assert mem.stats().events in (len(acked), len(acked) + 1)  # at most one unacknowledged write landed
+
+
+LEFT_OPEN = textwrap.dedent(
+    """
+    import sys
+    from graphmem import Memory
+    mem = Memory.open(sys.argv[1])  # never closed: the program just ends
+    mem.record_many([{"content": f"Peter moved to Berlin, note {i}.", "occurred_at": "2025-11-27"}
+                     for i in range(300)])
+    print(mem.index.status().embedder, flush=True)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_memory_left_open_is_closed_when_the_program_exits(tmp_path):
+    """Its embedding worker is stopped before the interpreter kills it inside the model (which aborted the
+    process) and its index is saved: the next open finds every event by its words and by its vector."""
+    path = tmp_path / "open.kuzu"
+    done = subprocess.run([sys.executable, "-c", LEFT_OPEN, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() not in ("", "None")  # an embedder was at work
+    with Memory.open(str(path)) as mem:
+        assert mem.stats().events == 300
+        mem.index.wait()
+        status = mem.index.status()
+        assert status.documents == status.vectors >= 300  # the events and the state read out of them
+        hits = mem.recall("Berlin note 299", k=3)
+        assert hits and "note 299" in hits[0].content
