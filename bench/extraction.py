@@ -1,11 +1,12 @@
 """Extraction quality on the labelled corpus (tests/fixtures/extraction_corpus.py) and extraction speed.
 
     python bench/extraction.py            # precision / recall / F1 of entities, time intervals and states
-    python bench/extraction.py --speed    # import + pipeline build time; events/s through record()
+    python bench/extraction.py --speed [--runs 3]   # import + pipeline build time; events/s through record()
 
 Speed: 200-character texts, each with a statement (many restate one another, so states are confirmed), through
 ``record_many`` in batches of 500 and of ``graphmem ingest``'s size (each batch one transaction), and through
-``record`` one by one (each call one durable transaction).
+``record`` one by one (each call one durable transaction); each measured ``--runs`` times in fresh memories,
+printed as the median and the range.
 
 Entities match on (name, type); times on (text, start day, end day); states on (subject, predicate, object,
 assert|close, valid_from day, valid_to day), names compared case-insensitively.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,7 +107,7 @@ def text_of(i: int, rng: random.Random) -> str:
     return (base + filler)[:200] + f" #{i}"
 
 
-def speed() -> dict:
+def speed(runs: int) -> dict:
     def startup(work: str) -> dict:
         code = f"import time; t=time.perf_counter(); import graphmem; {work}; print(time.perf_counter()-t)"
         cmd = [sys.executable, "-c", code]
@@ -127,23 +129,26 @@ def speed() -> dict:
     texts = [text_of(i, rng) for i in range(n + n_ingest)]
     with tempfile.TemporaryDirectory() as tmp:
         for label, extract in (("with extraction", True), ("without extraction", False)):
-            row: dict = {}
-            for batch, count in ((500, n), (INGEST_BATCH, n_ingest)):
-                with Memory.open(Path(tmp) / f"speed-{extract}-{batch}.kuzu", extract=extract) as mem:
-                    mem.extractor  # noqa: B018 - built before timing
-                    t0 = time.perf_counter()
-                    for start in range(0, count, batch):
-                        mem.record_many([{"content": t, "occurred_at": "2025-11-27", "thread": "bench"}
-                                         for t in texts[start:start + min(batch, count - start)]])
-                    row[f"record_many_{batch}_per_s"] = count / (time.perf_counter() - t0)
-                    if batch == 500:  # then one by one on the same memory
-                        more = [text_of(n + n_ingest + i, rng) for i in range(300)]
+            runs_of: dict[str, list[float]] = {}
+            for run in range(runs):  # each run in fresh memories: the machine's noise shows as the spread
+                for batch, count in ((500, n), (INGEST_BATCH, n_ingest)):
+                    with Memory.open(Path(tmp) / f"speed-{extract}-{batch}-{run}.kuzu", extract=extract) as mem:
+                        mem.extractor  # noqa: B018 - built before timing
                         t0 = time.perf_counter()
-                        for t in more:
-                            mem.record(content=t, occurred_at="2025-11-27", thread="bench")
-                        row["record_per_s"] = len(more) / (time.perf_counter() - t0)
-                        row["states"] = mem.stats().states
-            out[label] = row
+                        for start in range(0, count, batch):
+                            mem.record_many([{"content": t, "occurred_at": "2025-11-27", "thread": "bench"}
+                                             for t in texts[start:start + min(batch, count - start)]])
+                        runs_of.setdefault(f"record_many_{batch}_per_s", []).append(
+                            count / (time.perf_counter() - t0))
+                        if batch == 500:  # then one by one on the same memory
+                            more = [text_of(n + n_ingest + 300 * run + i, rng) for i in range(300)]
+                            t0 = time.perf_counter()
+                            for t in more:
+                                mem.record(content=t, occurred_at="2025-11-27", thread="bench")
+                            runs_of.setdefault("record_per_s", []).append(len(more) / (time.perf_counter() - t0))
+                            states = mem.stats().states
+            out[label] = {key: statistics.median(values) for key, values in runs_of.items()} | {
+                f"{key}_runs": values for key, values in runs_of.items()} | {"states": states}
         extractor = Memory.in_memory().extractor
         t0 = time.perf_counter()
         anchor = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
@@ -153,12 +158,20 @@ def speed() -> dict:
     return out
 
 
+def _spread(row: dict, key: str) -> str:
+    """The median of a measurement's runs, and their range when there were several."""
+    runs = row[f"{key}_runs"]
+    spread = f" ({min(runs):,.0f}-{max(runs):,.0f}, {len(runs)} runs)" if len(runs) > 1 else ""
+    return f"{row[key]:,.0f} events/s{spread}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--runs", type=int, default=3, help="--speed: runs of the ingest measurements")
     args = parser.parse_args()
     if args.speed:
-        res = speed()
+        res = speed(args.runs)
         s, m, e = res["import_and_build_s"], res["import_build_and_memory_s"], res["import_build_and_embedder_s"]
         print(table(["measure", "value"], [
             ["import graphmem + build pipeline (5 runs) p50 / p95", f"{s['p50_ms']:.0f} ms / {s['p95_ms']:.0f} ms"],
@@ -166,10 +179,10 @@ def main() -> None:
             ["... + load the default embedder (5 runs) p50 / p95", f"{e['p50_ms']:.0f} ms / {e['p95_ms']:.0f} ms"],
             ["extraction alone (200-char texts)", f"{res['extract_only_per_s']:,.0f} events/s"],
             *[[f"record_many, batches of {b:,}{' (graphmem ingest)' if b == INGEST_BATCH else ''}, {label}",
-               f"{res[label][f'record_many_{b}_per_s']:,.0f} events/s"]
+               _spread(res[label], f"record_many_{b}_per_s")]
               for label in ("with extraction", "without extraction") for b in (500, INGEST_BATCH)],
-            ["record one by one (durable each), with extraction", f"{res['with extraction']['record_per_s']:,.0f} events/s"],
-            ["record one by one, without extraction", f"{res['without extraction']['record_per_s']:,.0f} events/s"],
+            ["record one by one (durable each), with extraction", _spread(res["with extraction"], "record_per_s")],
+            ["record one by one, without extraction", _spread(res["without extraction"], "record_per_s")],
         ]))
         write_results("extraction_speed", res)
         return
