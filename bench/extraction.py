@@ -111,9 +111,9 @@ def speed(runs: int) -> dict:
     def startup(work: str) -> dict:
         code = f"import time; t=time.perf_counter(); import graphmem; {work}; print(time.perf_counter()-t)"
         cmd = [sys.executable, "-c", code]
-        runs = [float(subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout)
+        took = [float(subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout)
                 for _ in range(5)]
-        return percentiles([s * 1000 for s in runs])
+        return percentiles([s * 1000 for s in took])
 
     from graphmem import Memory
 

@@ -146,6 +146,8 @@ __all__ = [
     "TidyReport",
 ]
 
+log = logging.getLogger(__name__)
+
 RECENT_EVENTS = 10
 MAX_RECALL = 200  # the most hits one recall returns
 MAX_QUERY_CHARS = 2_000
@@ -2380,7 +2382,6 @@ class Memory:
         return self.index.status()
 
 
-log = logging.getLogger(__name__)
 _MIN = dt.datetime.min.replace(tzinfo=UTC)
 MAX_REFLECT_ENTITIES = 100_000  # entity pages one reflect writes at most
 MAX_PINNED_EVENTS = 20_000  # keyed events a snapshot reads to find the pins
