@@ -170,6 +170,9 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not policy.enabled:
             log.warning("no tokens configured: every caller is the local user; serve on loopback only")
+        started = time.perf_counter()
+        await _in_pool(executor, memory.warm)  # before the first connection: no request waits for it
+        log.info("ready in %.1f s", time.perf_counter() - started)
         yield
         executor.shutdown(wait=True)  # in-flight memory calls finish before the database closes
         if close_memory:

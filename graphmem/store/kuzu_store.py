@@ -817,6 +817,15 @@ class KuzuStore:
             path=self.path,
         )
 
+    def warm(self) -> None:
+        """The newest entities, as many as the cache keeps, in one scan: one costs ~0.4 ms read alone (a recall
+        hit names two or three), ~3 µs in a scan."""
+        cols = ", ".join(f"n.{c} AS {c}" for c in _TABLES["Entity"].column_names)
+        with self._write_lock:  # no write changes an entity while the cache fills
+            found = self._rows(f"MATCH (n:Entity) RETURN {cols} ORDER BY n.created_at DESC LIMIT $limit",
+                               {"limit": ENTITY_CACHE})
+            self._entities.update(put=((r["id"], rows.entity_from_row(r)) for r in reversed(found)))
+
     def close(self) -> None:
         if self._closed:
             return

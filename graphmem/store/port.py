@@ -277,4 +277,9 @@ class GraphStore(Protocol):
 
     def stats(self) -> StoreStats: ...
 
+    def warm(self) -> None:
+        """Read ahead, in bulk, what the first requests would otherwise read row by row (a server does this
+        before it accepts requests)."""
+        ...
+
     def close(self) -> None: ...

@@ -61,3 +61,13 @@ def test_a_page_of_states_costs_the_same_store_calls_whatever_its_size(n):
     assert calls.get("entities", 0) <= 3
     assert sum(calls.values()) <= 8, calls
     memory.close()
+
+
+def test_the_server_warms_memory_before_its_first_request():
+    counting = CountingStore(Memory.in_memory(extract=False, embedder="none").store)
+    memory = Memory(counting, extract=False)
+    assert memory._extractor is None and not counting.calls["warm"]
+    with serve(memory) as http:  # the app's start-up has run, no request yet
+        assert memory._extractor is not None and counting.calls["warm"] == 1
+        assert GraphQLClient(http)('{ recall(query: "Peter in Lisbon") { hits { id } } }')["data"]
+    memory.close()

@@ -218,3 +218,17 @@ def test_an_events_brief_holds_the_same_fields_as_the_whole_event_read_or_cached
         for brief, event in zip(briefs, store.events(list(reversed(made))), strict=True):
             assert (brief.kind, brief.scope, brief.thread, brief.content, brief.occurred_at, brief.source) == (
                 event.kind, event.scope, event.thread, event.content, event.occurred_at, event.source)
+
+
+def test_warming_reads_the_entities_ahead_so_naming_them_reads_nothing(tmp_path, monkeypatch):
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        for i in range(60):  # more than one lookup loop: the warm read is one scan, whatever the count
+            mem.record(content=f"note {i}", entities=[f"Person {i}", "Acme"])
+        ids = [e.id for e in mem.store.entities(mem.store.entity_ids(100))]
+        wanted = {e.id: e for e in mem.store.entities(ids)}
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        store.warm()
+        monkeypatch.setattr(store, "_lookup", lambda *a, **k: pytest.fail("an entity was read after warming"))
+        assert {e.id: e for e in store.entities(ids)} == wanted
+        assert len(ids) == 61
