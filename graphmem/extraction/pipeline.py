@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import threading
+import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -89,20 +90,39 @@ def language_of(text: str) -> str:
 
 
 def _import_spacy() -> Any:
-    """spaCy, the only import of it in graphmem. Its thinc layer imports torch whenever torch is installed
-    (~1.4 s, most of the pipeline's start-up), though a rule pipeline never uses it; unless torch is already
-    loaded or a statistical model is asked for, torch is hidden while spaCy loads and visible again after."""
+    """spaCy, the only import of it in graphmem, loaded without two parts a rule pipeline never uses:
+
+    - torch, which spaCy's thinc layer imports whenever it is installed (~1.4 s);
+    - spaCy's command line (``spacy.cli``: downloads, project tooling and their HTTP clients, ~0.25 s, over
+      a third of importing spaCy), which its package imports for one name, ``spacy.info``.
+
+    Stand-ins hold their places in ``sys.modules`` while spaCy loads and are removed after: a later
+    ``import torch`` or ``import spacy.cli`` loads the real one, and ``spacy.info`` imports it on its first call.
+    Nothing is hidden when spaCy or torch is already loaded, or a statistical model is asked for."""
     if "spacy" in sys.modules or "torch" in sys.modules or os.environ.get("GRAPHMEM_SPACY_MODEL"):
         import spacy
 
         return spacy
-    sys.modules["torch"] = None  # type: ignore[assignment]  # 'import torch' raises ImportError meanwhile
+    cli = types.ModuleType("spacy.cli")
+    cli.__path__ = []  # a package holding nothing
+    info = types.ModuleType("spacy.cli.info")
+    info.info = _spacy_info  # type: ignore[attr-defined]
+    stand_ins: dict[str, types.ModuleType | None] = {"torch": None, "spacy.cli": cli, "spacy.cli.info": info}
+    sys.modules.update(stand_ins)  # type: ignore[arg-type]  # None: 'import torch' raises ImportError
     try:
         import spacy
     finally:
-        if sys.modules.get("torch", 0) is None:
-            del sys.modules["torch"]
+        for name, stand_in in stand_ins.items():
+            if name in sys.modules and sys.modules[name] is stand_in:
+                del sys.modules[name]
     return spacy
+
+
+def _spacy_info(*args: Any, **kwargs: Any) -> Any:
+    """``spacy.info``, from spaCy's command line, imported on the first call."""
+    from spacy.cli.info import info
+
+    return info(*args, **kwargs)
 
 
 class Extractor:

@@ -1,6 +1,8 @@
 import datetime as dt
 import importlib.util
 import os
+import subprocess
+import sys
 
 import pytest
 import spacy
@@ -162,3 +164,21 @@ def test_sentences_split_as_spacys_sentencizer_splits_them(extractor, sentencize
     expected = [(s.start_char, s.end_char) for s in sentencizer(text).sents]
     tokens = pipeline._Tokens.of(text, extractor.nlp(text), extractor._attrs, extractor._ends)
     assert tokens.sentences() == expected
+
+
+def test_spacy_loads_without_its_command_line_or_torch_and_both_import_for_real_after():
+    code = """
+import importlib.util, sys
+from graphmem.extraction.pipeline import _import_spacy
+spacy = _import_spacy()
+assert "spacy.cli" not in sys.modules and "torch" not in sys.modules, sorted(m for m in sys.modules if "cli" in m)
+assert spacy.blank("en")("Peter moved to Lisbon.")[2].text == "to"
+import spacy.cli.info
+assert sys.modules["spacy.cli.info"].__file__ and sys.modules["spacy.cli"].__file__
+assert "spaCy" in spacy.info(markdown=True)
+if importlib.util.find_spec("torch") is not None:
+    import torch
+    assert torch.__file__
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
