@@ -154,7 +154,8 @@ MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
-# read once by warm(): names, a place, an organisation, relative and open times (the parts that load lazily)
+# read once by warm(): names, a place, an organisation, relative and open times (the parts that load lazily),
+# against a fixed day (reading the clock would move the clock a test gives memory)
 WARM_ANCHOR = dt.datetime(2025, 1, 1, tzinfo=UTC)
 WARM_TEXT = "Peter moved to Lisbon last week; since March he works at Acme Inc and thinks it is fine."
 TIMES_READ_KEPT = 4_096  # time texts read into points kept for the next write that names them
@@ -462,10 +463,11 @@ class Memory:
         return self._extractor
 
     def warm(self) -> None:
-        """Get ready for the first requests: build the extraction pipeline and read once through it (~1.5 s,
-        which the first write or recall would otherwise wait for, with every request queued behind it), and read
-        ahead the store's caches. A server calls this before it accepts connections; a script need not."""
-        self.extractor.extract(WARM_TEXT, TimePoint(at=WARM_ANCHOR), tz=self.tz)  # not the clock: a test's moves
+        """Get ready for the first requests: build the extraction pipeline and read once through it (about a
+        second, which the first write or recall would otherwise spend while every other request queued behind
+        it), and read ahead the store's caches. A server calls this before it accepts connections; a script
+        need not."""
+        self.extractor.extract(WARM_TEXT, TimePoint(at=WARM_ANCHOR), tz=self.tz)
         self.store.warm()
 
     # -- recording events -------------------------------------------------------------------------------
