@@ -16,4 +16,5 @@ settings = Settings.from_env()
 memory = Memory.open(settings.db, ontology=settings.ontology, timezone=settings.timezone, privacy=settings.privacy,
                      buffer_pool_mb=settings.buffer_pool_mb)
 access = AccessPolicy.from_file(settings.tokens) if settings.tokens else AccessPolicy.open()
-app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True)
+app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True,
+                 freeze_heap=True)

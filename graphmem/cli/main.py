@@ -852,7 +852,8 @@ def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) 
         bind = "127.0.0.1"
     memory = ctx.memory()
     ctx.release()  # the server closes the database itself, after in-flight requests finish
-    app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True)
+    app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True,
+                      freeze_heap=True)
     who = f"{len(access.agents)} agents with tokens" if access.enabled else "no tokens: local use only"
     click.echo(f"graphmem serving {settings.db} at http://{bind}:{settings.port}/graphql ({who})", err=True)
     uvicorn.run(app, host=bind, port=settings.port, log_level="warning", timeout_graceful_shutdown=30,

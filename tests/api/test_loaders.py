@@ -1,10 +1,14 @@
 """Nested fields go through per-request DataLoaders: a page costs a bounded number of store calls."""
 
 import collections
+import gc
 
 import pytest
 
+from starlette.testclient import TestClient
+
 from graphmem import Memory
+from graphmem.api import create_app
 from tests.api.conftest import GraphQLClient, serve
 from tests.conftest import FakeClock
 
@@ -70,4 +74,17 @@ def test_the_server_warms_memory_before_its_first_request():
     with serve(memory) as http:  # the app's start-up has run, no request yet
         assert memory._extractor is not None and counting.calls["warm"] == 1
         assert GraphQLClient(http)('{ recall(query: "Peter in Lisbon") { hits { id } } }')["data"]
+    memory.close()
+
+
+def test_a_server_owning_its_process_leaves_its_start_up_heap_out_of_full_collections():
+    memory = Memory.in_memory(extract=False, embedder="none")
+    with serve(memory) as http:  # by default the app lives in someone else's process: their heap is theirs
+        assert gc.get_freeze_count() == 0
+    try:
+        with TestClient(create_app(memory, freeze_heap=True)) as http:
+            assert gc.get_freeze_count() > 0
+            assert GraphQLClient(http)("{ stats { events } }")["data"]["stats"]["events"] == 0
+    finally:
+        gc.unfreeze()
     memory.close()
