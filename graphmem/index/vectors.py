@@ -2,7 +2,10 @@
 
 Small indexes are exact (a flat scan); past ``HNSW_FROM`` vectors the index is rebuilt as an HNSW graph,
 which answers in well under a millisecond at a million vectors but cannot delete: removed documents are
-remembered and skipped (the next rebuild drops them). Searches run concurrently; adds wait for them.
+remembered and skipped (the next rebuild drops them). The graph keeps its vectors at half precision: 748
+bytes a vector with its links instead of 1,236, with the same neighbours (on 31k sentences of the shared
+datasets and 1,986 LoCoMo questions, both find 0.952 of the exact top 10 at ``HNSW_SEARCH`` 64; 8-bit codes
+would keep 504 bytes and find 0.938). Searches run concurrently; adds wait for them.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ HNSW_FROM = 50_000  # vectors from which the graph index pays for its build time
 # 100k 256-d vectors for 100 neighbours: ~10 ms; the graph: under 1 ms)
 HNSW_NEIGHBOURS = 32
 HNSW_BUILD_SEARCH = 40
-HNSW_SEARCH = 64  # candidates kept while searching: recall@20 ~0.997 on clustered data
+# candidates kept while searching: of the exact top 10 (31k sentences of the shared datasets, 1,986 LoCoMo
+# questions) 64 find 0.952 in 0.24 ms, 128 find 0.978 in 0.44 ms, 256 find 0.990 in 0.81 ms
+HNSW_SEARCH = 128
 
 
 class _ReadWriteLock:
@@ -90,7 +95,7 @@ class VectorIndex:
         return "hnsw" if self._is_graph() else "flat"
 
     def _is_graph(self) -> bool:
-        return isinstance(faiss.downcast_index(self._index.index), faiss.IndexHNSWFlat)
+        return isinstance(faiss.downcast_index(self._index.index), faiss.IndexHNSW)  # (full or half precision)
 
     def add(self, docs: NDArray[np.int64], vectors: NDArray[np.float32]) -> None:
         vectors = np.ascontiguousarray(vectors, np.float32)
@@ -191,7 +196,7 @@ def _built(ids: NDArray[np.int64], vectors: NDArray[np.float32], dim: int, *, gr
     """A flat or graph id-map index of ``vectors`` under ``ids``."""
     base: Any
     if graph:
-        base = faiss.IndexHNSWFlat(dim, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
+        base = faiss.IndexHNSWSQ(dim, faiss.ScalarQuantizer.QT_fp16, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
         base.hnsw.efConstruction = HNSW_BUILD_SEARCH
     else:
         base = faiss.IndexFlatIP(dim)

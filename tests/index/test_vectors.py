@@ -55,6 +55,22 @@ def test_graph_index_finds_what_the_flat_one_finds(monkeypatch):
     assert np.mean(agree) >= 0.9
 
 
+def test_the_graph_keeps_half_precision_and_a_full_precision_graph_saved_before_still_serves(monkeypatch, tmp_path):
+    monkeypatch.setattr(vectors, "HNSW_FROM", 100)
+    graph, data = random_index(300, dim=128, seed=2)
+    graph.save(tmp_path / "half.faiss")
+    full = vectors.faiss.IndexIDMap2(vectors.faiss.IndexHNSWFlat(128, 32, vectors.faiss.METRIC_INNER_PRODUCT))
+    full.add_with_ids(data, np.arange(300, dtype=np.int64) * 10)
+    vectors.faiss.write_index(full, str(tmp_path / "full.faiss"))
+    assert (tmp_path / "half.faiss").stat().st_size < 0.75 * (tmp_path / "full.faiss").stat().st_size
+    old = VectorIndex.load(tmp_path / "full.faiss", 128)
+    assert old.kind == "hnsw" and old.search(data[7], k=1)[0].tolist() == [70]
+    old.remove(70)
+    assert 70 not in old.search(data[7], k=5)[0].tolist()
+    docs, scores = graph.search(data[7], k=1)
+    assert docs.tolist() == [70] and abs(scores[0] - 1.0) < 1e-3  # half precision: three decimals
+
+
 def test_wrong_dimensions_on_load_say_to_reindex(tmp_path):
     index, _ = random_index(5)
     index.save(tmp_path / "v.faiss")
