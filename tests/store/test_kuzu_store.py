@@ -9,7 +9,7 @@ import pytest
 from graphmem import Memory, StoreLocked
 from graphmem.ontology import Visibility
 from graphmem.store.kuzu_store import KuzuStore
-from graphmem.store.port import EventQuery
+from graphmem.store.port import EventQuery, StateQuery
 from graphmem.store.schema import render_cypher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -232,3 +232,29 @@ def test_warming_reads_the_entities_ahead_so_naming_them_reads_nothing(tmp_path,
         monkeypatch.setattr(store, "_lookup", lambda *a, **k: pytest.fail("an entity was read after warming"))
         assert {e.id: e for e in store.entities(ids)} == wanted
         assert len(ids) == 61
+
+
+def test_warming_reads_the_subjects_states_ahead_and_writes_keep_them_exact(tmp_path, monkeypatch):
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        for i in range(60):
+            mem.assert_state(f"Person {i}", "lives_in", "Lisbon", valid_from="2020")
+            mem.assert_state(f"Person {i}", "lives_in", "Oslo", valid_from=f"2024-{1 + i % 12:02d}-01")
+        mem.record(content="no states", entities=["Stateless"])
+        ids = {e.name: e.id for e in mem.store.entities(mem.store.entity_ids(200))}
+
+        def answers(store):
+            return {name: store.states(StateQuery(subject_id=i)) for name, i in ids.items()}
+
+        wanted = answers(mem.store)
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        store.warm()
+        with monkeypatch.context() as m:
+            m.setattr(store, "_lookup", lambda *a, **k: pytest.fail("a subject was read after warming"))
+            assert answers(store) == wanted  # every version, and none for an entity without states
+        mem.assert_state("Person 7", "lives_in", "Tokyo", valid_from="2025-03-01")  # a write after warming
+        mem.assert_state("Stateless", "likes", "tea", valid_from="2025")
+        warmed = answers(store)
+        store._subjects.clear()  # read afresh from the database
+        assert answers(store) == warmed
+        assert [s.object for s in warmed["Person 7"]][-1] == "Tokyo" and len(warmed["Stateless"]) == 1
