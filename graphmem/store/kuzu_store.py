@@ -821,7 +821,8 @@ class KuzuStore:
         """The newest entities, as many as the cache keeps, in one scan: one costs ~0.4 ms read alone (a recall
         hit names two or three), ~3 µs in a scan. Then the state rows of the newest of them, as many subjects as
         that cache keeps, in one read: an entity or as-of question about one of them answers from memory (one
-        subject read alone costs the engine ~4 ms; 10,000 subjects at 100k events take ~0.5 s together)."""
+        subject read alone costs the engine ~4 ms; together, 10,000 subjects at 100k events take ~1 s, 20,000
+        at a million ~4 s)."""
         with self._write_lock:  # no write changes an entity or a state while the caches fill
             found = self._rows(f"MATCH (n:Entity) RETURN {_N_COLS} ORDER BY n.created_at DESC LIMIT $limit",
                                {"limit": ENTITY_CACHE})
