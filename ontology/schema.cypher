@@ -20,6 +20,8 @@ CREATE NODE TABLE DefinedPredicate(name STRING, definition STRING, PRIMARY KEY(n
 CREATE NODE TABLE Annotation(event_id STRING, recorded_at TIMESTAMP, about_start TIMESTAMP, about_start_g STRING, about_end TIMESTAMP, about_end_g STRING, about_confidence DOUBLE, life_stage STRING, affect_text STRING, affect_labels STRING[], affect_valence DOUBLE, affect_arousal DOUBLE, affect_dominance DOUBLE, affect_confidence DOUBLE, PRIMARY KEY(event_id));
 // SourceCursor: how far a reader got in one source file (a workspace page, a session log), to resume from
 CREATE NODE TABLE SourceCursor(key STRING, digest STRING, offset INT64, line INT64, updated_at TIMESTAMP, detail STRING, PRIMARY KEY(key));
+// JournalMark: the number of the last write-journal record applied, set in the transaction that applies it
+CREATE NODE TABLE JournalMark(key STRING, applied INT64, PRIMARY KEY(key));
 // HAS_STATE: one version of a state: valid time and transaction time
 CREATE REL TABLE HAS_STATE(FROM Entity TO State, predicate STRING, valid_from TIMESTAMP, valid_from_g STRING, valid_to TIMESTAMP, valid_to_g STRING, status STRING, confidence DOUBLE, recorded_at TIMESTAMP, replaced_at TIMESTAMP, retracted_at TIMESTAMP);
 // OBJECT: the entity a state points at
@@ -37,3 +39,4 @@ CREATE REL TABLE ABOUT(FROM State TO Entity);
 // migration 0002_opinions_and_plans: 3 statements
 // migration 0003_source_cursors: 1 statements
 // migration 0004_entity_merges: 2 statements
+// migration 0005_write_journal: 2 statements

@@ -339,3 +339,20 @@ def test_a_name_guessed_to_be_a_person_takes_the_type_a_stated_predicate_gives_i
     mem.assert_state(subject="Tom", predicate="lives_in", object="Lisbon", valid_from="2025")
     mem.assert_state(subject="Mia", predicate="works_at", object="Tom", valid_from="2025")
     assert mem.entity("Tom").entity.type == "person"  # something is said of Tom as a person: he stays one
+
+
+def test_after_a_few_writes_every_name_and_thread_key_is_known_without_a_lookup(tmp_path, monkeypatch):
+    from graphmem import memory as memory_module
+
+    monkeypatch.setattr(memory_module, "READ_KEYS_AFTER", 3)
+    with Memory.open(tmp_path / "m.kuzu", extract=False) as mem:
+        mem.record_many([{"content": f"note {i}", "entities": [f"Person {i}"], "thread": f"t{i}"}
+                         for i in range(50)])
+        for i in range(3):
+            mem.record(content=f"more {i}", entities=["Person 0"], thread="t0")
+        monkeypatch.setattr(mem.store, "entity_ids_for_keys", lambda keys: pytest.fail(f"looked up {keys}"))
+        monkeypatch.setattr(mem.store, "known_thread_keys", lambda keys: pytest.fail(f"looked up {keys}"))
+        ev = mem.record(content="last", entities=["Person 42"], thread="t17")
+        monkeypatch.undo()
+        assert mem.entity("Person 42").recent_events[0].id == ev.id
+        assert mem.thread("t17") is not None

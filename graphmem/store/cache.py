@@ -15,7 +15,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["ByIdCache"]
+import numpy as np
+
+__all__ = ["ByIdCache", "KnownIds"]
 
 V = TypeVar("V")
 
@@ -75,3 +77,38 @@ class ByIdCache(Generic[V]):
                     self._put(loaded.items())
             found.update(loaded)
         return [found[k] for k in keys if k in found]
+
+
+class KnownIds:
+    """Which ids may be stored, in 8 bytes an id: the sorted 64-bit hashes of those stored when it was made,
+    and a set of the hashes added since. A no is certain; a maybe (a stored id, or a rare collision of two
+    hashes) is for the database to confirm. Hashes are this process's own (``hash``): never saved.
+
+    >>> known = KnownIds(["ev_1", "ev_2"])
+    >>> known.add(["ev_3"])
+    >>> known.maybe(["ev_1", "ev_3", "ev_4"])
+    ['ev_1', 'ev_3']
+    """
+
+    MERGE_AT = 65_536  # recent hashes kept in the set before they join the sorted array
+
+    def __init__(self, ids: Iterable[str]) -> None:
+        self._sorted = np.unique(np.fromiter((hash(i) for i in ids), dtype=np.int64))
+        self._recent: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self._sorted) + len(self._recent)
+
+    def add(self, ids: Iterable[str]) -> None:
+        self._recent.update(hash(i) for i in ids)
+        if len(self._recent) >= self.MERGE_AT:
+            self._sorted = np.union1d(self._sorted, np.fromiter(self._recent, dtype=np.int64))
+            self._recent.clear()
+
+    def maybe(self, ids: Iterable[str]) -> list[str]:
+        wanted = list(ids)
+        hashes = np.fromiter((hash(i) for i in wanted), dtype=np.int64, count=len(wanted))
+        at = np.minimum(np.searchsorted(self._sorted, hashes), max(len(self._sorted) - 1, 0))
+        stored = self._sorted[at] == hashes if len(self._sorted) else np.zeros(len(wanted), dtype=bool)
+        return [i for i, h, hit in zip(wanted, hashes.tolist(), stored.tolist(), strict=True)
+                if hit or h in self._recent]

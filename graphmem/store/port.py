@@ -173,9 +173,23 @@ class GraphStore(Protocol):
         """Held while a write is computed and applied: one writer at a time in this process."""
 
     def write(self, batch: WriteBatch) -> None:
-        """Apply ``batch`` in one transaction."""
+        """Apply ``batch`` in one transaction: all of it or none. Durable when this returns; every later read
+        sees it (an adapter may acknowledge it from a journal and apply it to its database soon after)."""
+
+    def settle(self) -> None:
+        """Return once the database itself holds every write acknowledged so far."""
+
+    def pending_writes(self) -> int:
+        """Acknowledged writes the database does not hold yet (0 for an adapter that applies them at once)."""
+        ...
 
     def existing_event_ids(self, ids: Iterable[str]) -> set[str]: ...
+
+    def all_name_keys(self) -> dict[str, str]:
+        """Every name key and the entity it names (what entity resolution would otherwise ask key by key)."""
+        ...
+
+    def all_thread_keys(self) -> set[str]: ...
 
     def events(self, ids: Sequence[str]) -> list[Event]: ...
 

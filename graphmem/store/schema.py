@@ -106,6 +106,11 @@ NODES: tuple[Table, ...] = (
         (("key", _S), ("digest", _S), ("offset", "INT64"), ("line", "INT64"), ("updated_at", _TS), ("detail", _S)),
         doc="how far a reader got in one source file (a workspace page, a session log), to resume from",
     ),
+    Table(
+        "JournalMark",
+        (("key", _S), ("applied", "INT64")),
+        doc="the number of the last write-journal record applied, set in the transaction that applies it",
+    ),
 )
 
 RELS: tuple[Table, ...] = (
@@ -154,6 +159,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     # no "DEFAULT NULL": the engine cannot replay that from its write-ahead log after a crash (an untyped
     # NULL); a column added without a default is NULL already
     Migration("0004_entity_merges", ("ALTER TABLE Entity ADD merged_into STRING", "ALTER TABLE Entity ADD merged_at TIMESTAMP")),
+    Migration("0005_write_journal", (_BY_NAME["JournalMark"].ddl(), "CREATE (:JournalMark {key: 'applied', applied: 0})")),
 )
 
 

@@ -13,6 +13,7 @@ def _cached_equals_fresh(mem: Memory) -> int:
     store = mem.store
     ids = list(store._states._items)
     assert ids, "nothing was cached"
+    store._settle()  # the engine holds every acknowledged write: what it reads now is the truth
     fresh = store._read_states(ids)
     assert store.states_by_id(ids) == [fresh[i] for i in ids]
     entity_ids = list(store._entities._items)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import Memory, StoreLocked
+from graphmem import Memory, StoreError, StoreLocked
 from graphmem.ontology import Visibility
 from graphmem.store.kuzu_store import KuzuStore
 from graphmem.store.port import EventQuery, StateQuery
@@ -24,7 +24,8 @@ def test_checked_in_schema_matches_the_generated_one():
 
 def test_migrations_are_recorded_and_applied_once(tmp_path):
     path = tmp_path / "m.kuzu"
-    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges"]
+    every = ["0001_initial", "0002_opinions_and_plans", "0003_source_cursors", "0004_entity_merges",
+             "0005_write_journal"]
     store = KuzuStore(path)
     assert store.migrations() == every
     store.close()
@@ -46,7 +47,7 @@ def test_a_database_made_before_a_migration_is_upgraded_in_place(tmp_path, monke
     monkeypatch.undo()
     with Memory.open(path, extract=False) as mem:
         assert mem.store.migrations() == [m.name for m in kuzu_store.MIGRATIONS]
-        assert mem.store.migrations()[-1] == "0004_entity_merges"
+        assert mem.store.migrations()[-1] == "0005_write_journal"
         assert mem.get([ev.id])[0].content == "Peter moved to Marrakesh."
         state = mem.assert_state("Peter", "lives_in", "Marrakesh", valid_from="2025-11-27", evidence=[ev.id])
         assert mem.state(state.id).payload == {}
@@ -258,3 +259,121 @@ def test_warming_reads_the_subjects_states_ahead_and_writes_keep_them_exact(tmp_
         store._subjects.clear()  # read afresh from the database
         assert answers(store) == warmed
         assert [s.object for s in warmed["Person 7"]][-1] == "Tokyo" and len(warmed["Stateless"]) == 1
+
+
+# -- the write journal ----------------------------------------------------------------------------------------
+
+
+def test_a_write_is_acknowledged_before_the_engine_holds_it_and_every_read_sees_it(tmp_path):
+    import threading
+
+    with Memory.open(tmp_path / "m.kuzu", extract=False) as mem:
+        store = mem.store
+        with store._engine_lock:  # the engine is busy: the applier cannot move the write yet
+            ev = mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27", entities=["Peter"],
+                            thread="moves")
+            assert store.pending_writes() == 1
+            # the lookups a write makes answer from the journalled write, without waiting for the engine
+            assert store.existing_event_ids([ev.id, "ev_none"]) == {ev.id}
+            peter = store.entity_ids_for_keys(["peter"])["peter"]
+            assert [e.name for e in store.entities([peter])] == ["Peter"]
+            assert store.known_thread_keys(["moves", "other"]) == {"moves"}
+            assert mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27", entities=["Peter"],
+                              thread="moves").status == "duplicate"
+            read: list = []
+            reader = threading.Thread(target=lambda: read.extend(mem.get([ev.id])))
+            reader.start()
+            reader.join(timeout=0.3)
+            assert reader.is_alive()  # a read waits until the engine holds every acknowledged write
+        reader.join(timeout=30)
+        assert [e.content for e in read] == ["Peter moved to Lisbon."]
+        assert store.pending_writes() == 0
+        assert mem.entity("Peter").entity.id == peter
+
+
+CRASHED_WRITER = """
+import os, sys
+from graphmem import Memory
+from graphmem.store import kuzu_store
+kuzu_store._applier = lambda *args: None  # the process dies before anything reaches the engine
+mem = Memory.open(sys.argv[1], extract=False)
+for i in range(5):
+    print(mem.record(content=f"note {i}", occurred_at="2025-11-27", entities=[f"topic {i % 2}"]).id, flush=True)
+os._exit(0)  # no close: as if killed
+"""
+
+
+def _crashed_with_writes(path: Path) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", CRASHED_WRITER, str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert Path(str(path) + ".journal").stat().st_size > 0
+    return done.stdout.split()
+
+
+@pytest.mark.slow
+def test_writes_journalled_before_a_crash_are_applied_at_the_next_open_exactly_once(tmp_path):
+    path = tmp_path / "m.kuzu"
+    acked = _crashed_with_writes(path)
+    with pytest.raises(StoreError, match="journal"):  # a read-only open cannot apply them: it says so
+        KuzuStore(path, read_only=True)
+    with Memory.open(path, extract=False) as mem:
+        assert [e.content for e in mem.get(acked)] == [f"note {i}" for i in range(5)]
+        assert mem.stats().events == 5 and mem.stats().entities == 2
+        assert Path(str(path) + ".journal").stat().st_size == 0
+    with Memory.open(path, extract=False) as mem:  # applied once: opening again changes nothing
+        assert mem.stats().events == 5
+        assert mem.recall("note 3", k=1)[0].id == acked[3]
+
+
+def test_a_journal_record_the_engine_refuses_is_set_aside_not_lost(tmp_path, caplog):
+    from graphmem.store.journal import Journal
+
+    path = tmp_path / "m.kuzu"
+    KuzuStore(path).close()
+    journal = Journal(str(path) + ".journal")
+    journal.append(b"not a write batch")
+    journal.close()
+    store = KuzuStore(path)
+    assert "could not be applied" in caplog.text
+    assert Path(str(path) + ".journal.rejected").read_bytes().endswith(b"not a write batch")
+    assert store.stats().events == 0
+    store.close()
+    KuzuStore(path).close()  # the mark moved past it: it is not tried again
+    assert caplog.text.count("could not be applied") == 1
+
+
+def test_a_write_the_engine_refuses_after_acknowledging_it_fails_every_later_call_and_stays_journalled(
+        tmp_path, monkeypatch):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        def refuse(batch, mark=None):
+            raise StoreError("database error: the disk is full")
+
+        monkeypatch.setattr(mem.store, "_write_in_transaction", refuse)
+        ev = mem.record(content="kept in the journal", occurred_at="2025-11-27")
+        with pytest.raises(StoreError, match="could not be applied.*disk is full"):
+            mem.get([ev.id])
+        with pytest.raises(StoreError, match="reopen"):
+            mem.record(content="refused at once", occurred_at="2025-11-27")
+        monkeypatch.undo()
+    with Memory.open(path, extract=False) as mem:
+        assert [e.content for e in mem.get([ev.id])] == ["kept in the journal"]
+        assert mem.stats().events == 1
+
+
+def test_after_a_few_writes_the_stored_event_ids_answer_from_a_filter_and_replays_are_still_caught(
+        tmp_path, monkeypatch):
+    from graphmem.store import kuzu_store
+
+    monkeypatch.setattr(kuzu_store, "KNOWN_IDS_AFTER", 2)
+    with Memory.open(tmp_path / "m.kuzu", extract=False) as mem:
+        first = [mem.record(content=f"note {i}", occurred_at="2025-11-27").id for i in range(5)]
+        assert mem.store._known_events is not None and len(mem.store._known_events) >= 5
+        asked: list[list[str]] = []
+        lookup = mem.store.existing_event_ids
+        monkeypatch.setattr(mem.store, "existing_event_ids", lambda ids: asked.append(list(ids)) or lookup(ids))
+        mem.record(content="a new one", occurred_at="2025-11-27")
+        assert asked == [[]]  # a new id: the engine is not asked
+        assert mem.record(content="note 3", occurred_at="2025-11-27").status == "duplicate"
+        assert [first[3]] in asked
