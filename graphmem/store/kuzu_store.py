@@ -258,18 +258,23 @@ class KuzuStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
-        with self._engine_lock:
-            conn = self._writer
-            self._run(conn, "BEGIN TRANSACTION")
+        with self._engine_lock, self._in_transaction() as tx:
+            yield tx
+
+    @contextmanager
+    def _in_transaction(self) -> Iterator[Any]:
+        """One engine transaction on the writer connection (the engine lock held by the caller)."""
+        conn = self._writer
+        self._run(conn, "BEGIN TRANSACTION")
+        try:
+            yield conn
+        except BaseException:
             try:
-                yield conn
-            except BaseException:
-                try:
-                    conn.execute("ROLLBACK")
-                except RuntimeError:
-                    pass  # the engine already rolled back the failed transaction
-                raise
-            self._run(conn, "COMMIT")
+                conn.execute("ROLLBACK")
+            except RuntimeError:
+                pass  # the engine already rolled back the failed transaction
+            raise
+        self._run(conn, "COMMIT")
 
     def _migrate(self) -> None:
         conn = self._writer
@@ -376,22 +381,13 @@ class KuzuStore:
 
     def _write_in_transaction(self, batch: WriteBatch, mark: int | None = None) -> None:
         """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held."""
-        conn = self._writer
-        self._run(conn, "BEGIN TRANSACTION")
-        try:
-            self._write_merges(conn, batch)
-            self._write_nodes(conn, batch)
-            self._write_edges(conn, batch)
-            self._write_states(conn, batch)
+        with self._in_transaction() as tx:
+            self._write_merges(tx, batch)
+            self._write_nodes(tx, batch)
+            self._write_edges(tx, batch)
+            self._write_states(tx, batch)
             if mark is not None:
-                self._run(conn, _MARK, {"seq": mark})
-        except BaseException:
-            try:
-                conn.execute("ROLLBACK")
-            except RuntimeError:
-                pass  # the engine already rolled back the failed transaction
-            raise
-        self._run(conn, "COMMIT")
+                self._run(tx, _MARK, {"seq": mark})
 
     # -- the journal and its applier -----------------------------------------------------------------------
 

@@ -6,6 +6,13 @@ from graphmem.store import journal as journal_module
 from graphmem.store.journal import Journal
 
 
+def _two_records(path, first: bytes, second: bytes) -> None:
+    j = Journal(path)
+    j.append(first)
+    j.append(second)
+    j.close()
+
+
 def test_records_come_back_in_order_and_numbering_goes_on_after_a_reopen(tmp_path):
     path = tmp_path / "db.journal"
     first = Journal(path)
@@ -18,10 +25,7 @@ def test_records_come_back_in_order_and_numbering_goes_on_after_a_reopen(tmp_pat
 
 def test_a_torn_record_at_the_end_is_cut_off_and_later_records_follow_the_intact_ones(tmp_path):
     path = tmp_path / "db.journal"
-    j = Journal(path)
-    j.append(b"kept")
-    j.append(b"torn by a crash")
-    j.close()
+    _two_records(path, b"kept", b"torn by a crash")
     size = os.path.getsize(path)
     os.truncate(path, size - 3)  # the crash came in the middle of the second append
     j = Journal(path)
@@ -32,10 +36,7 @@ def test_a_torn_record_at_the_end_is_cut_off_and_later_records_follow_the_intact
 
 def test_a_damaged_record_stops_the_reading(tmp_path):
     path = tmp_path / "db.journal"
-    j = Journal(path)
-    j.append(b"first")
-    j.append(b"second")
-    j.close()
+    _two_records(path, b"first", b"second")
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF  # one flipped bit in the last payload: its checksum no longer matches
     path.write_bytes(bytes(data))
