@@ -61,6 +61,10 @@ __all__ = ["KuzuStore"]
 log = logging.getLogger(__name__)
 
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
+# the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
+# slows the writes being acknowledged beside it; row by row the applier spends ~1 ms an event. One by one at
+# a million events: ~490-510 records/s with this, ~360-440 with COPY_THRESHOLD
+APPLY_COPY_THRESHOLD = 1_000
 # a single-key MATCH is a primary-key lookup, while `UNWIND $keys AS k MATCH (n) WHERE n.pk = k` joins the
 # keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
 # plans worse): up to this many keys, one lookup per key is faster
@@ -194,6 +198,7 @@ class KuzuStore:
         self._applier: threading.Thread | None = None
         self._journal: Journal | None = None
         self._checkpoint_after = 0.0  # (monotonic) not before: the last attempt failed
+        self._copy_at = COPY_THRESHOLD  # rows of one table above which the transaction being written uses COPY
         if read_only:
             self._check_journal_applied()
         else:
@@ -460,12 +465,15 @@ class KuzuStore:
         merged = _merged([q.batch for q in group])
         try:
             with self._engine_lock:
+                self._copy_at = APPLY_COPY_THRESHOLD
                 try:
                     self._write_in_transaction(merged, mark=group[-1].seq)
                 except StoreError:
                     if self._mark(self._writer) != group[-1].seq:
                         raise
                     # the commit reported an error after it had landed (the mark moved with it)
+                finally:
+                    self._copy_at = COPY_THRESHOLD
                 self._committed(merged)
         except Exception as exc:  # noqa: BLE001 - retried one by one, then reported to every later caller
             if len(group) > 1:
@@ -638,7 +646,7 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
-        if len(b.events) > COPY_THRESHOLD:
+        if len(b.events) > self._copy_at:
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
             for event in b.events:
@@ -693,7 +701,7 @@ class KuzuStore:
     def _write_states(self, tx: Any, b: WriteBatch) -> None:
         # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
         # revisions, evidence and the state it supersedes ride on the statement that writes the state
-        riding = _Riders(b, bulk=len(b.new_states) > COPY_THRESHOLD)
+        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at)
         if riding.bulk:
             self._copy(tx, "State", [rows.state_row(s) for s in b.new_states])
             self._copy(tx, "HAS_STATE", [{"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states])
@@ -729,7 +737,7 @@ class KuzuStore:
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
             return
-        if upsert is None and len(items) > COPY_THRESHOLD:
+        if upsert is None and len(items) > self._copy_at:
             self._copy(tx, table, items)
             return
         query = upsert or _CREATE[table]
@@ -747,7 +755,7 @@ class KuzuStore:
     ) -> None:
         if not edges:
             return
-        if len(edges) > COPY_THRESHOLD:
+        if len(edges) > self._copy_at:
             self._copy(tx, rel, [{"from": a, "to": b, **props} for a, b, props in edges])
             return
         src_key = "key" if src == "Thread" else "id"
