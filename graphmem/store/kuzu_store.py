@@ -29,7 +29,7 @@ import warnings
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -274,10 +274,8 @@ class KuzuStore:
         try:
             yield conn
         except BaseException:
-            try:
+            with suppress(RuntimeError):  # the engine may have rolled the failed transaction back already
                 conn.execute("ROLLBACK")
-            except RuntimeError:
-                pass  # the engine already rolled back the failed transaction
             raise
         self._run(conn, "COMMIT")
 
@@ -415,7 +413,7 @@ class KuzuStore:
             try:
                 batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
                 with self._engine_lock:
-                    self._write_in_transaction(dataclasses.replace(batch), mark=seq)
+                    self._write_in_transaction(batch, mark=seq)  # (read here, held by nothing else)
             except Exception as exc:  # noqa: BLE001 - every cause is handled the same way: set aside, said
                 rejected = f"{path}.rejected"
                 with open(rejected, "ab") as out:
