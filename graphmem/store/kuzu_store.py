@@ -328,10 +328,12 @@ class KuzuStore:
                 raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
             if self._known_events is not None:
                 self._known_events.add(ids)
-            queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch))
+            queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch), self._version_columns(batch))
             with self._queue:
                 self._queued.append(queued)
                 self._overlay.add(queued)
+                # the caches hold acknowledged values: a read answered from them need not wait for the applier
+                self._committed(batch)
                 self._queue.notify_all()
                 if self._applier is None:
                     self._applier = threading.Thread(target=_applier, args=(weakref.ref(self), self._queue),
@@ -382,13 +384,15 @@ class KuzuStore:
             self._committed(batch)
             self._checkpoint()
 
-    def _write_in_transaction(self, batch: WriteBatch, mark: int | None = None) -> None:
-        """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held."""
+    def _write_in_transaction(self, batch: WriteBatch, mark: int | None = None,
+                              columns: Sequence[Sequence[str]] | None = None) -> None:
+        """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held.
+        ``columns``: those each of its state versions changes, worked out when it was acknowledged."""
         with self._in_transaction() as tx:
             self._write_merges(tx, batch)
             self._write_nodes(tx, batch)
             self._write_edges(tx, batch)
-            self._write_states(tx, batch)
+            self._write_states(tx, batch, columns or self._version_columns(batch))
             if mark is not None:
                 self._run(tx, _MARK, {"seq": mark})
 
@@ -465,14 +469,14 @@ class KuzuStore:
             with self._engine_lock:
                 self._copy_at = APPLY_COPY_THRESHOLD
                 try:
-                    self._write_in_transaction(merged, mark=group[-1].seq)
+                    self._write_in_transaction(merged, mark=group[-1].seq,
+                                               columns=[c for q in group for c in q.columns])
                 except StoreError:
                     if self._mark(self._writer) != group[-1].seq:
                         raise
                     # the commit reported an error after it had landed (the mark moved with it)
                 finally:
                     self._copy_at = COPY_THRESHOLD
-                self._committed(merged)
         except Exception as exc:  # noqa: BLE001 - retried one by one, then reported to every later caller
             if len(group) > 1:
                 log.warning("journal records %d-%d failed together (%s); retrying them one at a time",
@@ -677,16 +681,25 @@ class KuzuStore:
     def _write_one_version(self, b: WriteBatch) -> None:
         """A new version of one state with its revision (and its evidence) in a single statement."""
         version = b.state_versions[0]
-        query, params = self._version_statement(version)
+        query, params = self._version_statement(version, self._version_columns(b)[0])
         self._run(self._writer, query + _riders(b.revisions, b.evidence, [], params), params)
 
-    def _version_statement(self, version: State, *, whole: bool = False) -> tuple[str, dict[str, Any]]:
-        """A new version of a state. Each column costs the engine ~40 µs: the state takes only the columns
-        this version changes (the cached current value says which: every write keeps it exact; all of them when
-        it is not cached, or ``whole``), the new edge only the columns given (the engine makes the others null)."""
+    def _version_columns(self, b: WriteBatch) -> list[tuple[str, ...]]:
+        """The columns each of the batch's state versions changes. Each column costs the engine ~40 µs, so a
+        version writes only those: the cached current value says which (every write keeps it exact as it is
+        acknowledged, so this is asked before the caches take ``b``); all of them when it is not cached, or
+        when the batch holds more than one version of the state."""
+        versions = Counter(v.id for v in b.state_versions)
+        out = []
+        for v in b.state_versions:
+            before = None if versions[v.id] > 1 else self._states.peek(v.id)
+            out.append(_VERSIONED if before is None else _changed(rows.state_row(before), rows.state_row(v)))
+        return out
+
+    def _version_statement(self, version: State, columns: Sequence[str]) -> tuple[str, dict[str, Any]]:
+        """A new version of a state writing ``columns`` of the state; the new edge takes only the columns
+        given (the engine makes the others null)."""
         row = rows.state_row(version)
-        before = None if whole else self._states.peek(version.id)
-        columns = _VERSIONED if before is None else _changed(rows.state_row(before), row)
         edge = {k: v for k, v in rows.version_row(version).items() if v is not None}
         params = {"id": version.id} | {c: row[c] for c in columns} | _prefixed("h_", edge)
         return _state_version(columns, list(edge)), params
@@ -696,7 +709,7 @@ class KuzuStore:
         self._link(tx, "MENTIONS", "Event", "Entity", [(e, n, {}) for e, n in b.mentions])
         self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
 
-    def _write_states(self, tx: Any, b: WriteBatch) -> None:
+    def _write_states(self, tx: Any, b: WriteBatch, columns: Sequence[Sequence[str]]) -> None:
         # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
         # revisions, evidence and the state it supersedes ride on the statement that writes the state
         riding = _Riders(b, bulk=len(b.new_states) > self._copy_at)
@@ -709,9 +722,8 @@ class KuzuStore:
                 params = rows.state_row(s) | _prefixed("h_", rows.version_row(s))
                 query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
                 self._run(tx, query + riding.on(s.id, params), params)
-        versions = Counter(v.id for v in b.state_versions)
-        for v in b.state_versions:
-            query, params = self._version_statement(v, whole=versions[v.id] > 1)  # (the cache holds the first's before)
+        for v, changed in zip(b.state_versions, columns, strict=True):
+            query, params = self._version_statement(v, changed)
             self._run(tx, query + riding.on(v.id, params), params)
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
@@ -789,9 +801,11 @@ class KuzuStore:
         return queued | {r["id"] for r in found}
 
     def events(self, ids: Sequence[str]) -> list[Event]:
+        self._check_failure()  # (the caches hold what the applier failed to apply)
         return self._events.get_many(ids, self._read_events)
 
     def event_briefs(self, ids: Sequence[str]) -> list[EventBrief]:
+        self._check_failure()
         held = {i: e for i in ids if (e := self._events.peek(i)) is not None}
         rest = [i for i in dict.fromkeys(ids) if i not in held]
         self._settle_for(event_ids=rest)
@@ -978,8 +992,9 @@ class KuzuStore:
     def states(self, query: StateQuery) -> list[State]:
         subjects = [query.subject_id] if query.subject_id else query.subject_ids
         if subjects is not None:
-            self._settle_for(subjects=subjects)
-            # a subject has few edges: its rows (every version) are read once, kept, and filtered here
+            self._check_failure()
+            # a subject has few edges: its rows (every version) are read once, kept (with the acknowledged
+            # writes' changes) and filtered here
             kept = [v for found in self._subjects.get_many(list(dict.fromkeys(subjects)), self._read_subjects)
                     for v in found if _keep(query, v.row)]
             kept.sort(key=lambda v: _row_order(v.row))
@@ -1003,6 +1018,7 @@ class KuzuStore:
         return [_as_known(_state(r), query.known_at) for r in self._rows(cypher, params)]
 
     def _read_subjects(self, ids: list[str]) -> dict[str, list[_Version]]:
+        self._settle_for(subjects=ids)
         cols = f"n.id AS n_id, n.name AS subject, {_S_COLS}, {_H_COLS}"
         out: dict[str, list[_Version]] = {i: [] for i in ids}
         for r in self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id", cols, ids, settled=False):
@@ -1012,10 +1028,11 @@ class KuzuStore:
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]:
         """Current values of the given states (retracted ones included), in the order asked."""
-        self._settle_for(state_ids=ids)
+        self._check_failure()
         return self._states.get_many(ids, self._read_states)
 
     def _read_states(self, ids: list[str]) -> dict[str, State]:
+        self._settle_for(state_ids=ids)
         found = self._lookup("(s:State)", "s.id", _S_COLS, ids, settled=False)
         names = {e.id: e.name for e in self.entities(list({r["s_subject_id"] for r in found}))}
         return {r["s_id"]: _state(r | {"subject": names.get(r["s_subject_id"], "")}, current_node=True)
@@ -1232,6 +1249,7 @@ class _Queued:
     batch: WriteBatch
     rows: int
     confirmed: set[str] | None  # the subjects of the states it confirms (None: not all known)
+    columns: list[tuple[str, ...]]  # those each of its state versions changes (see _version_columns)
     at: float = dataclasses.field(default_factory=time.monotonic)
 
 
@@ -1264,6 +1282,7 @@ class _Overlay:
         self.events.update(e.id for e in b.events)
         self.aliases.update(b.aliases)
         self.entities.update((e.id, e) for e in (*b.entities, *b.entity_updates))
+        self.subjects.update(e.id for e in b.entity_updates)  # a state read carries its subject's name
         self.threads.update(t.key for t in b.threads)
         for state in (*b.new_states, *b.state_versions, *b.retractions):
             self.subjects.add(state.subject_id)

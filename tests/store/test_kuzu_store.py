@@ -280,15 +280,49 @@ def test_a_write_is_acknowledged_before_the_engine_holds_it_and_every_read_sees_
             assert store.known_thread_keys(["moves", "other"]) == {"moves"}
             assert mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27", entities=["Peter"],
                               thread="moves").status == "duplicate"
+            # the caches took the write as it was acknowledged: reads they answer need not wait either
+            assert [e.content for e in mem.get([ev.id])] == ["Peter moved to Lisbon."]
             read: list = []
-            reader = threading.Thread(target=lambda: read.extend(mem.get([ev.id])))
+            reader = threading.Thread(target=lambda: read.extend(mem.events(thread="moves")))
             reader.start()
             reader.join(timeout=0.3)
-            assert reader.is_alive()  # a read waits until the engine holds every acknowledged write
+            assert reader.is_alive()  # a read of the engine waits until it holds every acknowledged write
         reader.join(timeout=30)
         assert [e.content for e in read] == ["Peter moved to Lisbon."]
         assert store.pending_writes() == 0
         assert mem.entity("Peter").entity.id == peter
+
+
+def test_state_reads_answer_from_the_acknowledged_changes_without_waiting_for_the_engine(tmp_path):
+    import concurrent.futures
+
+    with Memory.open(tmp_path / "m.kuzu", extract=False) as mem, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        def soon(call):  # the answer, which must come while the engine is still held busy
+            return pool.submit(call).result(timeout=10)
+
+        paris = mem.assert_state(subject="Peter", predicate="lives_in", object="Paris", valid_from="2024-01-01")
+        mem.as_of("2025-01").states(subject="Peter")  # Peter's rows are cached from here on
+        store = mem.store
+        with store._engine_lock:
+            lisbon = mem.assert_state(subject="Peter", predicate="lives_in", object="Lisbon", valid_from="2025-03")
+            assert store.pending_writes() == 1
+            assert [s.object for s in soon(lambda: mem.as_of("2025-06").states(subject="Peter"))] == ["Lisbon"]
+            assert soon(lambda: store.states_by_id([paris.id]))[0].valid_to is not None  # bounded by Lisbon
+            # planning the next write reads the queued one: the same move again only confirms it
+            again = soon(lambda: mem.assert_state(subject="Peter", predicate="lives_in", object="Lisbon",
+                                                  valid_from="2025-03"))
+            assert again.id == lisbon.id
+            # a subject the caches do not hold is read from the engine, once it holds the queued writes
+            store._subjects.clear()
+            waiting = pool.submit(lambda: mem.as_of("2025-06").states(subject="Peter"))
+            with pytest.raises(concurrent.futures.TimeoutError):
+                waiting.result(timeout=0.3)
+        assert [s.object for s in waiting.result(timeout=30)] == ["Lisbon"]
+        assert store.pending_writes() == 0
+        store._subjects.clear()
+        store._states.clear()
+        assert [s.object for s in mem.timeline(subject="Peter", predicate="lives_in")] == ["Paris", "Lisbon"]
+        assert store.states_by_id([lisbon.id])[0].last_confirmed_at is not None
 
 
 CRASHED_WRITER = """
@@ -347,13 +381,15 @@ def test_a_write_the_engine_refuses_after_acknowledging_it_fails_every_later_cal
         tmp_path, monkeypatch):
     path = tmp_path / "m.kuzu"
     with Memory.open(path, extract=False) as mem:
-        def refuse(batch, mark=None):
+        def refuse(batch, mark=None, columns=None):
             raise StoreError("database error: the disk is full")
 
         monkeypatch.setattr(mem.store, "_write_in_transaction", refuse)
         ev = mem.record(content="kept in the journal", occurred_at="2025-11-27")
         with pytest.raises(StoreError, match="could not be applied.*disk is full"):
-            mem.get([ev.id])
+            mem.events()  # a read of the engine waits for the applier, and hears why it stopped
+        with pytest.raises(StoreError, match="reopen"):
+            mem.get([ev.id])  # the caches hold the write, but do not answer for a store that failed
         with pytest.raises(StoreError, match="reopen"):
             mem.record(content="refused at once", occurred_at="2025-11-27")
         monkeypatch.undo()
