@@ -369,9 +369,8 @@ class KuzuStore:
         """``batch`` committed by the engine before this returns, in one statement when it can be."""
         batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         with self._engine_lock:  # the caches change with the commit: no writer reads them in between
-            if len(batch.events) == 1 and len(batch) == 1 + len(batch.in_thread) + len(batch.mentions) + len(
-                    batch.new_annotations):
-                self._write_one_event(self._writer, batch)  # one statement commits by itself: no BEGIN / COMMIT
+            if _single_event(batch):
+                self._write_events_one_by_one(self._writer, batch)  # one statement commits by itself: no BEGIN
             elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
                   and len(batch) == 2 + len(batch.evidence) + len(batch.confirmations)
                   and batch.revisions[0].state_id == batch.state_versions[0].id
@@ -651,19 +650,36 @@ class KuzuStore:
         if len(b.events) > self._copy_at:
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
-            for event in b.events:
-                self._write_one_event(tx, b, event)
+            self._write_events_one_by_one(tx, b)
 
-    def _write_one_event(self, tx: Any, b: WriteBatch, event: Event | None = None) -> None:
-        """One event and its own edges in a single statement: the hot path of ``record`` (and of small
-        groups of concurrent ``record`` calls sharing one commit)."""
-        event = event or b.events[0]
-        threads = [t for e, t in b.in_thread if e == event.id]
-        mentions = list(dict.fromkeys(n for e, n in b.mentions if e == event.id))
-        annotations = [a for a in b.new_annotations if a.event_id == event.id]
-        b.in_thread = [x for x in b.in_thread if x[0] != event.id]
-        b.mentions = [x for x in b.mentions if x[0] != event.id]
-        b.new_annotations = [a for a in b.new_annotations if a.event_id != event.id]
+    def _write_events_one_by_one(self, tx: Any, b: WriteBatch) -> None:
+        """Each event of ``b`` with its own edges in one statement; the edges written leave ``b``'s lists."""
+        own: dict[str, tuple[list[str], dict[str, None], list[Annotation]]] = {e.id: ([], {}, []) for e in b.events}
+        in_thread, mentions, annotations = [], [], []
+        for e, t in b.in_thread:
+            if e in own:
+                own[e][0].append(t)
+            else:
+                in_thread.append((e, t))
+        for e, n in b.mentions:
+            if e in own:
+                own[e][1].setdefault(n)
+            else:
+                mentions.append((e, n))
+        for a in b.new_annotations:  # an event's first rides with it; any other is written with the rest
+            if a.event_id in own and not own[a.event_id][2]:
+                own[a.event_id][2].append(a)
+            else:
+                annotations.append(a)
+        b.in_thread, b.mentions, b.new_annotations = in_thread, mentions, annotations
+        for event in b.events:
+            threads, mentioned, annotated = own[event.id]
+            self._write_one_event(tx, event, threads, list(mentioned), annotated[0] if annotated else None)
+
+    def _write_one_event(self, tx: Any, event: Event, threads: list[str], mentions: list[str],
+                         annotation: Annotation | None) -> None:
+        """One event and its own edges in a single statement: the hot path of ``record`` (and of the groups
+        of journalled writes the applier commits together)."""
         params = rows.event_row(event)
         matches = [f"(t{i}:Thread {{key: $t{i}}})" for i in range(len(threads))]
         matches += [f"(m{i}:Entity {{id: $m{i}}})" for i in range(len(mentions))]
@@ -671,9 +687,9 @@ class KuzuStore:
         creates += [f"(e)-[:MENTIONS]->(m{i})" for i in range(len(mentions))]
         params |= {f"t{i}": t for i, t in enumerate(threads)} | {f"m{i}": m for i, m in enumerate(mentions)}
         query = _CREATE["Event"].replace("CREATE (:Event", "CREATE (e:Event", 1)
-        if annotations:  # the period the event talks about, read from its text
+        if annotation is not None:  # the period the event talks about, read from its text
             query += " " + _CREATE["Annotation"].replace("$", "$a_")
-            params |= {f"a_{k}": v for k, v in rows.annotation_row(annotations[0]).items()}
+            params |= {f"a_{k}": v for k, v in rows.annotation_row(annotation).items()}
         if creates:
             query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
         self._run(tx, query, params)
@@ -1302,6 +1318,15 @@ def _merged(batches: Sequence[WriteBatch]) -> WriteBatch:
         for name, values in vars(b).items():
             getattr(merged, name).extend(values)
     return merged
+
+
+def _single_event(b: WriteBatch) -> bool:
+    """Whether ``b`` is one event with its own edges and at most one annotation: one statement writes it."""
+    if len(b.events) != 1 or len(b) != 1 + len(b.in_thread) + len(b.mentions) + len(b.new_annotations):
+        return False
+    event = b.events[0].id
+    return (len(b.new_annotations) <= 1 and all(a.event_id == event for a in b.new_annotations)
+            and all(e == event for e, _ in (*b.in_thread, *b.mentions)))
 
 
 def _unversioned_confirmations(b: WriteBatch) -> list[tuple[str, dt.datetime]]:
