@@ -261,6 +261,24 @@ def test_warming_reads_the_subjects_states_ahead_and_writes_keep_them_exact(tmp_
         assert [s.object for s in warmed["Person 7"]][-1] == "Tokyo" and len(warmed["Stateless"]) == 1
 
 
+def test_a_bulk_write_keeps_none_of_the_tables_it_copied_in(tmp_path):
+    import gc
+
+    import pyarrow as pa
+
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        def bulk(start: int) -> None:
+            mem.record_many([{"content": f"note {i} " + "x" * 200, "occurred_at": "2025-11-27", "thread": "t",
+                              "entities": [f"topic {i % 50}"]} for i in range(start, start + 5000)])
+            gc.collect()
+
+        bulk(0)
+        before = pa.total_allocated_bytes()
+        bulk(5000)  # ~4 MB of tables copied in: the engine once kept every one of them
+        assert pa.total_allocated_bytes() - before < 2**20
+        assert mem.stats().events == 10_000
+
+
 # -- the write journal ----------------------------------------------------------------------------------------
 
 
