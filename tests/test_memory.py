@@ -356,3 +356,26 @@ def test_after_a_few_writes_every_name_and_thread_key_is_known_without_a_lookup(
         monkeypatch.undo()
         assert mem.entity("Person 42").recent_events[0].id == ev.id
         assert mem.thread("t17") is not None
+
+
+def test_a_bulk_write_hands_the_memory_it_freed_back_to_the_system(monkeypatch):
+    from graphmem import memory
+
+    released: list[int] = []
+    monkeypatch.setattr(memory, "_MALLOC_TRIM", lambda pad: released.append(pad) or 1)
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        mem.record_many([{"content": f"note {i}", "occurred_at": "2025-11-27"} for i in range(10)])
+        assert released == []  # a small write: not worth a pass over the allocator
+        mem.record_many([{"content": f"note {i}", "occurred_at": "2025-11-27"} for i in range(memory.BULK_RELEASE)])
+        assert released == [0]
+
+
+def test_a_bulk_write_holding_stored_events_reports_them_as_duplicates_and_writes_the_rest():
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        first = mem.record_many([{"content": f"note {i}", "occurred_at": "2025-11-27"} for i in range(10)])
+        # large enough that the events go by COPY, which refuses the batch when one is stored already
+        again = mem.record_many([{"content": f"note {i}", "occurred_at": "2025-11-27"} for i in range(1000)])
+        assert [r.status for r in again[:10]] == ["duplicate"] * 10
+        assert [r.id for r in again[:10]] == [r.id for r in first]
+        assert {r.status for r in again[10:]} == {"created"}
+        assert mem.stats().events == 1000

@@ -226,9 +226,7 @@ class KuzuStore:
                 self._prepared[key] = statement
             return conn.execute(statement, params or {})
         except RuntimeError as exc:
-            if "duplicated primary key" in str(exc):
-                raise DuplicateKey(f"database error: {exc}") from exc
-            raise StoreError(f"database error: {exc}") from exc
+            raise _database_error("database error", exc) from exc
 
     def _rows(self, query: str, params: dict[str, Any] | None = None, *, settled: bool = True) -> list[dict[str, Any]]:
         """The rows a read returns; ``settled``: once the engine holds every acknowledged write (else the
@@ -807,7 +805,7 @@ class KuzuStore:
         try:
             tx.execute(f"COPY {table} FROM graphmem_copy_source")
         except RuntimeError as exc:
-            raise StoreError(f"database error while copying into {table}: {exc}") from exc
+            raise _database_error(f"database error while copying into {table}", exc) from exc
 
     # -- reads ------------------------------------------------------------------------------------------
 
@@ -1320,6 +1318,12 @@ def _merged(batches: Sequence[WriteBatch]) -> WriteBatch:
         for name, values in vars(b).items():
             getattr(merged, name).extend(values)
     return merged
+
+
+def _database_error(what: str, exc: RuntimeError) -> StoreError:
+    """The engine's error as ours: a key stored already is a :class:`DuplicateKey` (a writer may retry)."""
+    kind = DuplicateKey if "duplicated primary key" in str(exc) else StoreError
+    return kind(f"{what}: {exc}")
 
 
 def _single_event(b: WriteBatch) -> bool:
