@@ -150,3 +150,26 @@ def test_close_stops_embedding_after_the_batch_in_hand_and_keeps_the_rest_waitin
     with Memory.open(path, embedder=static_model) as again:
         again.index.wait()
         assert again.index_status().vectors == n
+
+
+def test_a_threads_order_is_by_time_then_number_and_the_same_after_a_reload(tmp_path):
+    from graphmem.store import Indexable
+
+    def doc(i: int, thread: str, day: int | None) -> Indexable:
+        return Indexable(id=f"d{i}", type="event", text=f"note {i}", kind="observation", scope="global",
+                         private=False, thread=thread, time=dt.datetime(2025, 11, day, tzinfo=UTC) if day else None)
+
+    index = SearchIndex(tmp_path / "idx")
+    # out of time order, ties on time, two threads interleaved, one document without a time
+    index.add([doc(0, "a", 5), doc(1, "b", 2), doc(2, "a", 1), doc(3, "a", 5), doc(4, "a", 3), doc(5, "b", 1),
+               doc(6, "a", None), doc(7, "a", 1)])
+
+    def orders(ix: SearchIndex) -> dict[str, list[str]]:
+        return {name: [ix.ids[d] for d in ix._thread_places(code)[0]] for name, code in ix.threads.codes.items()}
+
+    assert orders(index) == {"a": ["d2", "d7", "d4", "d0", "d3", "d6"], "b": ["d5", "d1"]}
+    index.save()
+    loaded = SearchIndex.load(tmp_path / "idx", None)
+    assert loaded is not None and orders(loaded) == orders(index)
+    loaded.add([doc(8, "a", 3)])
+    assert orders(loaded)["a"] == ["d2", "d7", "d4", "d8", "d0", "d3", "d6"]
