@@ -7,8 +7,9 @@ search index has embedded what the bulk load brought (it does so in the backgrou
 printed), ``record`` one by one (each call durable when it returns: one journal append and disk sync; the
 graph applies journalled writes in the background, and the backlog left at the end and the time to apply it
 are printed), then ``record`` from 8 threads at once (concurrent calls share journal appends), then as-of
-entity queries and timeline queries on random entities (each waits for any backlog first). Text extraction is off here (the synthetic events name their entities; extraction has
-its own benchmark, bench/extraction.py). Prints rates, p50/p95 latencies, database size and peak RSS.
+entity queries and timeline queries on random entities (a read of the database waits for queued writes that
+change its answer). Text extraction is off here (the synthetic events name their entities; extraction has its
+own benchmark, bench/extraction.py). Prints rates, p50/p95 latencies, database size and peak RSS.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1]
 
