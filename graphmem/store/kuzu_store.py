@@ -652,27 +652,27 @@ class KuzuStore:
 
     def _write_events_one_by_one(self, tx: Any, b: WriteBatch) -> None:
         """Each event of ``b`` with its own edges in one statement; the edges written leave ``b``'s lists."""
-        own: dict[str, tuple[list[str], dict[str, None], list[Annotation]]] = {e.id: ([], {}, []) for e in b.events}
+        own = {e.id: _EventEdges() for e in b.events}
         in_thread, mentions, annotations = [], [], []
         for e, t in b.in_thread:
             if e in own:
-                own[e][0].append(t)
+                own[e].threads.append(t)
             else:
                 in_thread.append((e, t))
         for e, n in b.mentions:
             if e in own:
-                own[e][1].setdefault(n)
+                own[e].mentions.setdefault(n)
             else:
                 mentions.append((e, n))
         for a in b.new_annotations:  # an event's first rides with it; any other is written with the rest
-            if a.event_id in own and not own[a.event_id][2]:
-                own[a.event_id][2].append(a)
+            if a.event_id in own and own[a.event_id].annotation is None:
+                own[a.event_id].annotation = a
             else:
                 annotations.append(a)
         b.in_thread, b.mentions, b.new_annotations = in_thread, mentions, annotations
         for event in b.events:
-            threads, mentioned, annotated = own[event.id]
-            self._write_one_event(tx, event, threads, list(mentioned), annotated[0] if annotated else None)
+            edges = own[event.id]
+            self._write_one_event(tx, event, edges.threads, list(edges.mentions), edges.annotation)
 
     def _write_one_event(self, tx: Any, event: Event, threads: list[str], mentions: list[str],
                          annotation: Annotation | None) -> None:
@@ -1318,6 +1318,16 @@ def _merged(batches: Sequence[WriteBatch]) -> WriteBatch:
         for name, values in vars(b).items():
             getattr(merged, name).extend(values)
     return merged
+
+
+@dataclasses.dataclass
+class _EventEdges:
+    """What the statement writing one event also writes: its threads, its mentions (once each, in order) and
+    the period it talks about."""
+
+    threads: list[str] = dataclasses.field(default_factory=list)
+    mentions: dict[str, None] = dataclasses.field(default_factory=dict)
+    annotation: Annotation | None = None
 
 
 def _database_error(what: str, exc: RuntimeError) -> StoreError:
