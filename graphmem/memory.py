@@ -2759,17 +2759,12 @@ def _bulk(items: int) -> Iterator[None]:
         yield
     finally:
         gc.enable()
-        if items >= BULK_RELEASE:
-            _release_free_memory()
-
-
-def _release_free_memory() -> None:
-    """Return the free memory the C allocator holds to the system (glibc only; elsewhere nothing)."""
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
+        if items >= BULK_RELEASE and _MALLOC_TRIM is not None:
+            _MALLOC_TRIM(0)
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's call that returns the free memory its allocator holds to the system (None elsewhere)."""
     if not sys.platform.startswith("linux"):
         return None
     try:

@@ -389,7 +389,7 @@ class KuzuStore:
             self._write_merges(tx, batch)
             self._write_nodes(tx, batch)
             self._write_edges(tx, batch)
-            self._write_states(tx, batch, columns or self._version_columns(batch))
+            self._write_states(tx, batch, self._version_columns(batch) if columns is None else columns)
             if mark is not None:
                 self._run(tx, _MARK, {"seq": mark})
 
@@ -945,12 +945,7 @@ class KuzuStore:
         return found
 
     def entities(self, ids: Sequence[str]) -> list[Entity]:
-        queued = self._queued_overlay()
-        if not any(i in queued.entities for i in ids):
-            return self._entities.get_many(ids, self._read_entities)
-        stored = {e.id: e for e in self._entities.get_many([i for i in ids if i not in queued.entities],
-                                                           self._read_entities)}
-        return [e for i in ids if (e := queued.entities.get(i) or stored.get(i)) is not None]
+        return self._entities.get_many(ids, self._read_entities)
 
     def _queued_overlay(self) -> _Overlay:
         """What queued writes add (empty when none waits); waits for the applier when they merge entities."""
@@ -964,8 +959,13 @@ class KuzuStore:
         return overlay
 
     def _read_entities(self, ids: list[str]) -> dict[str, Entity]:
-        found = self._lookup("(n:Entity)", "n.id", _N_COLS, ids, settled=False)
-        return {r["id"]: rows.entity_from_row(r) for r in found}
+        """Entities the cache does not hold: a queued write's value, else the engine's."""
+        queued = self._queued_overlay()
+        found = {i: e for i in ids if (e := queued.entities.get(i)) is not None}
+        rest = [i for i in ids if i not in found]
+        found.update((r["id"], rows.entity_from_row(r))
+                     for r in self._lookup("(n:Entity)", "n.id", _N_COLS, rest, settled=False))
+        return found
 
     def entity_ids(self, limit: int) -> list[str]:
         found = self._rows("MATCH (n:Entity) WHERE n.merged_into IS NULL RETURN n.id AS id ORDER BY id LIMIT $limit",
