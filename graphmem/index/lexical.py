@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from graphmem.arrays import sorted_union
+
 __all__ = ["LexicalIndex"]
 
 K1 = 1.2
@@ -228,10 +230,8 @@ class LexicalIndex:
         prove to hold it, with the other terms' scores added; else None, and ``scores`` as they were."""
         touched = sum(len(p.base_docs) for p in found[:walked]) + sum(len(p.tail_docs) for p in found)
         if touched * 16 < len(scores):
-            candidates = np.sort(np.concatenate([p.base_docs for p in found[:walked]]
-                                                + [p.tail_docs for p in found])).astype(np.int64)
-            candidates = candidates[np.concatenate(([True], candidates[1:] != candidates[:-1]))]
-            # (np.unique hashes: ~14 ms for 100k numbers, against ~1 ms to sort them)
+            candidates = sorted_union(*[p.base_docs for p in found[:walked]],
+                                      *[p.tail_docs for p in found]).astype(np.int64)
         else:
             candidates = np.flatnonzero(scores)
         if allowed is not None:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphmem.arrays import sorted_union
 from graphmem.errors import InvalidInput
 from graphmem.index import SearchIndex
 from graphmem.ontology import Source, State, TimePoint
@@ -114,7 +115,7 @@ def rank(
             span = max(float(sims[0]) - floor, 1e-6)
             parts["vector"] = _spread(n, docs, np.clip((sims - floor) / span, 0.0, 1.0))
             found.append(docs)
-    touched = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+    touched = sorted_union(*found) if found else np.zeros(0, np.int64)
     touched = touched[touched < n]
     base = np.zeros(n, np.float32)
     if "lexical" in parts:
@@ -136,7 +137,7 @@ def rank(
         weights = np.array(preset.graph, np.float32)[distance - 1] * base[strongest[source]]
         np.add.at(graph, reached, weights)  # in order, as one += per neighbour would
         parts["graph"] = graph
-        candidates = np.union1d(matched, reached)
+        candidates = sorted_union(matched, reached)
         total = _sum_at(n, candidates, base, graph)
     # the named signals: 1 for each document flagged, and every flagged document is a candidate
     flagged: tuple[tuple[str, float, Callable[[], np.ndarray]], ...] = (
@@ -149,7 +150,7 @@ def rank(
             hit = flags() & allowed
             parts[name] = hit.astype(np.float32)
             total = total + weight * parts[name]
-            candidates = np.union1d(candidates, np.flatnonzero(hit))
+            candidates = sorted_union(candidates, np.flatnonzero(hit))
     if not len(candidates):
         return []
     if preset.recency:

@@ -17,6 +17,8 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
+from graphmem.arrays import sorted_union, sorted_unique
+
 __all__ = ["ByIdCache", "KnownIds"]
 
 V = TypeVar("V")
@@ -93,7 +95,7 @@ class KnownIds:
     MERGE_AT = 65_536  # recent hashes kept in the set before they join the sorted array
 
     def __init__(self, ids: Iterable[str]) -> None:
-        self._sorted = np.unique(np.fromiter((hash(i) for i in ids), dtype=np.int64))
+        self._sorted = sorted_unique(np.fromiter(map(hash, ids), dtype=np.int64))
         self._recent: set[int] = set()
 
     def __len__(self) -> int:
@@ -102,7 +104,7 @@ class KnownIds:
     def add(self, ids: Iterable[str]) -> None:
         self._recent.update(hash(i) for i in ids)
         if len(self._recent) >= self.MERGE_AT:
-            self._sorted = np.union1d(self._sorted, np.fromiter(self._recent, dtype=np.int64))
+            self._sorted = sorted_union(self._sorted, np.fromiter(self._recent, dtype=np.int64))
             self._recent.clear()
 
     def maybe(self, ids: Iterable[str]) -> list[str]:
