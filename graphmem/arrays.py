@@ -11,7 +11,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["sorted_unique", "sorted_union"]
+__all__ = ["sorted_union", "sorted_unique"]
 
 N = TypeVar("N", bound=np.integer)
 

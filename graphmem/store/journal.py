@@ -1,19 +1,27 @@
-"""The write journal: an append-only file of numbered records, synced to disk before a write is acknowledged.
+"""The write journal: numbered records in a file, synced to disk before a write is acknowledged.
 
 A write lands here first (one record, one disk sync: ~0.1-0.4 ms) and reaches the graph database shortly
 after, with the writes queued behind it, in one of the engine's transactions (which cost ~2 ms each however
 little they hold). The database records the number of the last record it applied in that same transaction,
 so after a crash the records past that number are applied again at the next open, exactly once.
 
-A record is ``seq (8 bytes) | length (4) | crc32 of seq, length and payload (4) | payload``. A crash in the
-middle of an append leaves a torn record at the end of the file; it was never acknowledged, and reading stops
-before it (and cuts it off, so later appends do not follow garbage). Once every record is applied the file is
-emptied; under a steady stream of writes it is rewritten with only the unapplied records when it grows past
-``COMPACT_BYTES``.
+A record is ``seq (8 bytes) | length (4) | crc32 of seq, length and payload (4) | payload``; each record's
+number is one more than the one before it. The records sit at the start of the file and zeros follow them:
+the file grows ahead of the records, in zero-filled steps of ``GROW_BYTES`` or more, so an append overwrites
+space the file already has and its sync writes that data alone. An append that made the file longer would
+also change the file system's own records of it, and its sync would wait for those: 1.4 times as long on a
+quiet disk, up to twice as long with the database writing beside it.
+
+Reading stops at the first record that is torn (a crash in the middle of an append: it was never
+acknowledged), damaged or out of sequence, or at the zeros; what follows is zeroed at the next open, so later
+appends do not follow garbage. Once every record is applied the records are zeroed and the next append starts
+at the beginning again; under a steady stream of writes the file is rewritten with only the unapplied
+records once they reach ``COMPACT_BYTES``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import threading
@@ -25,16 +33,20 @@ __all__ = ["Journal"]
 
 _HEAD = struct.Struct("<QII")
 COMPACT_BYTES = 64 * 2**20
+GROW_BYTES = 2**20
 
 
 def parse_records(data: bytes) -> tuple[list[tuple[int, bytes]], int]:
-    """The intact records at the start of ``data`` and where they end (a torn or damaged record stops it)."""
+    """The intact records at the start of ``data`` and where they end (a torn, damaged or out-of-sequence
+    record stops it, as do the zeros after the last)."""
     found: list[tuple[int, bytes]] = []
     at = 0
     while at + _HEAD.size <= len(data):
         seq, length, crc = _HEAD.unpack_from(data, at)
         end = at + _HEAD.size + length
         if end > len(data) or zlib.crc32(data[at + _HEAD.size : end], zlib.crc32(data[at : at + 12])) != crc:
+            break
+        if found and seq != found[-1][0] + 1:
             break
         found.append((seq, data[at + _HEAD.size : end]))
         at = end
@@ -61,11 +73,27 @@ class Journal:
         self.path = None if path is None else str(path)
         self._lock = threading.Lock()
         self._last = after  # the number of the last record appended (or applied)
-        self._size = 0
+        self._size = 0  # where the records end
+        self._capacity = 0  # the file's size: zeros from _size on
         self._fd: int | None = None
         if self.path is not None:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-            self._size = os.fstat(self._fd).st_size
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._open()
+
+    def _open(self) -> None:
+        """Find where the records end; zero what follows them (a torn record, or records applied already)."""
+        assert self._fd is not None
+        self._capacity = os.fstat(self._fd).st_size
+        data = os.pread(self._fd, self._capacity, 0)
+        found, self._size = parse_records(data)
+        if found and found[-1][0] <= self._last:  # every record is applied: start again at the beginning
+            self._size = 0
+        elif found:
+            self._last = found[-1][0]
+        garbage = len(data.rstrip(b"\0"))
+        if garbage > self._size:
+            os.pwrite(self._fd, bytes(garbage - self._size), self._size)
+            os.fsync(self._fd)
 
     def __del__(self) -> None:  # a journal dropped without close() (its memory was never closed)
         if getattr(self, "_fd", None) is not None:
@@ -76,19 +104,11 @@ class Journal:
         return self._last
 
     def records(self) -> list[tuple[int, bytes]]:
-        """The intact records in the file, in order; a torn tail is cut off."""
+        """The intact records in the file, in order."""
         if self._fd is None:
             return []
         with self._lock:
-            data = os.pread(self._fd, self._size, 0)
-            found, at = parse_records(data)
-            if at < len(data):
-                os.ftruncate(self._fd, at)
-                os.fsync(self._fd)
-                self._size = at
-            if found:
-                self._last = max(self._last, found[-1][0])
-            return found
+            return parse_records(os.pread(self._fd, self._size, 0))[0]
 
     def append(self, payload: bytes) -> int:
         """Add a record; returns its number once it is on disk."""
@@ -97,26 +117,41 @@ class Journal:
             if self._fd is not None:
                 record = _record(seq, payload)
                 try:
-                    written = os.write(self._fd, record)
+                    if self._size + len(record) > self._capacity:
+                        self._grow(self._size + len(record))
+                    written = os.pwrite(self._fd, record, self._size)
                     if written != len(record):
                         raise OSError(f"short write to {self.path}: {written} of {len(record)} bytes")
                     os.fdatasync(self._fd)
-                except OSError:  # a full or failing disk: cut off what part of it landed, acknowledge nothing
-                    os.ftruncate(self._fd, self._size)
+                except OSError:  # a full or failing disk: zero what part of it landed, acknowledge nothing
+                    with contextlib.suppress(OSError):
+                        os.pwrite(self._fd, bytes(len(record)), self._size)
                     raise
                 self._size += len(record)
             self._last = seq
             return seq
 
+    def _grow(self, needed: int) -> None:
+        """Zeros added to the file until it holds ``needed`` bytes: at least ``GROW_BYTES``, or as much as it
+        had (up to 16 steps), so a busy journal grows rarely."""
+        assert self._fd is not None
+        step = min(max(GROW_BYTES, self._capacity), 16 * GROW_BYTES)
+        size = -(-max(needed, self._capacity + step) // GROW_BYTES) * GROW_BYTES
+        os.pwrite(self._fd, bytes(size - self._capacity), self._capacity)
+        os.fsync(self._fd)
+        self._capacity = size
+
     def applied(self, through: int) -> None:
-        """Records up to ``through`` reached the database: empty the file when no other waits, else rewrite it
-        with only those that wait once it has grown past ``COMPACT_BYTES``."""
+        """Records up to ``through`` reached the database: zero them when no other waits, else rewrite the
+        file with only those that wait once they have grown past ``COMPACT_BYTES``."""
         if self._fd is None:
             return
         with self._lock:
             if self._last <= through:
                 if self._size:
-                    os.ftruncate(self._fd, 0)
+                    # not synced: the next append's sync takes these zeros to disk with it, and until then a
+                    # crash leaves records the database holds, which the next open zeroes
+                    os.pwrite(self._fd, bytes(self._size), 0)
                     self._size = 0
             elif self._size > COMPACT_BYTES:
                 found, _ = parse_records(os.pread(self._fd, self._size, 0))
@@ -125,9 +160,10 @@ class Journal:
     def _rewrite(self, keep: Sequence[tuple[int, bytes]]) -> None:
         assert self.path is not None and self._fd is not None
         fresh = self.path + ".new"
+        kept = b"".join(_record(seq, payload) for seq, payload in keep)
         fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.write(fd, b"".join(_record(seq, payload) for seq, payload in keep))
+            os.write(fd, kept + bytes(GROW_BYTES))
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -138,8 +174,8 @@ class Journal:
         finally:
             os.close(directory)
         os.close(self._fd)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-        self._size = os.fstat(self._fd).st_size
+        self._fd = os.open(self.path, os.O_RDWR)
+        self._size, self._capacity = len(kept), os.fstat(self._fd).st_size
 
     def close(self) -> None:
         with self._lock:

@@ -3,14 +3,22 @@
 import os
 
 from graphmem.store import journal as journal_module
-from graphmem.store.journal import Journal
+from graphmem.store.journal import Journal, parse_records
 
 
-def _two_records(path, first: bytes, second: bytes) -> None:
+def _two_records(path, first: bytes, second: bytes) -> int:
+    """Where the records end."""
     j = Journal(path)
     j.append(first)
     j.append(second)
     j.close()
+    return parse_records(path.read_bytes())[1]
+
+
+def _changed(path, at: int, new: bytes) -> None:
+    data = bytearray(path.read_bytes())
+    data[at : at + len(new)] = new
+    path.write_bytes(bytes(data))
 
 
 def test_records_come_back_in_order_and_numbering_goes_on_after_a_reopen(tmp_path):
@@ -25,9 +33,8 @@ def test_records_come_back_in_order_and_numbering_goes_on_after_a_reopen(tmp_pat
 
 def test_a_torn_record_at_the_end_is_cut_off_and_later_records_follow_the_intact_ones(tmp_path):
     path = tmp_path / "db.journal"
-    _two_records(path, b"kept", b"torn by a crash")
-    size = os.path.getsize(path)
-    os.truncate(path, size - 3)  # the crash came in the middle of the second append
+    end = _two_records(path, b"kept", b"torn by a crash")
+    _changed(path, end - 3, bytes(3))  # the crash came in the middle of the second append
     j = Journal(path)
     assert j.records() == [(1, b"kept")]
     assert j.append(b"next") == 2  # the torn record was never acknowledged: its number is free again
@@ -36,10 +43,8 @@ def test_a_torn_record_at_the_end_is_cut_off_and_later_records_follow_the_intact
 
 def test_a_damaged_record_stops_the_reading(tmp_path):
     path = tmp_path / "db.journal"
-    _two_records(path, b"first", b"second")
-    data = bytearray(path.read_bytes())
-    data[-1] ^= 0xFF  # one flipped bit in the last payload: its checksum no longer matches
-    path.write_bytes(bytes(data))
+    end = _two_records(path, b"first", b"second")
+    _changed(path, end - 1, b"\xff")  # a changed byte in the last payload: its checksum no longer matches
     assert Journal(path).records() == [(1, b"first")]
 
 
@@ -51,7 +56,7 @@ def test_the_file_is_emptied_once_everything_is_applied_and_rewritten_when_it_gr
     j.applied(2)  # record 3 still waits: the file stays
     assert [s for s, _ in Journal(path).records()] == [1, 2, 3]
     j.applied(3)
-    assert os.path.getsize(path) == 0
+    assert Journal(path, after=3).records() == []
     assert j.append(b"after") == 4
     monkeypatch.setattr(journal_module, "COMPACT_BYTES", 10)
     j.append(b"y" * 100)
@@ -65,3 +70,42 @@ def test_without_a_file_records_are_numbered_only():
     j = Journal(None)
     assert (j.append(b"a"), j.append(b"b")) == (1, 2)
     assert j.records() == []
+
+
+def test_appends_overwrite_zeros_the_file_already_has_and_it_grows_in_steps(tmp_path, monkeypatch):
+    monkeypatch.setattr(journal_module, "GROW_BYTES", 4096)
+    path = tmp_path / "db.journal"
+    j = Journal(path)
+    j.append(b"a")
+    assert os.path.getsize(path) == 4096  # zeros follow the record
+    for i in range(2, 7):
+        j.append(bytes([i]) * 1000)
+    assert os.path.getsize(path) == 8192  # grew once, by a step
+    j.append(b"b" * 20_000)  # more than a step: to what it needs, in whole steps
+    assert os.path.getsize(path) == 7 * 4096
+    expected = [b"a", *(bytes([i]) * 1000 for i in range(2, 7)), b"b" * 20_000]
+    assert [p for _, p in Journal(path).records()] == expected
+
+
+def test_records_the_database_holds_are_not_read_again_when_their_zeroing_did_not_reach_the_disk(tmp_path):
+    path = tmp_path / "db.journal"
+    j = Journal(path)
+    for i in range(3):
+        j.append(b"applied %d" % i)
+    before = path.read_bytes()
+    j.applied(3)
+    j.close()
+    path.write_bytes(before)  # a crash lost the zeros: the file holds records 1-3, which the database holds
+    again = Journal(path, after=3)
+    assert again.records() == []
+    assert again.append(b"new") == 4  # written at the start, over them
+    assert Journal(path, after=3).records() == [(4, b"new")]
+    assert parse_records(path.read_bytes())[0] == [(4, b"new")]  # what followed was zeroed at the open
+
+
+def test_a_record_out_of_sequence_stops_the_reading(tmp_path):
+    path = tmp_path / "db.journal"
+    end = _two_records(path, b"one", b"two")
+    stray = journal_module._record(5, b"five")  # e.g. left over from before, where a record ended
+    _changed(path, end, stray)
+    assert Journal(path).records() == [(1, b"one"), (2, b"two")]
