@@ -3,8 +3,9 @@
     python bench/extraction.py            # precision / recall / F1 of entities, time intervals and states
     python bench/extraction.py --speed [--runs 3]   # import + pipeline build time; events/s through record()
 
-Speed: 200-character texts, each with a statement (many restate one another, so states are confirmed), through
-``record_many`` in batches of 500 and of ``graphmem ingest``'s size (each batch one transaction), and through
+Speed, on one core (the process is pinned to one CPU before it starts any thread, so the database engine, the
+applier and the index share it): 200-character texts, each with a statement (many restate one another, so
+states are confirmed), through ``record_many`` in batches of 500 and of ``graphmem ingest``'s size (each batch one transaction), and through
 ``record`` one by one (each call one durable transaction); each measured ``--runs`` times in fresh memories,
 printed as the median and the range.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import random
 import statistics
 import subprocess
@@ -108,6 +110,9 @@ def text_of(i: int, rng: random.Random) -> str:
 
 
 def speed(runs: int) -> dict:
+    core = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {core})  # threads started from here on (the engine's, the applier, the index) inherit it
+
     def startup(work: str) -> dict:
         code = f"import time; t=time.perf_counter(); import graphmem; {work}; print(time.perf_counter()-t)"
         cmd = [sys.executable, "-c", code]
@@ -122,7 +127,7 @@ def speed(runs: int) -> dict:
     # pipeline with the names it holds), then with the default embedder loaded too
     pipeline = ("from graphmem.extraction import Extractor; from graphmem.ontology import load_ontology; "
                 "Extractor(load_ontology())")
-    out: dict = {"import_and_build_s": startup(pipeline),
+    out: dict = {"cpu": core, "import_and_build_s": startup(pipeline),
                  "import_build_and_memory_s": startup("graphmem.Memory.in_memory(embedder='none').extractor"),
                  "import_build_and_embedder_s": startup("graphmem.Memory.in_memory(embedder='auto').extractor")}
     n, n_ingest = 3000, 4 * INGEST_BATCH
@@ -174,6 +179,7 @@ def main() -> None:
         res = speed(args.runs)
         s, m, e = res["import_and_build_s"], res["import_build_and_memory_s"], res["import_build_and_embedder_s"]
         print(table(["measure", "value"], [
+            ["measured on", f"one core (CPU {res['cpu']}): the process and every thread it started"],
             ["import graphmem + build pipeline (5 runs) p50 / p95", f"{s['p50_ms']:.0f} ms / {s['p95_ms']:.0f} ms"],
             ["... in a new in-memory memory (5 runs) p50 / p95", f"{m['p50_ms']:.0f} ms / {m['p95_ms']:.0f} ms"],
             ["... + load the default embedder (5 runs) p50 / p95", f"{e['p50_ms']:.0f} ms / {e['p95_ms']:.0f} ms"],

@@ -2493,8 +2493,8 @@ class _EntityCache:
 
     def prefetch(self, names: Iterable[str]) -> None:
         """Resolve many names with three reads instead of two or three per name (the bulk paths call this)."""
-        keys = {name_key(n) for n in names} - set(self._by_key) - set(self._memory._entity_ids)
-        keys.discard("")
+        known = self._memory._entity_ids  # every name this process has seen: not copied, it may be large
+        keys = {k for n in names if (k := name_key(n)) and k not in self._by_key and k not in known}
         if not keys:
             return
         found = self._memory.store.entity_ids_for_keys(keys)
