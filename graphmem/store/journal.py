@@ -90,9 +90,15 @@ class Journal:
             self._size = 0
         elif found:
             self._last = found[-1][0]
+        changed = False
         garbage = len(data.rstrip(b"\0"))
         if garbage > self._size:
             os.pwrite(self._fd, bytes(garbage - self._size), self._size)
+            changed = True
+        if self._size == 0 and self._capacity > GROW_BYTES:  # the space a burst of writes took: given back
+            os.ftruncate(self._fd, GROW_BYTES)
+            self._capacity, changed = GROW_BYTES, True
+        if changed:
             os.fsync(self._fd)
 
     def __del__(self) -> None:  # a journal dropped without close() (its memory was never closed)

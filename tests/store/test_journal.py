@@ -85,6 +85,9 @@ def test_appends_overwrite_zeros_the_file_already_has_and_it_grows_in_steps(tmp_
     assert os.path.getsize(path) == 7 * 4096
     expected = [b"a", *(bytes([i]) * 1000 for i in range(2, 7)), b"b" * 20_000]
     assert [p for _, p in Journal(path).records()] == expected
+    j.applied(7)
+    j.close()
+    assert Journal(path, after=7).records() == [] and os.path.getsize(path) == 4096  # reopened: space given back
 
 
 def test_records_the_database_holds_are_not_read_again_when_their_zeroing_did_not_reach_the_disk(tmp_path):
