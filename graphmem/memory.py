@@ -134,7 +134,7 @@ from graphmem.store import (
 from graphmem.store import declared_subjects
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
-from graphmem.temporal import holds_at, parse_expression, parse_point, period_end
+from graphmem.temporal import asks_when, holds_at, parse_expression, parse_point, period_end
 
 __all__ = [
     "EntityView",
@@ -1899,7 +1899,7 @@ class Memory:
             for m in named.times
         )
         ranked = rank(self.index, query, k, filters=filters, preset=preset_named(preset), now=anchor,
-                      named_entities=named_entities, named_times=named_times)
+                      named_entities=named_entities, named_times=named_times, asks_when=asks_when(query))
         return hydrate(self.store, ranked)
 
     def _known_entity(self, name: str) -> str | None:

@@ -28,6 +28,8 @@ class ScoreParts:
     subject: float = strawberry.field(default=0.0, description="1 when it is about an entity the query names: "
                                                                 "declared with the event, or a state's subject")
     time: float = strawberry.field(default=0.0, description="1 when it happened in a time the query names")
+    dated: float = strawberry.field(default=0.0, description="1 when the query asks when and it says when: an "
+                                                            "event naming the time it is about, a state's start")
     recency: float = 0.0
 
 

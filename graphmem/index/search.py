@@ -227,6 +227,13 @@ class SearchIndex:
             if doc is not None:
                 self._set_about(doc, about)
 
+    def dated(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of ``docs`` say when: an event whose text (or a write plan) names the period it is about, or a
+        state with a known start."""
+        states = self._type.data[docs] == _TYPES.index("state")
+        said: NDArray[np.bool_] = ~np.isnan(self._about_lo.data[docs]) | (states & ~np.isnan(self._time.data[docs]))
+        return said
+
     def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:
         """Documents whose time lies in [start, end), or whose period overlaps it ("yesterday I went ...",
         recorded today, is within yesterday)."""

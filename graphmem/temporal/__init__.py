@@ -11,7 +11,7 @@ from graphmem.temporal.intervals import (
     period_of,
     started_by,
 )
-from graphmem.temporal.expressions import TimeMention, find_times, parse_expression
+from graphmem.temporal.expressions import TimeMention, asks_when, find_times, parse_expression
 from graphmem.temporal.parse import TimeInput, parse_point
 from graphmem.temporal.points import add_period, coarser, format_point, period_end, truncate
 
@@ -23,6 +23,7 @@ __all__ = [
     "TimeMention",
     "TimePoint",
     "add_period",
+    "asks_when",
     "coarser",
     "format_interval",
     "find_times",

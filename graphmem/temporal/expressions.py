@@ -144,6 +144,14 @@ _ONWARDS = re.compile(r"(?i)^\s+(?:on(?:wards?)?|forward)\b")
 _JA_RANGE_JOIN = re.compile(r"^\s*(?:から|〜|～|~)\s*$")
 _JA_UNTIL_AFTER = re.compile(r"^\s*まで")
 _JA_SINCE_AFTER = re.compile(r"^\s*(?:から|以来|以降)(?!\s*\d)")
+# a question about when: "When did ...", "What year ...", "How long ago ...", "いつ", "何年" (at a sentence's or
+# clause's start in English; anywhere in Japanese, where the question word sits inside the sentence)
+_ASKS_WHEN = re.compile(
+    r"(?i)(?:^|[.!?;,:]\s*)(?:(?:and|so|but|then)\s+)?"
+    r"(?:when\b|since\s+when\b|how\s+long\s+ago\b|(?:in\s+|during\s+|on\s+)?(?:what|which)\s+"
+    r"(?:year|month|week|day|date|time)\b)"
+    r"|いつ|何年|何月|何日|何曜日"
+)
 
 Preference = Literal["past", "future", "nearest"]
 
@@ -165,6 +173,17 @@ def _points(text: str) -> list[re.Match[str]]:
             found.append(m)
             end = m.end()
     return found
+
+
+def asks_when(text: str) -> bool:
+    """Whether ``text`` asks when something happened: its answer is a memory that says when.
+
+    >>> asks_when("When did Caroline go to the support group?"), asks_when("What year did she move?")
+    (True, True)
+    >>> asks_when("Where does Caroline work?"), asks_when("Carolineはいつ引っ越した？")
+    (False, True)
+    """
+    return _ASKS_WHEN.search(text) is not None
 
 
 def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC) -> list[TimeMention]:

@@ -74,6 +74,22 @@ def test_time_named_in_the_query_raises_what_happened_then(team):
     assert hits[0].parts["time"] == 1.0
 
 
+def test_a_question_asking_when_raises_what_says_when(team):
+    # D1:3 says "yesterday", D1:5 says nothing of when: asked when, the one that says it gains
+    team.record(content="Caroline: the support group was so powerful, everyone was accepting.",
+                occurred_at="2023-05-08", thread="c/s1", source={"system": "chat", "ref": "D1:6"})
+    asked = {h.refs[0]: h for h in team.recall("When was the support group powerful?", k=5)}
+    assert asked["D1:3"].parts["dated"] == 1.0 and asked["D1:6"].parts["dated"] == 0.0
+    plain = {h.refs[0]: h for h in team.recall("Was the support group powerful?", k=5)}
+    assert "dated" not in plain["D1:3"].parts
+    gain = asked["D1:3"].score - plain["D1:3"].score
+    assert gain == pytest.approx(PRESETS["default"].dated, abs=1e-5)
+    assert asked["D1:6"].score == pytest.approx(plain["D1:6"].score, abs=1e-5)
+    state = team.assert_state(subject="Caroline", predicate="lives_in", object="Sweden", valid_from="2019")
+    [hit] = [h for h in team.recall("When did Caroline live in Sweden?", k=10) if h.id == state.id]
+    assert hit.parts["dated"] == 1.0  # a state with a known start says when
+
+
 def test_time_window_excludes_what_is_outside(team):
     assert refs(team.recall("Caroline support", k=10, since="2023-06-01")) == ["T1"]
     inside = refs(team.recall("Caroline support", k=10, until="2023-05"))
@@ -176,7 +192,8 @@ def test_the_day_an_event_talks_about_counts_in_time_windows(team):
     assert refs(team.recall("support group", k=10, since="2023-04-01", until="2023-04-01")) == ["D1:3"]
 
 
-def _reference_scores(index, text, k, preset, now, named_entities=(), named_times=(), include_private=False):
+def _reference_scores(index, text, k, preset, now, named_entities=(), named_times=(), include_private=False,
+                      asks_when=False):
     """The documented score of every document that has one, computed document by document."""
     allowed = index.allowed(include_private=include_private)
     n = len(allowed)
@@ -206,12 +223,13 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
     inside = np.zeros(n, bool)
     for start, end in named_times:
         inside |= index.within(start, end, n) & allowed
+    dated = index.dated(np.arange(n)) if asks_when else np.zeros(n, bool)
     total = {}
     for d in range(n):
         if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:
             age = (now.timestamp() - index.times()[d]) / 86_400
             total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
-                        + preset.time * inside[d]
+                        + preset.time * inside[d] + preset.dated * dated[d]
                         + preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days))
     return {index.ids[d]: score for d, score in total.items()}
 
@@ -231,6 +249,9 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         "entities": [f"P{i % 5}"], "privacy": ["private"] if i % 9 == 0 else [],
     } for i in range(300))
     index = mem.index
+    for i in range(0, 300, 4):  # a quarter say when (as if their text named a day)
+        day = dt.datetime(2023, 1, 1 + i % 28, tzinfo=dt.UTC)
+        index.set_about(index.ids[i], (day, day + dt.timedelta(days=1)))
     now = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
     people = {f"P{i}": mem.resolve_entity(f"P{i}") for i in range(5)}
     for trial in range(40):
@@ -238,8 +259,10 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         named = (people[f"P{trial % 5}"],) if trial % 3 == 0 else ()
         march = (dt.datetime(2023, 3, 1, tzinfo=dt.UTC), dt.datetime(2023, 4, 1, tzinfo=dt.UTC))
         times = (march,) if trial % 4 == 0 else ()
-        got = rank(index, text, 60, preset=PRESETS[preset], now=now, named_entities=named, named_times=times)
-        want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times)
+        when = trial % 2 == 0
+        got = rank(index, text, 60, preset=PRESETS[preset], now=now, named_entities=named, named_times=times,
+                   asks_when=when)
+        want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times, asks_when=when)
         scores = [want[r.id] for r in got]  # a KeyError: a document that has no score, or is not allowed
         assert len(got) == min(60, len(want))
         assert all(a >= b - 1e-5 for a, b in itertools.pairwise(scores)), (text, named, times)
