@@ -299,7 +299,8 @@ class KuzuStore:
 
     def write(self, batch: WriteBatch) -> None:
         """Durable when it returns: in the journal (a small write) or committed by the engine (a large one)."""
-        if not len(batch):
+        size = len(batch)
+        if not size:
             return
         with self._write_lock:
             self._check_failure()
@@ -307,7 +308,7 @@ class KuzuStore:
                 raise StoreError(f"database {self.path!r} is open read-only; open it without read_only to write")
             if self._evidenced is not None:  # before the commit: the set may say more than is stored, never less
                 self._evidenced.update(state_id for _, state_id, _, _ in batch.evidence)
-            if len(batch) > JOURNAL_MAX_ROWS or self._journal is None:
+            if size > JOURNAL_MAX_ROWS or self._journal is None:
                 self._settle()  # the journalled writes ahead of it land first
                 self._write_now(batch)
                 if self._known_events is not None:
@@ -326,7 +327,7 @@ class KuzuStore:
                 raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
             if self._known_events is not None:
                 self._known_events.add(ids)
-            queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch), self._version_columns(batch))
+            queued = _Queued(seq, batch, size, self._confirmed_subjects(batch), self._version_columns(batch))
             with self._queue:
                 self._queued.append(queued)
                 self._overlay.add(queued)

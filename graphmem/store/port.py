@@ -47,7 +47,7 @@ class WriteBatch:
     merges: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return sum(len(v) for v in vars(self).values())
+        return sum(map(len, vars(self).values()))
 
 
 @dataclass(frozen=True)
