@@ -134,7 +134,7 @@ from graphmem.store import (
 from graphmem.store import declared_subjects
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
-from graphmem.temporal import asks_when, holds_at, parse_expression, parse_point, period_end
+from graphmem.temporal import asks_when, holds_at, near_bound, parse_expression, parse_point, period_end
 
 __all__ = [
     "EntityView",
@@ -1894,10 +1894,7 @@ class Memory:
         named_entities = tuple(dict.fromkeys(
             found for found in (self._known_entity(m.name) for m in named.entities) if found
         ))
-        named_times = tuple(
-            (m.interval.start.at if m.interval.start else None, m.interval.end.at if m.interval.end else None)
-            for m in named.times
-        )
+        named_times = tuple(near_bound(m.interval, self.tz) for m in named.times)  # "before 4 October": just before
         ranked = rank(self.index, query, k, filters=filters, preset=preset_named(preset), now=anchor,
                       named_entities=named_entities, named_times=named_times, asks_when=asks_when(query))
         return hydrate(self.store, ranked)

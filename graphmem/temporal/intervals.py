@@ -56,6 +56,33 @@ def format_interval(interval: Interval, tz: dt.tzinfo = UTC) -> str:
     return f"[{left}, {right})"
 
 
+NEAR_DAYS = 7  # the least span of the part of an open interval next to its bound
+
+
+def near_bound(interval: Interval, tz: dt.tzinfo = UTC) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """The part of an open interval next to its bound, as a question means it: "the weekend before 4 October"
+    lies in the days just before it, not at any time before. That part is the period (at the bound's
+    granularity, at least ``NEAR_DAYS`` long) just before an end or just from a start; a closed interval, or
+    one open at both ends, comes back as it is.
+
+    >>> from graphmem.temporal.parse import parse_point
+    >>> [d.date().isoformat() for d in near_bound(Interval(start=None, end=parse_point("2023-10-04")))]
+    ['2023-09-27', '2023-10-04']
+    >>> [d.date().isoformat() for d in near_bound(Interval(start=None, end=parse_point("2020")))]
+    ['2019-01-01', '2020-01-01']
+    >>> [d.date().isoformat() for d in near_bound(Interval(start=parse_point("2025-03"), end=None))]
+    ['2025-03-01', '2025-04-01']
+    """
+    start, end = interval.start, interval.end
+    least = dt.timedelta(days=NEAR_DAYS)
+    if start is None and end is not None:
+        before = truncate(end.at - dt.timedelta(microseconds=1), end.granularity, tz)
+        return min(before, end.at - least), end.at
+    if end is None and start is not None:
+        return start.at, max(period_end(start, tz), start.at + least)
+    return (start.at if start else None), (end.at if end else None)
+
+
 def period_of(point: TimePoint, tz: dt.tzinfo = UTC) -> Interval:
     """The period a point denotes as instants: ``Nov 2025`` -> ``[2025-11-01, 2025-12-01)``."""
     return Interval(start=TimePoint(at=point.at), end=TimePoint(at=period_end(point, tz)))

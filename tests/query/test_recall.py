@@ -90,6 +90,18 @@ def test_a_question_asking_when_raises_what_says_when(team):
     assert hit.parts["dated"] == 1.0  # a state with a known start says when
 
 
+def test_a_time_the_query_names_as_before_or_after_a_day_means_the_days_next_to_it(clock):
+    mem = Memory.in_memory(clock=clock, embedder="none")
+    for day, ref in (("2023-01-10", "jan"), ("2023-05-28", "may"), ("2023-06-03", "june")):
+        mem.record(content="Melanie went hiking in the hills.", occurred_at=day, source={"system": "t", "ref": ref})
+    hits = mem.recall("Where did Melanie go hiking the week before 1 June 2023?", k=3)
+    assert {h.refs[0]: h.parts["time"] for h in hits} == {"may": 1.0, "jan": 0.0, "june": 0.0}
+    assert hits[0].refs == ("may",)
+    hits = mem.recall("Where has Melanie gone hiking since 1 June 2023?", k=3)
+    assert {h.refs[0]: h.parts["time"] for h in hits}["june"] == 1.0
+    mem.close()
+
+
 def test_time_window_excludes_what_is_outside(team):
     assert refs(team.recall("Caroline support", k=10, since="2023-06-01")) == ["T1"]
     inside = refs(team.recall("Caroline support", k=10, until="2023-05"))
