@@ -11,7 +11,11 @@ The score of a document is a weighted sum of parts, each in [0, 1] before weight
 - ``subject``: 1 when it is *about* an entity the query names: an event that entity was declared with (the
   speaker of a turn, the author of a note), a state of that subject. Asked "what does Melanie do to
   destress?", Melanie's own turns count more than Caroline's "Thanks, Melanie!";
-- ``time``: 1 when it happened inside a time the query names ("in May 2023");
+- ``time``: 1 when it happened inside a time the query names ("in May 2023"; a time open at one end counts as
+  the period next to its bound: "the weekend before 4 October" as the week before it);
+- ``dated``: when the query asks when ("When did ...", "What year ...", "いつ"), 1 when it says when: an event
+  that names the period it is about ("I went ... yesterday"), a state with a known start. Only candidates
+  matched by the other parts get it: saying when is no match by itself;
 - ``recency``: 0.5 ** (age / half-life), age measured from the query's ``now``.
 
 Weights live in :data:`PRESETS` and nowhere else. They were chosen on LoCoMo (``bench/locomo.py`` prints
