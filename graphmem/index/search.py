@@ -21,6 +21,7 @@ import logging
 import queue
 import shutil
 import threading
+import time
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,8 +43,11 @@ log = logging.getLogger("graphmem")
 
 FORMAT = 4  # 2: the period each event talks about; 3: the entities each document is about; 4: transaction times
 EMBED_BATCH = 256
+EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
 CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector graph being built)
 _TYPES = ("event", "state")
+
+_FLUSH = (-1, "")  # put by wait(): embed what is in hand now
 
 
 @dataclass(frozen=True)
@@ -282,21 +286,24 @@ class SearchIndex:
         assert self.embedder is not None and self.vectors is not None
         while not self._closing.is_set():
             first = self._pending.get()
-            if first is None:
+            if first is None or first is _FLUSH:
                 self._pending.task_done()
-                return
-            batch = [first]
+                if first is None:
+                    return
+                continue
+            batch = self._inflight = [first]  # (a save lists it with the queue's documents)
+            until = time.monotonic() + EMBED_LINGER_S
             while len(batch) < EMBED_BATCH:
-                try:
-                    more = self._pending.get_nowait()
+                try:  # documents come one by one from a writer recording one by one: embed them together
+                    more = self._pending.get(timeout=max(0.0, until - time.monotonic()))
                 except queue.Empty:
                     break
-                if more is None:
-                    self._pending.put(None)  # stop after this batch
+                if more is None or more is _FLUSH:
+                    if more is None:
+                        self._pending.put(None)  # stop after this batch
                     self._pending.task_done()
                     break
                 batch.append(more)
-            self._inflight = batch
             try:
                 vectors = self.embedder.embed([text for _, text in batch])
                 self.vectors.add(np.array([doc for doc, _ in batch], np.int64), vectors)
@@ -312,6 +319,7 @@ class SearchIndex:
     def wait(self) -> None:
         """Block until every document added so far has its vector."""
         if self.vectors is not None and self._worker is not None:
+            self._pending.put(_FLUSH)  # the batch in hand stops waiting for more
             self._pending.join()
 
     # -- reading --------------------------------------------------------------------------------------
@@ -322,7 +330,8 @@ class SearchIndex:
     def status(self) -> IndexStatus:
         return IndexStatus(
             documents=len(self.lexical), vectors=len(self.vectors) if self.vectors is not None else 0,
-            lag=self._pending.qsize(), embedder=self.embedder.name if self.embedder else None,
+            lag=self._pending.qsize() + len(self._inflight),
+            embedder=self.embedder.name if self.embedder else None,
             degraded=self.vectors is None, watermark=self.watermark,
         )
 
@@ -470,7 +479,7 @@ class SearchIndex:
         with self._lock:
             n = len(self.ids)
             with self._pending.mutex:  # documents still waiting for a vector keep their text in the file
-                waiting = [p for p in list(self._pending.queue) + list(self._inflight) if p is not None]
+                waiting = [p for p in list(self._pending.queue) + list(self._inflight) if p not in (None, _FLUSH)]
             (fresh / "pending.json").write_text(json.dumps(waiting), encoding="utf-8")
             entities, offsets, entity_docs = _packed(self._entity_docs)
             subjects, subject_offsets, subject_docs = _packed(self._subject_docs)

@@ -173,3 +173,46 @@ def test_a_threads_order_is_by_time_then_number_and_the_same_after_a_reload(tmp_
     assert loaded is not None and orders(loaded) == orders(index)
     loaded.add([doc(8, "a", 3)])
     assert orders(loaded)["a"] == ["d2", "d7", "d4", "d8", "d0", "d3", "d6"]
+
+
+class _CountingEmbedder:
+    """Words hashed into a few dimensions; remembers how many texts each call embedded."""
+
+    name = "counting"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.calls.append(len(texts))
+        rows = np.zeros((len(texts), self.dim), np.float32)
+        for i, text in enumerate(texts):
+            for word in text.split():
+                rows[i, sum(map(ord, word)) % self.dim] += 1.0
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+
+
+def test_documents_added_one_at_a_time_are_embedded_together_and_wait_does_not_linger():
+    import time
+
+    from graphmem.store import Indexable
+
+    embedder = _CountingEmbedder()
+    index = SearchIndex(None, embedder)
+    for i in range(20):  # as a writer recording one by one adds them: a little apart
+        time.sleep(0.001)
+        index.add([Indexable(id=f"d{i}", type="event", text=f"note {i} about the garden", kind="observation",
+                             scope="global", private=False, time=None)])
+    index.wait()
+    status = index.status()
+    assert status.vectors == 20 and status.lag == 0
+    assert sum(embedder.calls) == 20
+    assert len(embedder.calls) < 10  # not one model call per document
+    index.add([Indexable(id="d20", type="event", text="one more note", kind="observation", scope="global",
+                         private=False, time=None)])
+    index.wait()  # returns once it is embedded: the batch in hand stops waiting for company
+    assert index.status().vectors == 21
+    index.close()
