@@ -822,11 +822,13 @@ class Memory:
                 (index, state, request.evidence, request.reason)
             )
         results: dict[int, State] = {}
-        known = sorted({subject for subject, _ in (*groups, *((s.subject_id, s.predicate) for _, s, _ in closes))
-                        if subject not in entities.created})
+        claims = {*groups, *((s.subject_id, s.predicate) for _, s, _ in closes)}
+        known = sorted({subject for subject, _ in claims if subject not in entities.created})
+        predicates = {predicate for _, predicate in claims}
         existing: dict[tuple[str, str], list[State]] = {}
-        if known:
-            for state in self.store.states(StateQuery(subject_ids=known, include_private=True)):
+        if known:  # (one predicate, as most writes: a subject's other states are not read)
+            only = next(iter(predicates)) if len(predicates) == 1 else None
+            for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True)):
                 existing.setdefault((state.subject_id, state.predicate), []).append(state)
         for (subject_id, predicate), items in groups.items():
             current = existing.get((subject_id, predicate), [])
