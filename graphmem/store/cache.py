@@ -64,8 +64,10 @@ class ByIdCache(Generic[V]):
             self._generation += 1
             self._items.clear()
 
-    def get_many(self, keys: Sequence[str], load: Callable[[list[str]], dict[str, V]]) -> list[V]:
-        """Values for ``keys`` in order (unknown keys left out); ``load`` reads the missing ones."""
+    def get_many(self, keys: Sequence[str], load: Callable[[list[str]], dict[str, V]], *,
+                 keep: bool = True) -> list[V]:
+        """Values for ``keys`` in order (unknown keys left out); ``load`` reads the missing ones, kept for the
+        next reads unless ``keep`` is off (a bulk read would only push out what small reads use)."""
         with self._lock:
             generation = self._generation
             found = {k: self._items[k] for k in keys if k in self._items}
@@ -75,7 +77,7 @@ class ByIdCache(Generic[V]):
         if missing:
             loaded = load(missing)
             with self._lock:
-                if self._generation == generation:  # else a write may have changed what was just read
+                if keep and self._generation == generation:  # else a write may have changed what was just read
                     self._put(loaded.items())
             found.update(loaded)
         return [found[k] for k in keys if k in found]

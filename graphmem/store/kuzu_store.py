@@ -79,6 +79,7 @@ STATE_CACHE = 20_000  # states by id, kept current the same way
 # 28 s) and its rows ~6 KB kept, so 20,000 subjects hold ~120 MB at most: an entity or as-of question about
 # any of 10,000 people answers from memory once it has been asked
 SUBJECT_CACHE = 20_000
+SUBJECT_CACHE_READ = 1_000  # a read of more subjects (a bulk write's) is not kept: its rows would fill the cache
 # a write of more rows than this (a bulk import) goes to the engine directly, in its own transaction, once the
 # journalled writes ahead of it are applied: it is worth its transaction, and a journal record of it would cost
 # as much to make as the engine takes to write it
@@ -1012,7 +1013,9 @@ class KuzuStore:
             self._check_failure()
             # a subject has few edges: its rows (every version) are read once, kept (with the acknowledged
             # writes' changes) and filtered here
-            kept = [v for found in self._subjects.get_many(list(dict.fromkeys(subjects)), self._read_subjects)
+            wanted = list(dict.fromkeys(subjects))
+            kept = [v for found in self._subjects.get_many(wanted, self._read_subjects,
+                                                           keep=len(wanted) <= SUBJECT_CACHE_READ)
                     for v in found if _keep(query, v.row)]
             kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:

@@ -131,3 +131,20 @@ def test_evidence_is_found_whether_written_before_or_after_the_first_read(tmp_pa
         found = mem.store.evidence([paris.id, plain.id])
         assert [e.event_id for e in found[paris.id]] == [first.id]
         assert [e.event_id for e in found[plain.id]] == [second.id]
+
+
+def test_a_read_of_many_subjects_is_answered_but_not_kept(monkeypatch):
+    from graphmem.store import kuzu_store
+
+    monkeypatch.setattr(kuzu_store, "SUBJECT_CACHE_READ", 2)
+    mem = Memory.in_memory(extract=False)
+    for name in ("Ann", "Bo", "Cy"):
+        mem.assert_state(subject=name, predicate="lives_in", object="Lisbon", valid_from="2025-01-01")
+    mem.store._subjects.clear()
+    ids = [mem.resolve_entity(n) for n in ("Ann", "Bo", "Cy")]
+    found = mem.store.states(StateQuery(subject_ids=ids))
+    assert sorted(s.subject for s in found) == ["Ann", "Bo", "Cy"]
+    assert not mem.store._subjects._items  # a bulk write's read: its rows would push out what small reads use
+    mem.store.states(StateQuery(subject_ids=ids[:2]))
+    assert sorted(mem.store._subjects._items) == sorted(ids[:2])
+    mem.close()
