@@ -35,6 +35,7 @@ def answers(mem: Memory) -> dict[str, object]:
     def states(view_states):
         return sorted((s.subject, s.predicate, s.object, str(s.valid.start.at), str(s.valid.end.at) if s.valid.end
                        else None, tuple(sorted(e.source.ref or "" for e in s.evidence))) for s in view_states)
+    mem.index.wait()  # recall with every vector in place: how soon the last ones land is not the question
     return {
         "feb": states(mem.as_of("2026-02-10").states()),
         "march": states(mem.as_of("2026-03-05").states()),
