@@ -5,9 +5,9 @@
 
 Speed, on one core (the process is pinned to one CPU before it starts any thread, so the database engine, the
 applier and the index share it): 200-character texts, each with a statement (many restate one another, so
-states are confirmed), through ``record_many`` in batches of 500 and of ``graphmem ingest``'s size (each batch one transaction), and through
-``record`` one by one (each call one durable transaction); each measured ``--runs`` times in fresh memories,
-printed as the median and the range.
+states are confirmed), through ``record_many`` in batches of 500 and of ``graphmem ingest``'s size (each batch
+one transaction), and through ``record`` one by one (each call one durable transaction); each measured
+``--runs`` times in fresh memories, printed as the median and the range.
 
 Entities match on (name, type); times on (text, start day, end day); states on (subject, predicate, object,
 assert|close, valid_from day, valid_to day), names compared case-insensitively.

@@ -319,7 +319,8 @@ class SearchIndex:
     def wait(self) -> None:
         """Block until every document added so far has its vector."""
         if self.vectors is not None and self._worker is not None:
-            self._pending.put(_FLUSH)  # the batch in hand stops waiting for more
+            if self._worker.is_alive():  # (a stopped worker would never take the marker: join would not return)
+                self._pending.put(_FLUSH)  # the batch in hand stops waiting for more
             self._pending.join()
 
     # -- reading --------------------------------------------------------------------------------------

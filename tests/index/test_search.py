@@ -216,3 +216,19 @@ def test_documents_added_one_at_a_time_are_embedded_together_and_wait_does_not_l
     index.wait()  # returns once it is embedded: the batch in hand stops waiting for company
     assert index.status().vectors == 21
     index.close()
+
+
+def test_wait_after_close_returns():
+    import threading
+
+    from graphmem.store import Indexable
+
+    index = SearchIndex(None, _CountingEmbedder())
+    index.add([Indexable(id="d0", type="event", text="a note", kind="observation", scope="global",
+                         private=False, time=None)])
+    index.wait()
+    index.close()
+    waiter = threading.Thread(target=index.wait, daemon=True)
+    waiter.start()
+    waiter.join(10)
+    assert not waiter.is_alive()  # nothing is left to embed: no stopped worker is waited for
