@@ -141,18 +141,24 @@ _DETECTORS: list[_Detector] = [
 ]
 
 
+# any detector's literal: a text holding none (most prose) skips the per-detector checks
+_ANY_LITERAL = re.compile("|".join(sorted({re.escape(w) for d in _DETECTORS for w in d.needs if w != DIGITS},
+                                          key=len, reverse=True)))
+
+
 def scan(text: str) -> list[Finding]:
     """Every secret and piece of personal data in ``text``, non-overlapping, in order."""
     found: list[Finding] = []
     lower = text.lower()
     digits: bool | None = None
+    literals = _ANY_LITERAL.search(lower) is not None
     for d in _DETECTORS:
         if d.needs[0] == DIGITS:
             if digits is None:
                 digits = _DIGIT_RUN.search(text) is not None
             if not digits:
                 continue
-        elif not any(word in lower for word in d.needs):
+        elif not literals or not any(word in lower for word in d.needs):
             continue
         for m in d.pattern.finditer(text):
             if d.check is not None and not d.check(m):
