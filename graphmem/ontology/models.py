@@ -9,6 +9,7 @@ import datetime as dt
 import re
 import unicodedata
 from enum import Enum
+from functools import lru_cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -46,6 +47,7 @@ _SCOPE = re.compile(r"^(global|project:[a-z0-9][a-z0-9_.-]{0,63}|agent:[a-z0-9][
 _CONFIDENCE_WORDS = {"high": 0.9, "med": 0.6, "medium": 0.6, "low": 0.3}
 
 
+@lru_cache(maxsize=65_536)  # a write asks for the same names several times (resolution, index, subjects)
 def name_key(name: str) -> str:
     """The key entity resolution compares names by: case-, accent-, space- and '@'-insensitive.
 
