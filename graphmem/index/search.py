@@ -67,12 +67,20 @@ class _Column:
         self.dtype, self.fill = dtype, fill
         self.data = np.full(1024, fill, dtype)
 
-    def set(self, i: int, value: Any) -> None:
-        if i >= len(self.data):
-            grown = np.full(max(i + 1, 2 * len(self.data)), self.fill, self.dtype)
+    def _reserve(self, end: int) -> None:
+        if end > len(self.data):
+            grown = np.full(max(end, 2 * len(self.data)), self.fill, self.dtype)
             grown[: len(self.data)] = self.data
             self.data = grown
+
+    def set(self, i: int, value: Any) -> None:
+        self._reserve(i + 1)
         self.data[i] = value
+
+    def put(self, start: int, values: Sequence[Any]) -> None:
+        """``values`` at ``start``, ``start + 1``, ..."""
+        self._reserve(start + len(values))
+        self.data[start : start + len(values)] = values
 
     def get(self, i: int) -> Any:
         return self.data[i] if i < len(self.data) else self.fill
@@ -82,6 +90,12 @@ class _Column:
         if n <= len(self.data):
             return self.data[:n]
         return np.concatenate([self.data, np.full(n - len(self.data), self.fill, self.dtype)])
+
+
+def _about_bounds(about: tuple[dt.datetime | None, dt.datetime | None] | None) -> tuple[float, float]:
+    """A period's bounds in seconds: an open side is infinite, no period at all is NaN on both."""
+    lo, hi = about if about else (None, None)
+    return (lo.timestamp() if lo else (-np.inf if hi else np.nan), hi.timestamp() if hi else (np.inf if lo else np.nan))
 
 
 class _Codes:
@@ -163,25 +177,32 @@ class SearchIndex:
         """Index ``items`` (already indexed ids are skipped); ``at`` is their transaction time."""
         fresh: list[tuple[int, str]] = []
         with self._lock:
+            new: list[Indexable] = []
             for item in items:
-                if item.id in self.numbers:
-                    continue
-                doc = len(self.ids)
-                self.ids.append(item.id)
-                self.numbers[item.id] = doc
-                self._type.set(doc, _TYPES.index(item.type))
-                self._kind.set(doc, self.kinds.code(item.kind))
-                self._scope.set(doc, self.scopes.code(item.scope))
-                self._private.set(doc, item.private)
-                seconds = item.time.timestamp() if item.time else np.nan
-                self._time.set(doc, seconds)
-                recorded = item.recorded_at or at
-                self._recorded.set(doc, recorded.timestamp() if recorded else np.nan)
-                self._set_about(doc, item.about)
+                if item.id not in self.numbers:
+                    self.numbers[item.id] = len(self.ids)
+                    self.ids.append(item.id)
+                    new.append(item)
+            start = len(self.ids) - len(new)
+            seconds = [item.time.timestamp() if item.time else np.nan for item in new]
+            fallback = at.timestamp() if at else np.nan
+            abouts = [_about_bounds(item.about) for item in new]
+            for column, values in (  # a column at a time: one numpy assignment each, not one per document
+                (self._type, [_TYPES.index(item.type) for item in new]),
+                (self._kind, [self.kinds.code(item.kind) for item in new]),
+                (self._scope, [self.scopes.code(item.scope) for item in new]),
+                (self._private, [item.private for item in new]),
+                (self._time, seconds),
+                (self._recorded, [item.recorded_at.timestamp() if item.recorded_at else fallback for item in new]),
+                (self._about_lo, [lo for lo, _ in abouts]),
+                (self._about_hi, [hi for _, hi in abouts]),
+                (self._thread, [self.threads.code(item.thread) if item.thread else -1 for item in new]),
+            ):
+                column.put(start, values)
+            for doc, item, second in zip(range(start, start + len(new)), new, seconds, strict=True):
                 if item.thread:
-                    code = self.threads.code(item.thread)
-                    self._thread.set(doc, code)
-                    self._thread_order.setdefault(code, _ThreadOrder()).insert(seconds, doc)
+                    code = self.threads.codes[item.thread]
+                    self._thread_order.setdefault(code, _ThreadOrder()).insert(second, doc)
                     self._thread_version[code] = self._thread_version.get(code, 0) + 1
                 named = tuple(dict.fromkeys(item.entities))
                 for entity in named:
@@ -189,8 +210,8 @@ class SearchIndex:
                 self._doc_entities.append(named)
                 for entity in dict.fromkeys(item.subjects):
                     self._subject_docs.setdefault(entity, array("i")).append(doc)
-                self._live.set(doc, True)
                 fresh.append((doc, item.text))
+            self._live.put(start, [True] * len(new))  # last: a reader sees a document whole or not at all
             if at is not None and (self.watermark is None or at > self.watermark):
                 self.watermark = at
         for doc, text in fresh:
@@ -220,9 +241,9 @@ class SearchIndex:
                 self.vectors.remove(doc)
 
     def _set_about(self, doc: int, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
-        lo, hi = about if about else (None, None)
-        self._about_lo.set(doc, lo.timestamp() if lo else (-np.inf if hi else np.nan))
-        self._about_hi.set(doc, hi.timestamp() if hi else (np.inf if lo else np.nan))
+        lo, hi = _about_bounds(about)
+        self._about_lo.set(doc, lo)
+        self._about_hi.set(doc, hi)
 
     def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
         """The period an indexed event talks about changed (a write plan annotated it)."""

@@ -175,6 +175,38 @@ def test_a_threads_order_is_by_time_then_number_and_the_same_after_a_reload(tmp_
     assert orders(loaded)["a"] == ["d2", "d7", "d4", "d8", "d0", "d3", "d6"]
 
 
+def test_a_batch_is_indexed_as_its_documents_one_at_a_time_would_be(tmp_path):
+    from graphmem.store import Indexable
+
+    at = dt.datetime(2025, 12, 1, tzinfo=UTC)
+    docs = [
+        Indexable(id=f"d{i}", type="state" if i % 4 == 0 else "event", text=f"note {i}", kind=("observation", "fact")[i % 2],
+                  scope=("global", "project:x")[i % 3 == 0], private=i % 5 == 0, thread=None if i % 3 else f"t{i % 2}",
+                  time=dt.datetime(2025, 11, 1 + i % 28, tzinfo=UTC) if i % 7 else None,
+                  recorded_at=None if i % 2 else dt.datetime(2025, 11, 30, tzinfo=UTC),
+                  about=(dt.datetime(2025, 10, 1, tzinfo=UTC), None) if i % 6 == 0 else None,
+                  entities=(f"e{i % 3}", f"e{i % 3}", "e9"), subjects=(f"e{i % 3}",))
+        for i in range(1500)  # past the columns' first 1,024 places: they grow inside the batch
+    ]
+    whole, single = SearchIndex(), SearchIndex()
+    whole.add(docs + docs[:3], at=at)  # repeats are skipped, in a batch as across batches
+    for d in docs:
+        single.add([d], at=at)
+    single.add(docs[:3], at=at)
+    n = len(docs)
+    assert whole.ids == single.ids and whole.numbers == single.numbers
+    for name in ("_type", "_kind", "_scope", "_private", "_time", "_about_lo", "_about_hi", "_thread", "_live",
+                 "_recorded"):
+        a, b = getattr(whole, name).head(n), getattr(single, name).head(n)
+        assert a.tobytes() == b.tobytes(), name
+    assert whole._doc_entities == single._doc_entities
+    assert {k: v.tolist() for k, v in whole._entity_docs.items()} == {k: v.tolist() for k, v in single._entity_docs.items()}
+    assert {k: v.tolist() for k, v in whole._subject_docs.items()} == {k: v.tolist() for k, v in single._subject_docs.items()}
+    assert {c: (o.times.tobytes(), o.docs.tobytes()) for c, o in whole._thread_order.items()} == {
+        c: (o.times.tobytes(), o.docs.tobytes()) for c, o in single._thread_order.items()}  # (NaN times too)
+    assert whole.search_words("note 7", 5, None)[0].tolist() == single.search_words("note 7", 5, None)[0].tolist()
+
+
 class _CountingEmbedder:
     """Words hashed into a few dimensions; remembers how many texts each call embedded."""
 
