@@ -142,8 +142,7 @@ _DETECTORS: list[_Detector] = [
 
 
 # any detector's literal: a text holding none (most prose) skips the per-detector checks
-_ANY_LITERAL = re.compile("|".join(sorted({re.escape(w) for d in _DETECTORS for w in d.needs if w != DIGITS},
-                                          key=len, reverse=True)))
+_ANY_LITERAL = re.compile("|".join(sorted({re.escape(w) for d in _DETECTORS for w in d.needs if w != DIGITS})))
 
 
 def scan(text: str) -> list[Finding]:
