@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError
+from graphql import ASTValidationRule, GraphQLError, Node
+from graphql.validation import ASTValidationContext
 from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
@@ -69,11 +70,37 @@ class GraphmemSchema(strawberry.Schema):
                 error.extensions = {"code": "internal_error"}
 
 
+def _empty_selection(node: Node) -> Node | None:
+    """The first ``{ }`` in ``node`` that selects nothing (the parser accepts one; the spec does not)."""
+    selections = getattr(node, "selection_set", None)
+    if selections is not None and not selections.selections:
+        return node
+    children = selections.selections if selections is not None else getattr(node, "definitions", ())
+    return next((found for child in children if (found := _empty_selection(child)) is not None), None)
+
+
+def _refusing_empty_selections(rule: type[ASTValidationRule]) -> type[ASTValidationRule]:
+    """``rule``, except that a document with an empty selection set is refused instead: the depth limiter
+    measures a document as it builds its rule, and an empty ``{ }`` made that fail (an internal error)."""
+
+    class Refusing(rule):  # type: ignore[misc, valid-type]
+        def __init__(self, context: ASTValidationContext) -> None:
+            empty = _empty_selection(context.document)
+            if empty is None:
+                super().__init__(context)
+                return
+            ASTValidationRule.__init__(self, context)
+            context.report_error(GraphQLError("a selection set selects nothing: name at least one field in each { }",
+                                              empty))
+
+    return Refusing
+
+
 def build_schema(limits: type[Limits] = Limits) -> strawberry.Schema:
     # The depth and alias limiters are validation rules whose classes are made when the limiter is built;
     # building them once per schema (not per request) keeps the validation cache's key stable, so a repeated
     # operation is validated once (~9 ms for an entity page), not on every request.
-    rules = [*QueryDepthLimiter(max_depth=limits.MAX_DEPTH).validation_rules,
+    rules = [*map(_refusing_empty_selections, QueryDepthLimiter(max_depth=limits.MAX_DEPTH).validation_rules),
              *MaxAliasesLimiter(max_alias_count=limits.MAX_ALIASES).validation_rules]
     return GraphmemSchema(
         query=Query,

@@ -34,6 +34,11 @@ def test_query_errors_carry_code_and_field(gql, query, code, field):
     ("{ entity(name: ", "graphql_parse_failed"),
     ("{ nosuchfield }", "graphql_validation_failed"),
     ('{ entity(name: 3) { name } }', "graphql_validation_failed"),
+    # the parser accepts a selection set that selects nothing; the depth limit could not measure one
+    ("{}", "graphql_validation_failed"),
+    ("query { stats {} }", "graphql_validation_failed"),
+    ("fragment f on Query {} { ...f }", "graphql_validation_failed"),
+    ("{ stats { ...on Stats {} } }", "graphql_validation_failed"),
 ])
 def test_graphql_errors_are_typed(gql, query, code):
     response = gql.post(query)
