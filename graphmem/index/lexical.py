@@ -47,7 +47,7 @@ class _Base:
 
     def postings(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
         t = self.terms.get(term)
-        if t is None:
+        if t is None or t >= len(self.offsets) - 1:  # unknown, or added by a later merge (terms is shared)
             return _NO_DOCS, _NO_FREQS
         lo, hi = self.offsets[t], self.offsets[t + 1]
         return self.docs[lo:hi], self.freqs[lo:hi]
@@ -133,32 +133,42 @@ class LexicalIndex:
                 self._removed.add(doc)
 
     def _merge(self) -> None:
-        """Fold the tail into a new base (called with the lock held)."""
-        base = self._base
-        terms = dict(base.terms)
-        for term in self._tail:
+        """Fold the tail into a new base (called with the lock held).
+
+        The old base stays whole until the new one replaces it (readers may hold it), so a merge needs room
+        for the new base's arrays and little else: the old postings move in runs, one slice copy for each
+        stretch of terms the tail does not touch, never through per-posting temporaries, and the vocabulary
+        is shared, not copied. Only the tail's postings are checked for order (:func:`_sort_tails`)."""
+        base, tail = self._base, self._tail
+        if not tail:
+            return
+        terms = base.terms  # grown in place: the old base ignores terms past its offsets (see _Base.postings)
+        old_terms = len(base.offsets) - 1
+        for term in tail:
             terms.setdefault(term, len(terms))
+        tail_terms = np.fromiter((terms[t] for t in tail), np.int64, len(tail))
+        tail_counts = np.fromiter((len(docs) for docs, _ in tail.values()), np.int64, len(tail))
         counts = np.zeros(len(terms), np.int64)
-        counts[: len(base.terms)] = np.diff(base.offsets)
-        for term, (docs, _) in self._tail.items():
-            counts[terms[term]] += len(docs)
+        counts[:old_terms] = np.diff(base.offsets)
+        counts[tail_terms] += tail_counts
         offsets = np.zeros(len(terms) + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
         all_docs = np.empty(offsets[-1], np.int32)
         all_freqs = np.empty(offsets[-1], np.float32)
-        fill = offsets[:-1].copy()
-        old = np.diff(base.offsets)
-        for t in range(len(base.terms)):  # old postings first, then the tail's: documents stay in order
-            lo = base.offsets[t]
-            n = old[t]
-            all_docs[fill[t]:fill[t] + n] = base.docs[lo:lo + n]
-            all_freqs[fill[t]:fill[t] + n] = base.freqs[lo:lo + n]
-            fill[t] += n
-        for term, (docs, freqs) in self._tail.items():
-            t = terms[term]
-            all_docs[fill[t]:fill[t] + len(docs)] = docs
-            all_freqs[fill[t]:fill[t] + len(docs)] = freqs
-        self._base = _Base(terms, offsets, *_ascending(offsets, all_docs, all_freqs))
+        # old postings, in runs that end at each term the tail adds to: a run lands in one piece
+        touched = np.unique(tail_terms[tail_terms < old_terms])
+        bounds = np.unique(np.concatenate(([0], touched + 1, [old_terms])))
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            src, stop, dst = int(base.offsets[lo]), int(base.offsets[hi]), int(offsets[lo])
+            all_docs[dst : dst + stop - src] = base.docs[src:stop]
+            all_freqs[dst : dst + stop - src] = base.freqs[src:stop]
+        # each term's tail postings after its old ones
+        ends = offsets[tail_terms + 1].tolist()
+        for (docs, freqs), end in zip(tail.values(), ends, strict=True):
+            all_docs[end - len(docs) : end] = docs
+            all_freqs[end - len(docs) : end] = freqs
+        _sort_tails(offsets, all_docs, all_freqs, tail_terms, tail_counts)
+        self._base = _Base(terms, offsets, all_docs, all_freqs)
         self._tail = {}
         self._tail_docs = 0
 
@@ -311,6 +321,27 @@ def _ascending(
         docs, freqs = docs[order], freqs[order]
     return docs, freqs
 
+
+
+def _sort_tails(
+    offsets: NDArray[np.int64], docs: NDArray[np.int32], freqs: NDArray[np.float32],
+    tail_terms: NDArray[np.int64], tail_counts: NDArray[np.int64],
+) -> None:
+    """Put back in ascending document order, in place, the terms whose tail postings broke it (documents
+    indexed out of order by concurrent writers; the old postings of a term are in order already). Only the
+    tail's postings are checked: a few hundred thousand places, not the whole base."""
+    total = int(tail_counts.sum())
+    if not total:
+        return
+    first = offsets[tail_terms + 1] - tail_counts  # where each term's tail postings begin
+    owner = np.repeat(np.arange(len(tail_terms)), tail_counts)
+    places = first[owner] + (np.arange(total) - np.repeat(np.cumsum(tail_counts) - tail_counts, tail_counts))
+    inside = places > offsets[tail_terms[owner]]  # a term's very first posting has none before it
+    broken = owner[inside][docs[places[inside]] <= docs[places[inside] - 1]]
+    for t in np.unique(tail_terms[broken]).tolist():
+        lo, hi = int(offsets[t]), int(offsets[t + 1])
+        order = np.argsort(docs[lo:hi], kind="stable")
+        docs[lo:hi], freqs[lo:hi] = docs[lo:hi][order], freqs[lo:hi][order]
 
 def _scored_among(
     found: list[_Postings], docs: NDArray[np.int64], lengths: NDArray[np.int32], average: float, k: int

@@ -116,3 +116,52 @@ def test_skipping_common_terms_gives_exactly_the_full_answer(monkeypatch):
 def test_ties_at_the_cut_keep_the_lower_numbers():
     index = build([["x"] if doc % 7 else ["y"] for doc in range(1000)])  # every "x" document scores the same
     assert index.search(["x"], k=3)[0].tolist() == [1, 2, 3]
+
+
+def test_documents_added_out_of_order_are_in_order_after_merges(monkeypatch):
+    """Concurrent writers may add higher numbers first: each merge puts every term's postings back in
+    ascending order (searches bisect them), and answers equal an index that never merged."""
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 7)
+    order = [5, 3, 9, 0, 14, 2, 11, 1, 8, 13, 4, 12, 6, 10, 7, 19, 17, 15, 18, 16]
+    words = {doc: [f"w{doc % 3}", "common", f"own{doc}"] + ["common"] * (doc % 4) for doc in order}
+    merged = lexical.LexicalIndex()
+    for doc in order:
+        merged.add(doc, words[doc])
+    with merged._lock:
+        merged._merge()
+    base = merged._base
+    for t in range(len(base.offsets) - 1):
+        docs = base.docs[base.offsets[t]:base.offsets[t + 1]]
+        assert (np.diff(docs) > 0).all()
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 10**9)
+    plain = build([words[doc] for doc in range(20)])
+    for query in (["common"], ["w1"], ["own13"], ["w2", "own4"]):
+        a, sa = merged.search(query, k=20)
+        b, sb = plain.search(query, k=20)
+        assert a.tolist() == b.tolist() and np.allclose(sa, sb)
+    allowed = np.zeros(20, bool)
+    allowed[[2, 13, 17]] = True
+    assert sorted(merged.search(["common"], k=20, allowed=allowed)[0].tolist()) == [2, 13, 17]
+
+
+def test_a_base_held_before_a_merge_still_answers_after_it(monkeypatch):
+    """The vocabulary is shared between bases: one a reader took before a merge sees nothing of the terms
+    the merge added, and still finds what it held."""
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 2)
+    index = build([["alpha", "beta"], ["alpha", "gamma"]])
+    held = index._base
+    index.add(2, ["delta", "alpha"])
+    index.add(3, ["epsilon"])
+    assert index._base is not held and "delta" in held.terms
+    assert held.postings("delta")[0].tolist() == [] and held.postings("epsilon")[0].tolist() == []
+    assert held.postings("alpha")[0].tolist() == [0, 1]
+    assert index._base.postings("alpha")[0].tolist() == [0, 1, 2]
+
+
+def test_saving_an_index_with_no_tail_keeps_its_base(tmp_path):
+    index = build([["peter", "move"], ["ana", "join"]])
+    with index._lock:
+        index._merge()
+    base = index._base
+    index.save(tmp_path)
+    assert index._base is base  # nothing to fold in: no copy of the postings
