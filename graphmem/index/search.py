@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from graphmem.errors import StoreError
+from graphmem.index.docids import DocIds
 from graphmem.index.embed import Embedder
 from graphmem.index.lexical import LexicalIndex
 from graphmem.index.text import tokens
@@ -144,8 +145,7 @@ class SearchIndex:
         self.embedder = embedder
         self.lexical = LexicalIndex()
         self.vectors: Any = _vector_index(embedder.dim) if embedder else None
-        self.ids: list[str] = []
-        self.numbers: dict[str, int] = {}
+        self.ids = DocIds()  # document number <-> id
         self._type = _Column(np.int8, -1)
         self._kind = _Column(np.int32, -1)
         self._scope = _Column(np.int32, -1)
@@ -179,8 +179,7 @@ class SearchIndex:
         with self._lock:
             new: list[Indexable] = []
             for item in items:
-                if item.id not in self.numbers:
-                    self.numbers[item.id] = len(self.ids)
+                if item.id not in self.ids:
                     self.ids.append(item.id)
                     new.append(item)
             start = len(self.ids) - len(new)
@@ -227,12 +226,12 @@ class SearchIndex:
         self.remove(i.id for i in items)
         with self._lock:
             for item in items:
-                self.numbers.pop(item.id, None)
+                self.ids.forget(item.id)
         self.add(items, at=at)
 
     def remove(self, ids: Iterable[str]) -> None:
         for i in ids:
-            doc = self.numbers.get(i)
+            doc = self.ids.get(i)
             if doc is None:
                 continue
             self._live.set(doc, False)
@@ -248,7 +247,7 @@ class SearchIndex:
     def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
         """The period an indexed event talks about changed (a write plan annotated it)."""
         with self._lock:
-            doc = self.numbers.get(doc_id)
+            doc = self.ids.get(doc_id)
             if doc is not None:
                 self._set_about(doc, about)
 
@@ -274,7 +273,7 @@ class SearchIndex:
         """Indexed documents mention more entities: (document id, entity id) pairs (a write plan named them)."""
         with self._lock:
             for doc_id, entity in pairs:
-                doc = self.numbers.get(doc_id)
+                doc = self.ids.get(doc_id)
                 if doc is not None and entity not in self._doc_entities[doc]:
                     self._entity_docs.setdefault(entity, array("i")).append(doc)
                     self._doc_entities[doc] = (*self._doc_entities[doc], entity)
@@ -515,7 +514,7 @@ class SearchIndex:
             meta = {
                 "format": FORMAT, "watermark": self.watermark.isoformat() if self.watermark else None,
                 "embedder": self.embedder.name if self.embedder else None,
-                "ids": self.ids, "kinds": self.kinds.names, "scopes": self.scopes.names,
+                "ids": self.ids.tolist(), "kinds": self.kinds.names, "scopes": self.scopes.names,
                 "threads": self.threads.names, "entities": entities, "subjects": subjects,
             }
             (fresh / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
@@ -559,11 +558,10 @@ class SearchIndex:
         except (OSError, ValueError, KeyError, StoreError) as exc:
             log.warning("the search index in %s is unreadable (%s); rebuilding it", directory, exc)
             return None
-        index.ids = meta["ids"]
-        index.numbers = {i: n for n, i in enumerate(index.ids)}
+        index.ids = DocIds(meta["ids"])
         index.kinds, index.scopes, index.threads = (_Codes(meta["kinds"]), _Codes(meta["scopes"]),
                                                     _Codes(meta["threads"]))
-        forward: list[list[str]] = [[] for _ in index.ids]
+        forward: list[list[str]] = [[] for _ in range(len(index.ids))]
         for entity, mentioned in index._entity_docs.items():
             for number in mentioned:
                 forward[number].append(entity)

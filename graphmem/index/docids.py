@@ -1,0 +1,118 @@
+"""Document numbers and ids, both ways, in a few bytes a document.
+
+The search index numbers its documents 0, 1, 2, ... and needs the id of a number (every hit) and the number of
+an id (every add, removal and annotation). A list of id strings and a dict back cost ~180 bytes a document
+(at 1.4M documents ~250 MB); here the ids are one fixed-width bytes array and the way back is a sorted array
+of (hash, number) pairs checked against the stored id, plus a dict of the ids added since it was last sorted:
+~50 bytes a document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["DocIds"]
+
+FOLD_AT = 65_536  # ids added before they join the sorted arrays
+_WIDTH = 32  # bytes an id is stored in at first (graphmem's ids have 27); a longer id widens the array
+
+
+class DocIds:
+    """The ids of documents 0 .. n-1, and the number of an id.
+
+    An id given up with :meth:`forget` (a document indexed again under a new number) no longer maps to its
+    old number; the number still names its id.
+
+    >>> ids = DocIds()
+    >>> ids.append("ev_a"), ids.append("st_b")
+    (0, 1)
+    >>> ids[1], ids.get("ev_a"), ids.get("nope")
+    ('st_b', 0, None)
+    """
+
+    def __init__(self, ids: Iterable[str] = ()) -> None:
+        self._ids: NDArray[np.bytes_] = np.zeros(1024, f"S{_WIDTH}")
+        self._n = 0
+        # the folded ids' hashes, ascending, and their numbers in the same order (-1: forgotten), as one pair
+        # replaced in one assignment: a reader never sees the hashes of one fold with the numbers of another
+        self._sorted: tuple[NDArray[np.int64], NDArray[np.int64]] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._recent: dict[str, int] = {}
+        listed = list(ids)
+        if listed:
+            encoded = np.array([i.encode() for i in listed])
+            self._ids = np.zeros(max(1024, len(listed) + len(listed) // 4), encoded.dtype)  # their own width
+            self._ids[: len(listed)] = encoded
+            self._n = len(listed)
+            self._fold(listed, range(len(listed)))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, number: int) -> str:
+        if not 0 <= number < self._n:
+            raise IndexError(number)
+        return bytes(self._ids[number]).decode()
+
+    def __contains__(self, doc_id: str) -> bool:
+        return self.get(doc_id) is not None
+
+    def append(self, doc_id: str) -> int:
+        """Give ``doc_id`` the next number (it must not have one)."""
+        encoded = doc_id.encode()
+        if len(encoded) > self._ids.itemsize:
+            self._ids = self._ids.astype(f"S{len(encoded)}")
+        if self._n == len(self._ids):
+            grown = np.zeros(2 * len(self._ids), self._ids.dtype)
+            grown[: self._n] = self._ids
+            self._ids = grown  # (readers that took the old array still find every id it held)
+        number = self._n
+        self._ids[number] = encoded
+        self._n += 1
+        self._recent[doc_id] = number
+        if len(self._recent) >= FOLD_AT:
+            self._fold(list(self._recent), list(self._recent.values()))
+            self._recent = {}
+        return number
+
+    def get(self, doc_id: str) -> int | None:
+        found = self._recent.get(doc_id)
+        if found is not None:
+            return found
+        numbers, places = self._places(doc_id)
+        return int(numbers[places[-1]]) if places else None
+
+    def _places(self, doc_id: str) -> tuple[NDArray[np.int64], list[int]]:
+        """The folded numbers and where ``doc_id`` is among them, oldest number first (more than one only when
+        a saved list named it again after it was forgotten; the last is its number)."""
+        keys, numbers = self._sorted
+        key = hash(doc_id)
+        at = int(np.searchsorted(keys, key))
+        encoded = doc_id.encode()
+        ids = self._ids
+        found = []
+        while at < len(keys) and keys[at] == key:  # equal hashes: the stored id decides
+            number = int(numbers[at])
+            if number >= 0 and ids[number] == encoded:
+                found.append(at)
+            at += 1
+        return numbers, found
+
+    def forget(self, doc_id: str) -> None:
+        """``doc_id`` maps to no number any more (its number keeps naming it)."""
+        if self._recent.pop(doc_id, None) is not None:
+            return
+        numbers, places = self._places(doc_id)
+        numbers[places] = -1
+
+    def tolist(self) -> list[str]:
+        return [bytes(i).decode() for i in self._ids[: self._n]]
+
+    def _fold(self, ids: list[str], numbers: Iterable[int]) -> None:
+        old_keys, old_numbers = self._sorted
+        keys = np.concatenate((old_keys, np.fromiter((hash(i) for i in ids), np.int64, len(ids))))
+        values = np.concatenate((old_numbers, np.fromiter(numbers, np.int64, len(ids))))
+        order = np.argsort(keys, kind="stable")
+        self._sorted = (keys[order], values[order])

@@ -1,0 +1,51 @@
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphmem.index import docids
+from graphmem.index.docids import DocIds
+
+ops = st.lists(st.tuples(st.sampled_from(["append", "forget"]), st.integers(0, 30)), max_size=120)
+
+
+@pytest.mark.parametrize("colliding", [False, True])
+@settings(max_examples=150, deadline=None)
+@given(steps=ops)
+def test_both_ways_agree_with_a_list_and_a_dict(steps, colliding):
+    """Whatever the adds and forgets, folded or recent, and even when every id hashes alike."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(docids, "FOLD_AT", 4)
+        if colliding:
+            patch.setattr(docids, "hash", lambda text: len(text) % 3, raising=False)
+        ids, listed, numbers = DocIds(), [], {}
+        for op, k in steps:
+            name = f"ev_{k:0{k % 5 + 1}d}"
+            if op == "append" and name not in numbers:
+                assert ids.append(name) == len(listed)
+                numbers[name] = len(listed)
+                listed.append(name)
+            elif op == "forget":
+                ids.forget(name)
+                numbers.pop(name, None)
+        assert len(ids) == len(listed) and ids.tolist() == listed
+        assert all(ids[n] == name for n, name in enumerate(listed))
+        for k in range(31):
+            for width in range(1, 6):
+                name = f"ev_{k:0{width}d}"
+                assert ids.get(name) == numbers.get(name)
+                assert (name in ids) == (name in numbers)
+        again = DocIds(ids.tolist())  # as loaded from a saved index: every id maps to its latest number
+        assert all(again.get(name) == max(n for n, i in enumerate(listed) if i == name) for name in listed)
+
+
+def test_a_long_id_widens_the_store_and_keeps_the_others():
+    ids = DocIds(["ev_1", "st_2"])
+    long = "ev_" + "x" * 80
+    assert ids.append(long) == 2
+    assert ids.tolist() == ["ev_1", "st_2", long] and ids.get(long) == 2 and ids.get("st_2") == 1
+
+
+def test_a_number_out_of_range_is_an_index_error():
+    ids = DocIds(["ev_1"])
+    with pytest.raises(IndexError):
+        ids[1]
