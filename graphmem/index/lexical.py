@@ -322,7 +322,6 @@ def _ascending(
     return docs, freqs
 
 
-
 def _sort_tails(
     offsets: NDArray[np.int64], docs: NDArray[np.int32], freqs: NDArray[np.float32],
     tail_terms: NDArray[np.int64], tail_counts: NDArray[np.int64],
@@ -342,6 +341,7 @@ def _sort_tails(
         lo, hi = int(offsets[t]), int(offsets[t + 1])
         order = np.argsort(docs[lo:hi], kind="stable")
         docs[lo:hi], freqs[lo:hi] = docs[lo:hi][order], freqs[lo:hi][order]
+
 
 def _scored_among(
     found: list[_Postings], docs: NDArray[np.int64], lengths: NDArray[np.int32], average: float, k: int
