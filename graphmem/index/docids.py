@@ -90,11 +90,12 @@ class DocIds:
         keys, numbers = self._sorted
         key = hash(doc_id)
         at = int(np.searchsorted(keys, key))
-        encoded = doc_id.encode()
         ids = self._ids
-        found = []
+        found: list[int] = []
+        encoded = b""  # encoded only once a hash matches: an id being added (the common look-up) has none
         while at < len(keys) and keys[at] == key:  # equal hashes: the stored id decides
             number = int(numbers[at])
+            encoded = encoded or doc_id.encode()
             if number >= 0 and ids[number] == encoded:
                 found.append(at)
             at += 1
