@@ -45,7 +45,7 @@ log = logging.getLogger("graphmem")
 FORMAT = 4  # 2: the period each event talks about; 3: the entities each document is about; 4: transaction times
 EMBED_BATCH = 256
 EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
-CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector graph being built)
+CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector lists being built)
 _TYPES = ("event", "state")
 
 _FLUSH = (-1, "")  # put by wait(): embed what is in hand now
@@ -230,14 +230,17 @@ class SearchIndex:
         self.add(items, at=at)
 
     def remove(self, ids: Iterable[str]) -> None:
+        embedded: list[int] = []
         for i in ids:
             doc = self.ids.get(i)
             if doc is None:
                 continue
             self._live.set(doc, False)
             self.lexical.remove(doc)
-            if self.vectors is not None and self._embedded.get(doc):
-                self.vectors.remove(doc)
+            if self._embedded.get(doc):
+                embedded.append(doc)
+        if self.vectors is not None:
+            self.vectors.remove(embedded)  # one pass over the vector index for them all
 
     def _set_about(self, doc: int, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
         lo, hi = _about_bounds(about)
