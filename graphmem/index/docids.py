@@ -40,13 +40,24 @@ class DocIds:
         # replaced in one assignment: a reader never sees the hashes of one fold with the numbers of another
         self._sorted: tuple[NDArray[np.int64], NDArray[np.int64]] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
         self._recent: dict[str, int] = {}
-        listed = list(ids)
+        listed = [i.encode() for i in ids]
         if listed:
-            encoded = np.array([i.encode() for i in listed])
-            self._ids = np.zeros(max(1024, len(listed) + len(listed) // 4), encoded.dtype)  # their own width
-            self._ids[: len(listed)] = encoded
-            self._n = len(listed)
-            self._fold(listed, range(len(listed)))
+            self._take(np.array(listed))
+
+    @classmethod
+    def from_encoded(cls, encoded: NDArray[np.bytes_]) -> DocIds:
+        """The ids :meth:`encoded` gave (what the search index saves)."""
+        out = cls()
+        if len(encoded):
+            out._take(encoded)
+        return out
+
+    def _take(self, encoded: NDArray[np.bytes_]) -> None:
+        n = len(encoded)
+        self._ids = np.zeros(max(1024, n + n // 4), encoded.dtype)  # their own width
+        self._ids[:n] = encoded
+        self._n = n
+        self._fold(np.fromiter((hash(bytes(i).decode()) for i in encoded), np.int64, n), np.arange(n))
 
     def __len__(self) -> int:
         return self._n
@@ -73,7 +84,9 @@ class DocIds:
         self._n += 1
         self._recent[doc_id] = number
         if len(self._recent) >= FOLD_AT:
-            self._fold(list(self._recent), list(self._recent.values()))
+            recent = self._recent
+            self._fold(np.fromiter((hash(i) for i in recent), np.int64, len(recent)),
+                       np.fromiter(recent.values(), np.int64, len(recent)))
             self._recent = {}
         return number
 
@@ -111,9 +124,14 @@ class DocIds:
     def tolist(self) -> list[str]:
         return [bytes(i).decode() for i in self._ids[: self._n]]
 
-    def _fold(self, ids: list[str], numbers: Iterable[int]) -> None:
+    def encoded(self) -> NDArray[np.bytes_]:
+        """The ids as one fixed-width bytes array (no string object made for any of them)."""
+        return self._ids[: self._n].copy()
+
+    def _fold(self, hashes: NDArray[np.int64], numbers: NDArray[np.int64]) -> None:
+        """Join ids (by their ``hashes``) with their ``numbers`` to the sorted arrays."""
         old_keys, old_numbers = self._sorted
-        keys = np.concatenate((old_keys, np.fromiter((hash(i) for i in ids), np.int64, len(ids))))
-        values = np.concatenate((old_numbers, np.fromiter(numbers, np.int64, len(ids))))
+        keys = np.concatenate((old_keys, hashes))
+        values = np.concatenate((old_numbers, numbers))
         order = np.argsort(keys, kind="stable")
         self._sorted = (keys[order], values[order])

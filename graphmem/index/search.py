@@ -35,6 +35,7 @@ from graphmem.errors import StoreError
 from graphmem.index.docids import DocIds
 from graphmem.index.embed import Embedder
 from graphmem.index.lexical import LexicalIndex
+from graphmem.index.mentions import Mentions
 from graphmem.index.text import tokens
 from graphmem.store import Indexable
 
@@ -159,7 +160,7 @@ class SearchIndex:
         self._recorded = _Column(np.float64, np.nan)  # transaction time: with time and id, an event page's order
         self.kinds, self.scopes, self.threads = _Codes(), _Codes(), _Codes()
         self._entity_docs: dict[str, array[int]] = {}
-        self._doc_entities: list[tuple[str, ...]] = []  # the same, by document
+        self._mentions = Mentions()  # the same, by document
         self._subject_docs: dict[str, array[int]] = {}  # the documents about each entity
         self._thread_order: dict[int, _ThreadOrder] = {}
         self._thread_version: dict[int, int] = {}  # bumped by each change of a thread's order
@@ -206,7 +207,7 @@ class SearchIndex:
                 named = tuple(dict.fromkeys(item.entities))
                 for entity in named:
                     self._entity_docs.setdefault(entity, array("i")).append(doc)
-                self._doc_entities.append(named)
+                self._mentions.append(named)
                 for entity in dict.fromkeys(item.subjects):
                     self._subject_docs.setdefault(entity, array("i")).append(doc)
                 fresh.append((doc, item.text))
@@ -277,9 +278,9 @@ class SearchIndex:
         with self._lock:
             for doc_id, entity in pairs:
                 doc = self.ids.get(doc_id)
-                if doc is not None and entity not in self._doc_entities[doc]:
+                if doc is not None and entity not in self._mentions.of(doc):
                     self._entity_docs.setdefault(entity, array("i")).append(doc)
-                    self._doc_entities[doc] = (*self._doc_entities[doc], entity)
+                    self._mentions.add(doc, entity)
 
     def merge_entities(self, merged: str, kept: str) -> None:
         """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
@@ -294,9 +295,8 @@ class SearchIndex:
                 return
             target = self._entity_docs.setdefault(kept, array("i"))
             have = set(target)
+            self._mentions.rename(merged, kept)
             for doc in docs:
-                named = self._doc_entities[doc]
-                self._doc_entities[doc] = tuple(dict.fromkeys(kept if e == merged else e for e in named))
                 if doc not in have:
                     target.append(doc)
 
@@ -481,7 +481,7 @@ class SearchIndex:
         return cached[1], cached[2]
 
     def entities_of(self, doc: int) -> tuple[str, ...]:
-        return self._doc_entities[doc]
+        return self._mentions.of(doc)
 
     def times(self, docs: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
         """Times (epoch seconds, NaN for none) of ``docs``, or a view of every document's."""
@@ -513,11 +513,11 @@ class SearchIndex:
                      thread=self._thread.head(n), live=self._live.head(n),
                      embedded=self._embedded.head(n), recorded=self._recorded.head(n),
                      entity_offsets=offsets, entity_docs=entity_docs,
-                     subject_offsets=subject_offsets, subject_docs=subject_docs)
+                     subject_offsets=subject_offsets, subject_docs=subject_docs, ids=self.ids.encoded())
             meta = {
                 "format": FORMAT, "watermark": self.watermark.isoformat() if self.watermark else None,
                 "embedder": self.embedder.name if self.embedder else None,
-                "ids": self.ids.tolist(), "kinds": self.kinds.names, "scopes": self.scopes.names,
+                "kinds": self.kinds.names, "scopes": self.scopes.names,
                 "threads": self.threads.names, "entities": entities, "subjects": subjects,
             }
             (fresh / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
@@ -543,7 +543,9 @@ class SearchIndex:
         index = cls(directory, embedder)
         try:
             with np.load(directory / "columns.npz") as c:
-                n = len(meta["ids"])
+                # the ids: a bytes array, or a list in the metadata (saved by earlier versions)
+                ids = np.array([i.encode() for i in meta["ids"]], bytes) if "ids" in meta else c["ids"]
+                n = len(ids)
                 for name, column in (("type", index._type), ("kind", index._kind), ("scope", index._scope),
                                      ("private", index._private), ("time", index._time),
                                      ("about_lo", index._about_lo), ("about_hi", index._about_hi),
@@ -561,14 +563,10 @@ class SearchIndex:
         except (OSError, ValueError, KeyError, StoreError) as exc:
             log.warning("the search index in %s is unreadable (%s); rebuilding it", directory, exc)
             return None
-        index.ids = DocIds(meta["ids"])
+        index.ids = DocIds.from_encoded(ids)
         index.kinds, index.scopes, index.threads = (_Codes(meta["kinds"]), _Codes(meta["scopes"]),
                                                     _Codes(meta["threads"]))
-        forward: list[list[str]] = [[] for _ in range(len(index.ids))]
-        for entity, mentioned in index._entity_docs.items():
-            for number in mentioned:
-                forward[number].append(entity)
-        index._doc_entities = [tuple(f) for f in forward]
+        index._mentions = Mentions.from_docs(len(index.ids), index._entity_docs)
         threads = index._thread.data[: len(index.ids)]
         in_thread = np.flatnonzero(threads >= 0)
         times = index._time.data[in_thread]

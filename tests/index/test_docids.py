@@ -34,8 +34,9 @@ def test_both_ways_agree_with_a_list_and_a_dict(steps, colliding):
                 name = f"ev_{k:0{width}d}"
                 assert ids.get(name) == numbers.get(name)
                 assert (name in ids) == (name in numbers)
-        again = DocIds(ids.tolist())  # as loaded from a saved index: every id maps to its latest number
-        assert all(again.get(name) == max(n for n, i in enumerate(listed) if i == name) for name in listed)
+        for again in (DocIds(ids.tolist()), DocIds.from_encoded(ids.encoded())):  # as a saved index loads
+            assert again.tolist() == listed  # and every id maps to its latest number
+            assert all(again.get(name) == max(n for n, i in enumerate(listed) if i == name) for name in listed)
 
 
 def test_a_long_id_widens_the_store_and_keeps_the_others():

@@ -1,7 +1,9 @@
 """The search index beside a database: saved, caught up after a crash, rebuilt when missing."""
 
 import datetime as dt
+import json
 
+import numpy as np
 import pytest
 
 from graphmem import Memory
@@ -29,6 +31,22 @@ def test_index_is_saved_on_close_and_reloaded(tmp_path):
     assert loaded is not None and len(loaded) == 5
     with Memory.open(path, embedder="none") as mem:
         assert sorted(refs(mem.recall("garden project", k=10))) == [f"n{i}" for i in range(5)]
+
+
+def test_an_index_that_lists_its_ids_in_its_metadata_still_loads(tmp_path):
+    # earlier versions saved the ids as a list in meta.json, not as a bytes array beside the columns
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        fill(mem)
+        ids = mem.index.ids.tolist()
+    directory = tmp_path / "m.kuzu.index"
+    meta = json.loads((directory / "meta.json").read_text())
+    with np.load(directory / "columns.npz") as saved:
+        columns = {name: saved[name] for name in saved.files if name != "ids"}
+    np.savez(directory / "columns.npz", **columns)
+    (directory / "meta.json").write_text(json.dumps({**meta, "ids": ids}))
+    loaded = SearchIndex.load(directory, None)
+    assert loaded is not None and loaded.ids.tolist() == ids and loaded.ids.get(ids[3]) == 3
 
 
 def test_an_index_larger_than_its_unset_columns_reloads_without_a_rebuild(tmp_path):
@@ -200,7 +218,7 @@ def test_a_batch_is_indexed_as_its_documents_one_at_a_time_would_be(tmp_path):
                  "_recorded"):
         a, b = getattr(whole, name).head(n), getattr(single, name).head(n)
         assert a.tobytes() == b.tobytes(), name
-    assert whole._doc_entities == single._doc_entities
+    assert [whole.entities_of(d) for d in range(n)] == [single.entities_of(d) for d in range(n)]
     assert {k: v.tolist() for k, v in whole._entity_docs.items()} == {k: v.tolist() for k, v in single._entity_docs.items()}
     assert {k: v.tolist() for k, v in whole._subject_docs.items()} == {k: v.tolist() for k, v in single._subject_docs.items()}
     assert {c: (o.times.tobytes(), o.docs.tobytes()) for c, o in whole._thread_order.items()} == {
