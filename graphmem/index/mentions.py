@@ -22,13 +22,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from graphmem.index.codes import Codes
+
 __all__ = ["Mentions"]
 
 
 class Mentions:
     def __init__(self) -> None:
-        self._names: list[str] = []  # code -> entity id
-        self._codes: dict[str, int] = {}  # entity id -> code
+        self._entities = Codes()  # entity id <-> code
         self._into: dict[int, int] = {}  # a merged entity's code -> the code it was merged into
         self._flat = array("i")  # every document's codes, in document order
         self._ends = array("q")  # document d's codes are _flat[_ends[d - 1]:_ends[d]]
@@ -37,16 +38,9 @@ class Mentions:
     def __len__(self) -> int:
         return len(self._ends)
 
-    def _code(self, name: str) -> int:
-        code = self._codes.get(name)
-        if code is None:
-            code = self._codes[name] = len(self._names)
-            self._names.append(name)
-        return code
-
     def append(self, names: Iterable[str]) -> None:
         """The next document, mentioning ``names``."""
-        self._flat.extend(self._code(n) for n in dict.fromkeys(names))
+        self._flat.extend(self._entities.code(n) for n in dict.fromkeys(names))
         self._ends.append(len(self._flat))
 
     def of(self, doc: int) -> tuple[str, ...]:
@@ -56,7 +50,7 @@ class Mentions:
             codes = [*codes, *self._later[doc]]
         if self._into:
             codes = [self._kept(c) for c in codes]
-        return tuple(dict.fromkeys(self._names[c] for c in codes))
+        return tuple(dict.fromkeys(self._entities.names[c] for c in codes))
 
     def _kept(self, code: int) -> int:
         while code in self._into:
@@ -66,13 +60,13 @@ class Mentions:
     def add(self, doc: int, name: str) -> None:
         """Document ``doc`` mentions ``name`` too (nothing changes if it already does)."""
         if name not in self.of(doc):
-            self._later.setdefault(doc, []).append(self._code(name))
+            self._later.setdefault(doc, []).append(self._entities.code(name))
 
     def rename(self, merged: str, kept: str) -> None:
         """Documents mentioning ``merged`` mention ``kept`` instead."""
-        code = self._codes.pop(merged, None)
+        code = self._entities.codes.pop(merged, None)  # (a later mention of it gets a code of its own)
         if code is not None:
-            self._into[code] = self._code(kept)
+            self._into[code] = self._entities.code(kept)
 
     @classmethod
     def from_docs(cls, documents: int, docs_of: Mapping[str, Sequence[int]]) -> Mentions:
@@ -80,7 +74,7 @@ class Mentions:
         document lists its entities in the order of ``docs_of``."""
         out = cls()
         names = list(docs_of)
-        out._names, out._codes = names, {name: code for code, name in enumerate(names)}
+        out._entities = Codes(names)
         lengths = np.fromiter((len(d) for d in docs_of.values()), np.int64, len(names))
         docs = (np.concatenate([np.asarray(d, np.int64) for d in docs_of.values()]) if names
                 else np.zeros(0, np.int64))

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from graphmem.errors import StoreError
+from graphmem.index.codes import Codes
 from graphmem.index.docids import DocIds
 from graphmem.index.embed import Embedder
 from graphmem.index.lexical import LexicalIndex
@@ -100,24 +101,6 @@ def _about_bounds(about: tuple[dt.datetime | None, dt.datetime | None] | None) -
     return (lo.timestamp() if lo else (-np.inf if hi else np.nan), hi.timestamp() if hi else (np.inf if lo else np.nan))
 
 
-class _Codes:
-    """Small vocabularies (scopes, kinds, threads) as integer codes."""
-
-    def __init__(self, names: Iterable[str] = ()) -> None:
-        self.names = list(names)
-        self.codes = {n: i for i, n in enumerate(self.names)}
-
-    def code(self, name: str) -> int:
-        found = self.codes.get(name)
-        if found is None:
-            found = self.codes[name] = len(self.names)
-            self.names.append(name)
-        return found
-
-    def known(self, names: Iterable[str]) -> list[int]:
-        return [self.codes[n] for n in names if n in self.codes]
-
-
 class _ThreadOrder:
     """A thread's documents in (time, number) order, as two arrays: 16 bytes a document (a list of
     (time, number) pairs took ~110)."""
@@ -158,7 +141,7 @@ class SearchIndex:
         self._live = _Column(np.bool_, False)
         self._embedded = _Column(np.bool_, False)
         self._recorded = _Column(np.float64, np.nan)  # transaction time: with time and id, an event page's order
-        self.kinds, self.scopes, self.threads = _Codes(), _Codes(), _Codes()
+        self.kinds, self.scopes, self.threads = Codes(), Codes(), Codes()
         self._entity_docs: dict[str, array[int]] = {}
         self._mentions = Mentions()  # the same, by document
         self._subject_docs: dict[str, array[int]] = {}  # the documents about each entity
@@ -564,8 +547,8 @@ class SearchIndex:
             log.warning("the search index in %s is unreadable (%s); rebuilding it", directory, exc)
             return None
         index.ids = DocIds.from_encoded(ids)
-        index.kinds, index.scopes, index.threads = (_Codes(meta["kinds"]), _Codes(meta["scopes"]),
-                                                    _Codes(meta["threads"]))
+        index.kinds, index.scopes, index.threads = (Codes(meta["kinds"]), Codes(meta["scopes"]),
+                                                    Codes(meta["threads"]))
         index._mentions = Mentions.from_docs(len(index.ids), index._entity_docs)
         threads = index._thread.data[: len(index.ids)]
         in_thread = np.flatnonzero(threads >= 0)
