@@ -9,7 +9,8 @@ entity's code at the kept one's instead of rewriting the documents that mention 
 >>> mentions = Mentions()
 >>> mentions.append(("ent_a", "ent_b"))
 >>> mentions.append(())
->>> mentions.add(1, "ent_c")
+>>> mentions.add(1, "ent_c"), mentions.add(1, "ent_c")
+(True, False)
 >>> mentions.rename("ent_b", "ent_a")
 >>> mentions.of(0), mentions.of(1)
 (('ent_a',), ('ent_c',))
@@ -57,10 +58,12 @@ class Mentions:
             code = self._into[code]
         return code
 
-    def add(self, doc: int, name: str) -> None:
-        """Document ``doc`` mentions ``name`` too (nothing changes if it already does)."""
-        if name not in self.of(doc):
-            self._later.setdefault(doc, []).append(self._entities.code(name))
+    def add(self, doc: int, name: str) -> bool:
+        """Document ``doc`` mentions ``name`` too; False (and nothing changes) if it already did."""
+        if name in self.of(doc):
+            return False
+        self._later.setdefault(doc, []).append(self._entities.code(name))
+        return True
 
     def rename(self, merged: str, kept: str) -> None:
         """Documents mentioning ``merged`` mention ``kept`` instead."""

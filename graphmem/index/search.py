@@ -261,9 +261,8 @@ class SearchIndex:
         with self._lock:
             for doc_id, entity in pairs:
                 doc = self.ids.get(doc_id)
-                if doc is not None and entity not in self._mentions.of(doc):
+                if doc is not None and self._mentions.add(doc, entity):
                     self._entity_docs.setdefault(entity, array("i")).append(doc)
-                    self._mentions.add(doc, entity)
 
     def merge_entities(self, merged: str, kept: str) -> None:
         """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
