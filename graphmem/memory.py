@@ -830,10 +830,11 @@ class Memory:
             only = next(iter(predicates)) if len(predicates) == 1 else None
             for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True)):
                 existing.setdefault((state.subject_id, state.predicate), []).append(state)
+        plans: list[Plan] = []
         for (subject_id, predicate), items in groups.items():
             current = existing.get((subject_id, predicate), [])
             plan = plan_assert(current, [(s, e, r) for _, s, e, r in items], self.ontology.predicate(predicate), now)
-            self._add_plan(plan, batch, now)
+            plans.append(plan)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state
         for index, probe, request in closes:
@@ -844,8 +845,9 @@ class Memory:
                 continue  # nothing stated holds that this could end
             plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
                               request.reason, request.evidence)
-            self._add_plan(plan, batch, now)
+            plans.append(plan)
             results[index] = plan.results[0]
+        self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
 
     def _new_state(self, r: StateInput, entities: _EntityCache, now: dt.datetime) -> State:
@@ -889,22 +891,28 @@ class Memory:
         )
 
     def _add_plan(self, plan: Plan, batch: WriteBatch, now: dt.datetime) -> None:
-        batch.new_states.extend(plan.new_states)
-        batch.state_versions.extend(plan.versions)
-        batch.retractions.extend(plan.retractions)
-        batch.confirmations.extend(plan.confirmations)
-        batch.revisions.extend(plan.revisions)
-        batch.supersedes.extend(plan.supersedes)
-        subjects = {s.id: s for s in (*plan.new_states, *plan.versions, *plan.retractions, *plan.results)}
-        targets = [(t, EvidenceStance.SUPPORTS) for t in plan.evidence_targets]
-        targets += [(t, EvidenceStance.CONTRADICTS) for t in plan.contradicting]
+        self._add_plans([plan], batch, now)
+
+    def _add_plans(self, plans: Sequence[Plan], batch: WriteBatch, now: dt.datetime) -> None:
+        """Add what ``plans`` write to ``batch``, in order (the mentions their evidence adds are checked
+        against the batch's once for them all: a bulk write holds thousands)."""
         wanted: list[tuple[str, str]] = []  # evidence events mention what their states are about
-        for (state_id, events), stance in targets:
-            for event_id in events:
-                batch.evidence.append((event_id, state_id, stance, now))
-                state = subjects.get(state_id)
-                if state is not None and plan.mention:
-                    wanted.extend((event_id, e) for e in (state.subject_id, state.object_id) if e)
+        for plan in plans:
+            batch.new_states.extend(plan.new_states)
+            batch.state_versions.extend(plan.versions)
+            batch.retractions.extend(plan.retractions)
+            batch.confirmations.extend(plan.confirmations)
+            batch.revisions.extend(plan.revisions)
+            batch.supersedes.extend(plan.supersedes)
+            subjects = {s.id: s for s in (*plan.new_states, *plan.versions, *plan.retractions, *plan.results)}
+            targets = [(t, EvidenceStance.SUPPORTS) for t in plan.evidence_targets]
+            targets += [(t, EvidenceStance.CONTRADICTS) for t in plan.contradicting]
+            for (state_id, events), stance in targets:
+                for event_id in events:
+                    batch.evidence.append((event_id, state_id, stance, now))
+                    state = subjects.get(state_id)
+                    if state is not None and plan.mention:
+                        wanted.extend((event_id, e) for e in (state.subject_id, state.object_id) if e)
         if wanted:
             have = set(batch.mentions)
             new_events = {e.id for e in batch.events}

@@ -29,9 +29,8 @@ _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9fã€
 _stemmer = Stemmer.Stemmer("english")
 
 
-@lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return str(_stemmer.stemWord(word))
+_TERMS: dict[str, str] = {}  # word -> its index term ("" for a stop word): one lookup a word
+TERMS_KEPT = 200_000  # words remembered; past that the memo starts afresh (numbers are never kept)
 
 
 def tokens(text: str) -> list[str]:
@@ -54,9 +53,24 @@ def tokens(text: str) -> list[str]:
 
 
 def _latin(text: str, out: list[str]) -> None:
+    known = _TERMS.get
     for word in _WORD.findall(text):
-        if word not in STOP_WORDS:
-            out.append(_stem(word) if word.isascii() and not word.isdigit() else word)
+        term = known(word)
+        if term is None:
+            term = _term(word)
+        if term:
+            out.append(term)
+
+
+def _term(word: str) -> str:
+    """The index term of a lower-cased word: its stem, itself (numbers, other scripts), or "" (stop words)."""
+    if word.isdigit():
+        return word
+    term = "" if word in STOP_WORDS else str(_stemmer.stemWord(word)) if word.isascii() else word
+    if len(_TERMS) >= TERMS_KEPT:
+        _TERMS.clear()
+    _TERMS[word] = term
+    return term
 
 
 def _bigrams(run: str) -> list[str]:

@@ -1,5 +1,6 @@
 import pytest
 
+from graphmem.index import text
 from graphmem.index.text import japanese_splitter, tokens
 
 
@@ -14,6 +15,18 @@ def test_case_width_and_punctuation_do_not_matter():
 
 def test_numbers_stay_whole():
     assert tokens("room 101 in 2025") == ["room", "101", "2025"]
+
+
+def test_the_word_memo_stays_bounded_and_changes_no_term():
+    words = [f"word{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}ing" for i in range(300)]
+    expected = [tokens(w) for w in words]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(text, "TERMS_KEPT", 50)
+        patch.setattr(text, "_TERMS", {})
+        again = [tokens(w) for w in words] + [tokens(w) for w in words]
+        assert len(text._TERMS) <= 50
+    assert again == expected + expected
+    assert tokens("the 123456 running") == ["123456", "run"] and "123456" not in text._TERMS
 
 
 def test_japanese_inside_a_sentence_is_split_into_findable_terms():
