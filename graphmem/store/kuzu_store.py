@@ -60,12 +60,12 @@ __all__ = ["KuzuStore"]
 
 log = logging.getLogger(__name__)
 
-# A transaction that ran a COPY is checkpointed by its COMMIT, even with automatic checkpoints off (the
-# engine writes the shadow file and empties its log there): ~25 ms a node table and ~40 ms a relationship table
-# copied into on a small database, 0.3-0.9 s for the commit of a 10,000-event batch in the first 300k events. Row-wise
-# statements commit in ~1-5 ms; `UNWIND $rows` CREATE of nodes costs ~25 us a row, but relationships between
-# existing nodes by UNWIND join each statement against a scan of both tables (~140 ms a statement at a million
-# events; MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
+# A transaction that ran a COPY is checkpointed by its COMMIT, even with automatic checkpoints off (the engine
+# writes the shadow file and empties its log there): ~25 ms a node table and ~40 ms a relationship table
+# copied into on a small database, 0.3-0.9 s for the commit of a 10,000-event batch in the first 300k events.
+# Row-wise statements commit in ~1-5 ms; `UNWIND $rows` CREATE of nodes costs ~25 us a row, but relationships
+# between existing nodes by UNWIND join each statement against a scan of both tables (~140 ms a statement at a
+# million events; MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
 # the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
 # slows the writes being acknowledged beside it; row by row the applier spends ~1 ms an event. One by one at
