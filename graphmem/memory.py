@@ -1270,8 +1270,8 @@ class Memory:
             op, proposed, timelines.get(proposed.subject_id, name), timelines.get(proposed.subject_id, other),
             self.ontology.predicate(name), self.ontology.predicate(other), now, tuple(evidence), reason or op, when,
         )
+        self._add_plans(plans, unit.batch, now)
         for plan in plans:
-            self._add_plan(plan, unit.batch, now)
             timelines.apply(plan)
         return result
 
@@ -1648,8 +1648,7 @@ class Memory:
             for predicate, states in sorted(moved.items()):
                 current = self.store.states(StateQuery(subject_id=kept_id, predicate=predicate, include_private=True))
                 plans.append(plan_merge(states, current, self.ontology.predicate(predicate), now, why))
-            for plan in plans:
-                self._add_plan(plan, batch, now)
+            self._add_plans(plans, batch, now)
             names = [n for n in (merged.name, *merged.aliases) if name_key(n) != name_key(kept.name)]
             aliases = tuple(dict.fromkeys((*kept.aliases, *names)))
             kept_type = merged.type if kept.type == "concept" else kept.type
