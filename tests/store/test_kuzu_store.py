@@ -206,6 +206,66 @@ def test_what_rides_on_a_states_statement_is_what_row_by_row_writes_make(monkeyp
     assert riding == alone
 
 
+def test_events_and_nodes_written_in_one_statement_make_the_graph_one_statement_each_makes(monkeypatch):
+    """Events of every shape (in a thread or none, naming no entity or several, with and without the period
+    their text talks about, optional columns null in some and set in others) written by one UNWIND statement
+    leave the graph that a statement per event and per node leaves."""
+    from graphmem.store import kuzu_store
+    from tests.conftest import FakeClock
+
+    items = [
+        {"content": f"Ann met Bo {'yesterday' if i % 3 == 0 else 'at the office'} #{i}",
+         "occurred_at": f"2025-11-{1 + i:02d}", "thread": None if i % 4 == 1 else f"t{i % 2}",
+         "entities": [["Ann"], [], ["Ann", "Bo", "Cy"], ["Bo"]][i % 4], "tags": ["x"] if i % 2 else [],
+         "confidence": 0.5 if i % 5 == 0 else 1.0, "kind": "decision" if i % 3 else "observation",
+         "dedupe_key": f"k{i}" if i % 2 else None,
+         "affect": {"valence": 0.5, "arousal": 0.1, "dominance": 0.0} if i == 4 else None}
+        for i in range(24)
+    ]
+
+    def dump(mem: Memory) -> dict:
+        def rows(query: str) -> list:
+            return sorted((tuple(map(str, r.values())) for r in mem.store._rows(query)), key=str)
+
+        columns = ", ".join(f"e.{c}" for c in kuzu_store._TABLES["Event"].column_names)
+        return {
+            "events": rows(f"MATCH (e:Event) RETURN {columns}"),
+            "threads": rows("MATCH (e:Event)-[:IN_THREAD]->(t:Thread) RETURN e.id, t.key"),
+            "mentions": rows("MATCH (e:Event)-[:MENTIONS]->(n:Entity) RETURN e.id, n.name"),
+            "annotations": rows("MATCH (a:Annotation) RETURN a.event_id, a.about_start, a.about_end"),
+            "entities": rows("MATCH (n:Entity) RETURN n.id, n.name, n.type, n.aliases, n.created_at"),
+        }
+
+    def written() -> dict:
+        with Memory.in_memory(embedder="none", clock=FakeClock()) as mem:
+            mem.record_many(items[:12])  # a batch below the COPY threshold
+            for start in range(12, 24, 4):
+                mem.record_many(items[start : start + 4])
+            return dump(mem)
+
+    grouped = written()
+    monkeypatch.setattr(kuzu_store, "EVENT_GROUP_FROM", 10**9)
+    monkeypatch.setattr(kuzu_store, "GROUP_FROM", 10**9)
+    alone = written()
+    assert len(grouped["events"]) == 24 and grouped["annotations"] and len(grouped["mentions"]) > 24
+    assert grouped == alone
+
+
+def test_a_group_of_events_naming_an_entity_the_engine_lacks_fails_whole():
+    from graphmem.store.port import WriteBatch
+
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        made = mem.record_many([{"content": f"note {i}", "thread": "t", "entities": ["Ann"]}
+                                for i in range(10)])
+        events = [r.event.model_copy(update={"id": r.event.id + "x"}) for r in made]
+        ann = mem.entity("Ann").entity.id
+        batch = WriteBatch(events=events, in_thread=[(e.id, "t") for e in events],
+                           mentions=[(e.id, ann) for e in events] + [(events[3].id, "en_nobody")])
+        with pytest.raises(StoreError, match="1 of 11 mentions"), mem.store._engine_lock:
+            mem.store._write_in_transaction(batch)  # (as the applier writes what the journal acknowledged)
+        assert mem.stats().events == 10
+
+
 def test_an_events_brief_holds_the_same_fields_as_the_whole_event_read_or_cached(tmp_path):
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
         made = [mem.record(content=f"note {i}", occurred_at="2025-11" if i % 2 else "2025-11-27T10:00Z",
