@@ -405,7 +405,7 @@ class KuzuStore:
         batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         with self._engine_lock:  # the caches change with the commit: no writer reads them in between
             if _single_event(batch):
-                self._write_events_one_by_one(self._writer, batch)  # one statement commits by itself: no BEGIN
+                self._write_event_rows(self._writer, batch)  # one statement commits by itself: no BEGIN
             elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
                   and len(batch) == 2 + len(batch.evidence) + len(batch.confirmations)
                   and batch.revisions[0].state_id == batch.state_versions[0].id
@@ -685,10 +685,12 @@ class KuzuStore:
         if len(b.events) > self._copy_at:
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
-            self._write_events_one_by_one(tx, b)
+            self._write_event_rows(tx, b)
 
-    def _write_events_one_by_one(self, tx: Any, b: WriteBatch) -> None:
-        """Each event of ``b`` with its own edges in one statement; the edges written leave ``b``'s lists."""
+    def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
+        """The events of ``b`` with their own edges, row by row: in one statement for each group of
+        ``EVENT_GROUP_FROM`` or more in one thread (or in none), else one statement each. The edges written
+        leave ``b``'s lists."""
         own = {e.id: _EventEdges() for e in b.events}
         in_thread, mentions, annotations = [], [], []
         for e, t in b.in_thread:
