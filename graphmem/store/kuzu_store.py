@@ -78,11 +78,14 @@ LOOKUP_LOOP_MAX = 48
 # nodes of one table from which a transaction writes them in one statement (UNWIND) instead of one statement
 # each: a statement costs the engine ~0.15 ms or more however little it writes
 GROUP_FROM = 2
-# the same for events with their thread and mentions, whose statement matches the mentioned entities by a scan
-# of every entity (~15-30 ms at 100k entities, nothing in a small memory) where a statement of its own looks
-# each up (~1.5-2.5 ms an event). At a million events and 100k entities, per event: groups of 2 8.5 ms
-# against 2.4 ms one by one, of 5 5.9 against 4.4, of 20 1.7 against 4.6
-EVENT_GROUP_FROM = 8
+# the same for events with their thread and mentions. An event's own statement costs ~1.2-1.6 ms (prepared,
+# one core); the grouped one ~3.5 ms, ~0.2-1 ms an event, and a scan of every entity to match the mentions
+# (~0.12 us an entity: 1,000 entities add nothing that shows, 300k ~35 ms), where a statement of its own looks
+# each up. Measured per event, groups of 8: 40 entities 0.94 ms grouped against 1.6 alone, 1,000 entities 0.66
+# against 1.25, 100k 2.4 against 1.2. So events are grouped from EVENT_GROUP_FROM, and from one for every
+# ENTITIES_PER_GROUPED_EVENT entities the memory holds
+EVENT_GROUP_FROM = 4
+ENTITIES_PER_GROUPED_EVENT = 4_000
 EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
 ENTITY_CACHE = 50_000  # entities kept parsed; every change to one passes through write(), which refreshes it
 STATE_CACHE = 20_000  # states by id, kept current the same way
@@ -688,9 +691,9 @@ class KuzuStore:
             self._write_event_rows(tx, b)
 
     def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
-        """The events of ``b`` with their own edges, row by row: in one statement for each group of
-        ``EVENT_GROUP_FROM`` or more in one thread (or in none), else one statement each. The edges written
-        leave ``b``'s lists."""
+        """The events of ``b`` with their own edges, row by row: in one statement for each group large
+        enough (see ``EVENT_GROUP_FROM``) in one thread (or in none), else one statement each. The edges
+        written leave ``b``'s lists."""
         own = {e.id: _EventEdges() for e in b.events}
         in_thread, mentions, annotations = [], [], []
         for e, t in b.in_thread:
@@ -712,10 +715,14 @@ class KuzuStore:
         by_threads: dict[int, list[Event]] = {}  # events in no thread, or in one: a statement for all of each
         for event in b.events:
             by_threads.setdefault(min(len(own[event.id].threads), 2), []).append(event)
+        entities: int | None = None
         for count, events in by_threads.items():
             if count < 2 and len(events) >= EVENT_GROUP_FROM:
-                self._write_event_group(tx, events, own, with_thread=count == 1)
-                continue
+                if entities is None:  # (the engine keeps the count: ~0.5 ms at 300k entities)
+                    entities = int(self._run(tx, "MATCH (n:Entity) RETURN count(*)").get_all()[0][0])
+                if len(events) * ENTITIES_PER_GROUPED_EVENT >= entities:
+                    self._write_event_group(tx, events, own, with_thread=count == 1)
+                    continue
             for event in events:
                 edges = own[event.id]
                 self._write_one_event(tx, event, edges.threads, list(edges.mentions), edges.annotation)
