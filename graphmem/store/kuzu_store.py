@@ -133,16 +133,16 @@ def _props(table: Table, prefix: str = "") -> str:
 _CREATE = {t.name: f"CREATE (:{t.name} {{{_props(t)}}})" for t in NODES}
 
 
-def _cast(table: Table, row: str = "r") -> str:
-    """A table's columns taken from the struct ``row`` of an UNWIND, each cast to its type (a column that is
-    null in every row of a list would otherwise reach the engine untyped)."""
-    return ", ".join(f"{c}: CAST({row}.{c} AS {t})" for c, t in table.columns)
+def _cast(table: Table) -> str:
+    """A table's columns taken from the row ``r`` of an UNWIND, each cast to its type (a column that is null
+    in every row of a list would otherwise reach the engine untyped)."""
+    return ", ".join(f"{c}: CAST(r.{c} AS {t})" for c, t in table.columns)
 
 
 _GROUP_CREATE = {t.name: f"UNWIND $rows AS r CREATE (:{t.name} {{{_cast(t)}}})" for t in NODES}
-# events in one statement, each with its thread (first) and mentions: ~0.15-0.35 ms an event against ~1.5-2.5
-# ms for a statement of its own (groups of 200 at a million events). The mentions are matched after the event
-# is made, so one that names none is still written; the count returned says how many were linked
+# events in one statement, each with its thread (first) and mentions (when it pays: see EVENT_GROUP_FROM). The
+# mentions are matched after the event is made, so one that names none is still written; the count returned
+# says how many were linked
 _GROUP_EVENTS = {
     with_thread: (
         f"UNWIND $rows AS r CREATE (e:Event {{{_cast(_TABLES['Event'])}}}) "
