@@ -165,3 +165,42 @@ def test_saving_an_index_with_no_tail_keeps_its_base(tmp_path):
     base = index._base
     index.save(tmp_path)
     assert index._base is base  # nothing to fold in: no copy of the postings
+
+
+def test_counts_are_kept_in_16_bits_and_score_as_before(monkeypatch):
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 2)
+    index = build([["a", "b", "b"], ["b", "c"], ["c"] * 3])  # two merged into the base, one in the tail
+    assert index._base.freqs.dtype == np.uint16
+    docs, scores = index.search(["b", "c"], k=3)
+    n, average = 3, 8 / 3
+
+    def weight(tf, df, length):
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        return idf * tf * (lexical.K1 + 1) / (tf + lexical.K1 * (1 - lexical.B + lexical.B * length / average))
+
+    expected = {0: weight(2, 2, 3), 1: weight(1, 2, 2) + weight(1, 2, 2), 2: weight(3, 2, 3)}
+    assert {d: round(float(s), 5) for d, s in zip(docs.tolist(), scores, strict=True)} == {
+        d: round(float(s), 5) for d, s in expected.items()
+    }
+
+
+def test_a_count_past_the_cap_is_counted_as_the_cap(monkeypatch):
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 1)
+    index = build([["x"] * (lexical.COUNT_MAX + 10), ["x"] * lexical.COUNT_MAX])
+    assert index._base.freqs.tolist() == [lexical.COUNT_MAX, lexical.COUNT_MAX]
+    docs, scores = index.search(["x"], k=2)
+    assert sorted(docs.tolist()) == [0, 1] and (scores > 0).all()
+
+
+def test_an_index_saved_with_float_counts_loads_and_answers_the_same(tmp_path):
+    index = build([["peter", "move", "marrakesh"], ["peter", "peter", "join"], ["ana"]])
+    index.save(tmp_path)
+    with np.load(tmp_path / "lexical.npz") as saved:  # as an earlier version wrote it: counts as float32
+        arrays = {name: saved[name] for name in saved.files}
+    arrays["freqs"] = arrays["freqs"].astype(np.float32)
+    np.savez(tmp_path / "lexical.npz", **arrays)
+    loaded = LexicalIndex.load(tmp_path)
+    assert loaded._base.freqs.dtype == np.uint16
+    for query in (["peter"], ["marrakesh", "join"], ["ana", "peter"]):
+        want, got = index.search(query, k=3), loaded.search(query, k=3)
+        assert want[0].tolist() == got[0].tolist() and want[1].tolist() == got[1].tolist()
