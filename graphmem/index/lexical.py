@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from graphmem.arrays import sorted_union
+from graphmem.index.vocabulary import Vocabulary
 
 __all__ = ["LexicalIndex"]
 
@@ -42,14 +43,14 @@ Counts = NDArray[np.uint16]
 
 @dataclass(frozen=True)
 class _Base:
-    terms: dict[str, int]
+    terms: Vocabulary
     offsets: NDArray[np.int64]  # term t's postings are [offsets[t], offsets[t + 1])
     docs: NDArray[np.int32]
     freqs: Counts  # how often each of those documents holds the term
 
     @classmethod
     def empty(cls) -> _Base:
-        return cls({}, np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint16))
+        return cls(Vocabulary(), np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint16))
 
     def postings(self, term: str) -> tuple[NDArray[np.int32], Counts]:
         t = self.terms.get(term)
@@ -59,6 +60,7 @@ class _Base:
         return self.docs[lo:hi], self.freqs[lo:hi]
 
 
+_TERMS_TEXT = "lexical_terms.json"  # the terms as a JSON list, as earlier versions saved them
 _NO_DOCS = np.zeros(0, np.int32)
 _NO_FREQS = np.zeros(0, np.uint16)
 _NONE = (_NO_DOCS, _NO_FREQS)
@@ -151,9 +153,7 @@ class LexicalIndex:
             return
         terms = base.terms  # grown in place: the old base ignores terms past its offsets (see _Base.postings)
         old_terms = len(base.offsets) - 1
-        for term in tail:
-            terms.setdefault(term, len(terms))
-        tail_terms = np.fromiter((terms[t] for t in tail), np.int64, len(tail))
+        tail_terms = terms.numbers(list(tail))
         tail_counts = np.fromiter((len(docs) for docs, _ in tail.values()), np.int64, len(tail))
         counts = np.zeros(len(terms), np.int64)
         counts[:old_terms] = np.diff(base.offsets)
@@ -287,22 +287,27 @@ class LexicalIndex:
     # -- files ----------------------------------------------------------------------------------------
 
     def save(self, directory: Path) -> None:
-        """Write the index as arrays plus a JSON list of terms (the tail is merged first)."""
+        """Write the index as arrays, its terms as their keys (the tail is merged first)."""
         with self._lock:
             self._merge()
             base = self._base
             directory.mkdir(parents=True, exist_ok=True)
+            term_keys, term_numbers = base.terms.saved()
             np.savez(directory / "lexical.npz", offsets=base.offsets, docs=base.docs, freqs=base.freqs,
                      lengths=self._lengths[: self._extent()],
-                     removed=np.array(sorted(self._removed), np.int64))
-            (directory / "lexical_terms.json").write_text(json.dumps(list(base.terms)), encoding="utf-8")
+                     removed=np.array(sorted(self._removed), np.int64), term_keys=term_keys,
+                     term_numbers=term_numbers)
+            (directory / _TERMS_TEXT).unlink(missing_ok=True)  # (written by earlier versions)
 
     @classmethod
     def load(cls, directory: Path) -> LexicalIndex:
         index = cls()
         with np.load(directory / "lexical.npz") as arrays:
-            terms = json.loads((directory / "lexical_terms.json").read_text(encoding="utf-8"))
-            index._base = _Base({t: i for i, t in enumerate(terms)}, arrays["offsets"],
+            if "term_keys" in arrays.files:
+                terms = Vocabulary(arrays["term_keys"], arrays["term_numbers"])
+            else:  # saved by an earlier version: the terms as text, in number order
+                terms = Vocabulary.of(json.loads((directory / _TERMS_TEXT).read_text(encoding="utf-8")))
+            index._base = _Base(terms, arrays["offsets"],
                                 *_ascending(arrays["offsets"], arrays["docs"], _counts(arrays["freqs"])))
             present = arrays["lengths"]
             index._lengths = np.full(max(1024, 2 * len(present)), -1, np.int32)
