@@ -28,7 +28,8 @@ class Settings(BaseModel):
     secrets: Literal["refuse", "mask"] = Field(default="refuse", description="what to do with secrets found")
     pii: Literal["refuse", "mask", "allow"] = Field(default="mask", description="what to do with personal data")
     buffer_pool_mb: int = Field(default=DEFAULT_BUFFER_POOL_MB, ge=64,
-                                description="database page cache, in MiB (default: a quarter of memory, 1-4 GiB)")
+                                description="database page cache, in MiB; it also holds the engine's key indexes and "
+                                "the joins of reads: raise it for memories of several million events")
     embedder: str = Field(default="auto", description="vector model: auto, static, static:DIR, minilm or none")
     host: str = Field(default="127.0.0.1", description="address the server listens on")
     port: int = Field(default=8765, ge=1, le=65535, description="port the server listens on")

@@ -1,7 +1,5 @@
 """The graph store: the port memory talks to, and its adapters."""
 
-import os
-
 from graphmem.store.port import EventBrief, EventQuery, GraphStore, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.port import declared_subjects
 
@@ -9,18 +7,13 @@ __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "
            "WriteBatch", "declared_subjects", "open_store"]
 
 
-def _default_buffer_pool_mb() -> int:
-    """A quarter of the machine's memory, between 1 and 4 GiB. The engine keeps its primary-key indexes in
-    this pool too, and a commit that needs more fails: at a million events a 1 GiB pool ran out (in a
-    checkpoint). It is a ceiling, not an allocation: a small memory uses little of it."""
-    try:
-        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
-    except (ValueError, OSError, AttributeError):
-        return 1024
-    return max(1024, min(4096, total_mb // 4))
-
-
-DEFAULT_BUFFER_POOL_MB = _default_buffer_pool_mb()
+# The engine's page cache, in MiB: a ceiling the cache grows to, resident once filled. It also holds the
+# primary-key indexes a commit works on and the joins of reads. Measured with bench/scale.py at a million
+# events (a 896 MB database): 256 MiB ran the whole bulk load but not a read of 10,000 subjects' states in one
+# join (reads are chunked since: see kuzu_store.LOOKUP_CHUNK); 512 MiB ran it all. The default was a quarter of
+# the machine's memory (4 GiB here), whose resident part grew to ~620 MB by the end of that run. A larger
+# memory may want more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
+DEFAULT_BUFFER_POOL_MB = 512
 
 
 def open_store(path: str, *, buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB, read_only: bool = False) -> GraphStore:

@@ -75,6 +75,10 @@ APPLY_COPY_THRESHOLD = 1_000
 # keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
 # plans worse): up to this many keys, one lookup per key is faster
 LOOKUP_LOOP_MAX = 48
+# keys one joined lookup takes at most: its join works in the engine's page cache, and a read of 10,000
+# subjects' states at a million events needed more than a 256 MiB cache holds (a chunk rescans the table:
+# ~12 ms at 100k entities)
+LOOKUP_CHUNK = 5_000
 # nodes of one table from which a transaction writes them in one statement (UNWIND) instead of one statement
 # each: a statement costs the engine ~0.15 ms or more however little it writes
 GROUP_FROM = 2
@@ -278,15 +282,17 @@ class KuzuStore:
 
     def _lookup(self, pattern: str, key: str, returns: str, keys: Iterable[str], *,
                 settled: bool = True) -> list[dict[str, Any]]:
-        """``MATCH pattern WHERE key = k RETURN returns`` for every k of ``keys`` (see LOOKUP_LOOP_MAX)."""
+        """``MATCH pattern WHERE key = k RETURN returns`` for every k of ``keys`` (see LOOKUP_LOOP_MAX and
+        LOOKUP_CHUNK)."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return []
         if settled:
             self._settle()
         if len(wanted) > LOOKUP_LOOP_MAX:
-            return self._rows(f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}",
-                              {"keys": wanted}, settled=False)
+            joined = f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}"
+            return [row for start in range(0, len(wanted), LOOKUP_CHUNK)
+                    for row in self._rows(joined, {"keys": wanted[start : start + LOOKUP_CHUNK]}, settled=False)]
         single = f"MATCH {pattern} WHERE {key} = $key RETURN {returns}"
         found: list[dict[str, Any]] = []
         for k in wanted:

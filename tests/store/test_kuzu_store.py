@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import Memory, StoreError, StoreLocked
+from graphmem import Memory, StateInput, StoreError, StoreLocked
 from graphmem.ontology import Visibility
+from graphmem.ontology.models import name_key
 from graphmem.store.journal import parse_records
+from graphmem.store import kuzu_store
 from graphmem.store.kuzu_store import KuzuStore
 from graphmem.store.port import EventQuery, StateQuery
 from graphmem.store.schema import render_cypher
@@ -492,3 +494,30 @@ def test_after_a_few_writes_the_stored_event_ids_answer_from_a_filter_and_replay
         assert asked == [[]]  # a new id: the engine is not asked
         assert mem.record(content="note 3", occurred_at="2025-11-27").status == "duplicate"
         assert [first[3]] in asked
+
+
+def test_a_lookup_of_many_keys_in_chunks_reads_what_one_key_at_a_time_reads(tmp_path, monkeypatch):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        mem.assert_states([StateInput(subject=f"person {i}", predicate="lives_in", object=f"city {i % 4}")
+                           for i in range(23)])
+
+    def subjects_read(loop_max: int, chunk: int) -> tuple[list[tuple[str, str, str]], int]:
+        monkeypatch.setattr(kuzu_store, "LOOKUP_LOOP_MAX", loop_max)
+        monkeypatch.setattr(kuzu_store, "LOOKUP_CHUNK", chunk)
+        store = KuzuStore(path)  # opened anew: nothing read before, nothing cached
+        try:
+            ids = sorted(store.entity_ids_for_keys([name_key(f"person {i}") for i in range(23)]).values())
+            assert len(ids) == 23
+            statements = []
+            rows = store._rows
+            monkeypatch.setattr(store, "_rows", lambda query, *a, **k: statements.append(query) or rows(query, *a, **k))
+            read = sorted((s.subject_id, s.predicate, s.object) for s in store.states(StateQuery(subject_ids=ids)))
+            return read, sum(q.startswith("UNWIND $keys") for q in statements)
+        finally:
+            store.close()
+
+    one_by_one, joins = subjects_read(10**6, 10**6)
+    assert len(one_by_one) == 23 and joins == 0
+    assert subjects_read(2, 4) == (one_by_one, 6)  # 23 keys in chunks of 4
+    assert subjects_read(2, 10**6) == (one_by_one, 1)  # in one join
