@@ -1,4 +1,4 @@
-"""Sets of integers as sorted numpy arrays.
+"""Sets of integers as sorted numpy arrays, and how far a growable array grows.
 
 numpy's own ``unique`` and ``union1d`` hash their input: ~0.9 s for a million 64-bit numbers, where sorting
 them and dropping the repeats takes ~30 ms. Every sorted set in the package is made here.
@@ -11,9 +11,20 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["sorted_union", "sorted_unique"]
+__all__ = ["room", "sorted_union", "sorted_unique"]
 
 N = TypeVar("N", bound=np.integer)
+
+
+def room(needed: int, held: int) -> int:
+    """The length to give an array that must hold ``needed`` items and now has room for ``held``: a quarter
+    more than it has (at least ``needed``, and 1,024). Doubling left up to half of the search index's arrays
+    empty: at a million events ~80 MB of its columns, allocated at twice their length when it was opened.
+
+    >>> room(1, 0), room(1_025, 1_024), room(5_000, 1_024)
+    (1024, 1280, 5000)
+    """
+    return max(needed, held + held // 4, 1_024)
 
 
 def sorted_unique(values: NDArray[N]) -> NDArray[N]:

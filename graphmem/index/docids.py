@@ -14,6 +14,8 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import NDArray
 
+from graphmem.arrays import room
+
 __all__ = ["DocIds"]
 
 FOLD_AT = 65_536  # ids added before they join the sorted arrays
@@ -54,7 +56,7 @@ class DocIds:
 
     def _take(self, encoded: NDArray[np.bytes_]) -> None:
         n = len(encoded)
-        self._ids = np.zeros(max(1024, n + n // 4), encoded.dtype)  # their own width
+        self._ids = np.zeros(room(n, n), encoded.dtype)  # their own width
         self._ids[:n] = encoded
         self._n = n
         self._fold(np.fromiter((hash(bytes(i).decode()) for i in encoded), np.int64, n), np.arange(n))
@@ -76,7 +78,7 @@ class DocIds:
         if len(encoded) > self._ids.itemsize:
             self._ids = self._ids.astype(f"S{len(encoded)}")
         if self._n == len(self._ids):
-            grown = np.zeros(2 * len(self._ids), self._ids.dtype)
+            grown = np.zeros(room(self._n + 1, len(self._ids)), self._ids.dtype)
             grown[: self._n] = self._ids
             self._ids = grown  # (readers that took the old array still find every id it held)
         number = self._n

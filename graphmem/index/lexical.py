@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.arrays import sorted_union
+from graphmem.arrays import room, sorted_union
 from graphmem.index.vocabulary import Vocabulary
 
 __all__ = ["LexicalIndex"]
@@ -118,7 +118,7 @@ class LexicalIndex:
             if doc < len(self._lengths) and self._lengths[doc] >= 0:
                 return
             if doc >= len(self._lengths):
-                grown = np.full(max(doc + 1, 2 * len(self._lengths)), -1, np.int32)
+                grown = np.full(room(doc + 1, len(self._lengths)), -1, np.int32)
                 grown[: len(self._lengths)] = self._lengths
                 self._lengths = grown
             self._lengths[doc] = len(terms)
@@ -310,7 +310,7 @@ class LexicalIndex:
             index._base = _Base(terms, arrays["offsets"],
                                 *_ascending(arrays["offsets"], arrays["docs"], _counts(arrays["freqs"])))
             present = arrays["lengths"]
-            index._lengths = np.full(max(1024, 2 * len(present)), -1, np.int32)
+            index._lengths = np.full(room(len(present), len(present)), -1, np.int32)
             index._lengths[: len(present)] = present
             index._end = len(present)
             index._removed = set(arrays["removed"].tolist())

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from graphmem.arrays import room
 from graphmem.errors import StoreError
 from graphmem.index.codes import Codes
 from graphmem.index.docids import DocIds
@@ -72,7 +73,7 @@ class _Column:
 
     def _reserve(self, end: int) -> None:
         if end > len(self.data):
-            grown = np.full(max(end, 2 * len(self.data)), self.fill, self.dtype)
+            grown = np.full(room(end, len(self.data)), self.fill, self.dtype)
             grown[: len(self.data)] = self.data
             self.data = grown
 
@@ -533,7 +534,7 @@ class SearchIndex:
                                      ("about_lo", index._about_lo), ("about_hi", index._about_hi),
                                      ("thread", index._thread), ("live", index._live),
                                      ("embedded", index._embedded), ("recorded", index._recorded)):
-                    column.data = np.full(max(1024, 2 * n), column.fill, column.dtype)
+                    column.data = np.full(room(n, n), column.fill, column.dtype)
                     column.data[:n] = c[name]
                 index._entity_docs = _unpacked(meta["entities"], c["entity_offsets"], c["entity_docs"])
                 index._subject_docs = _unpacked(meta["subjects"], c["subject_offsets"], c["subject_docs"])

@@ -59,6 +59,18 @@ def test_an_index_larger_than_its_unset_columns_reloads_without_a_rebuild(tmp_pa
     assert loaded is not None and len(loaded) == 1100
 
 
+def test_a_loaded_index_leaves_a_quarter_of_room_not_as_much_again(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        mem.record_many([{"content": f"note {i} about the garden", "occurred_at": "2025-11-01", "extract": False}
+                         for i in range(4000)])
+    loaded = SearchIndex.load(tmp_path / "m.kuzu.index", None)
+    assert loaded is not None and len(loaded) == 4000
+    assert len(loaded._time.data) == len(loaded.ids._ids) == len(loaded.lexical._lengths) == 5000
+    loaded.add([])  # nothing added: nothing grown
+    assert len(loaded._time.data) == 5000
+
+
 def test_writes_after_the_last_save_are_caught_up_on_open(tmp_path):
     path = tmp_path / "m.kuzu"
     with Memory.open(path, embedder="none") as mem:
