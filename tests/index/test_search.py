@@ -49,23 +49,23 @@ def test_an_index_that_lists_its_ids_in_its_metadata_still_loads(tmp_path):
     assert loaded is not None and loaded.ids.tolist() == ids and loaded.ids.get(ids[3]) == 3
 
 
+def reloaded_notes(tmp_path, n):
+    """The saved index of a memory of ``n`` notes with no thread and no vector, loaded."""
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        mem.record_many([{"content": f"note {i} about the garden", "occurred_at": "2025-11-01", "extract": False}
+                         for i in range(n)])
+    loaded = SearchIndex.load(tmp_path / "m.kuzu.index", None)
+    assert loaded is not None and len(loaded) == n
+    return loaded
+
+
 def test_an_index_larger_than_its_unset_columns_reloads_without_a_rebuild(tmp_path):
     # no thread and no vector for any document: those columns never grow past their first room (1,024)
-    path = tmp_path / "m.kuzu"
-    with Memory.open(path, embedder="none") as mem:
-        mem.record_many([{"content": f"note {i} about the garden", "occurred_at": "2025-11-01", "extract": False}
-                         for i in range(1100)])
-    loaded = SearchIndex.load(tmp_path / "m.kuzu.index", None)
-    assert loaded is not None and len(loaded) == 1100
+    reloaded_notes(tmp_path, 1100)
 
 
 def test_a_loaded_index_leaves_a_quarter_of_room_not_as_much_again(tmp_path):
-    path = tmp_path / "m.kuzu"
-    with Memory.open(path, embedder="none") as mem:
-        mem.record_many([{"content": f"note {i} about the garden", "occurred_at": "2025-11-01", "extract": False}
-                         for i in range(4000)])
-    loaded = SearchIndex.load(tmp_path / "m.kuzu.index", None)
-    assert loaded is not None and len(loaded) == 4000
+    loaded = reloaded_notes(tmp_path, 4000)
     assert len(loaded._time.data) == len(loaded.ids._ids) == len(loaded.lexical._lengths) == 5000
     loaded.add([])  # nothing added: nothing grown
     assert len(loaded._time.data) == 5000
