@@ -71,10 +71,11 @@ class Vocabulary:
         out = np.empty(len(terms), np.int64)
         out[known] = numbers[at[known]]
         if not known.all():
-            new_keys, first = np.unique(wanted[~known], return_index=True)  # a term given twice: one number
+            unknown = wanted[~known]
+            new_keys, first = np.unique(unknown, return_index=True)  # a term given twice: one number
             new_numbers = np.empty(len(new_keys), np.int32)
             new_numbers[np.argsort(first, kind="stable")] = np.arange(self._n, self._n + len(new_keys))
-            out[~known] = new_numbers[np.searchsorted(new_keys, wanted[~known])]
+            out[~known] = new_numbers[np.searchsorted(new_keys, unknown)]
             places = np.searchsorted(keys, new_keys)
             self._sorted = (np.insert(keys, places, new_keys), np.insert(numbers, places, new_numbers))
             self._n += len(new_keys)
