@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import atexit
 import copy
-import ctypes
 import datetime as dt
 import gc
 import hashlib
 import json
 import logging
 import re
-import sys
 import threading
 import time
 import weakref
@@ -35,6 +33,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import ValidationError
 
 from graphmem.extraction import Extraction, Extractor, parse_retain
+from graphmem import allocator
 from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound
 from graphmem.ontology import (
     AGENT_ID_PATTERN,
@@ -382,6 +381,7 @@ class Memory:
         path = Path(path)
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
+        allocator.tune()  # before the engine starts its threads
         model = embedder_named(embedder) if isinstance(embedder, str) else embedder
         store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only)
         directory = None if str(path) == ":memory:" else path.with_name(path.name + ".index")
@@ -2765,22 +2765,8 @@ def _bulk(items: int) -> Iterator[None]:
     finally:
         if paused:
             gc.enable()
-        if items >= BULK_RELEASE and _MALLOC_TRIM is not None:  # whoever holds the collector
-            _MALLOC_TRIM(0)
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's call that returns the free memory its allocator holds to the system (None elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # another C library (musl has none)
-        return None
-    return trim
-
-
-_MALLOC_TRIM = _malloc_trim()
+        if items >= BULK_RELEASE:  # whoever holds the collector
+            allocator.release()
 
 
 def _at_index(exc: GraphmemError, index: int) -> GraphmemError:
