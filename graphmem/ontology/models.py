@@ -12,8 +12,9 @@ from enum import Enum
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from graphmem.ontology.record import Record
 from graphmem.ontology.time import Interval, TimePoint
 
 __all__ = [
@@ -103,7 +104,7 @@ class Visibility(str, Enum):
     PRIVATE = "private"
 
 
-class Source(BaseModel):
+class Source(Record):
     """Where an event came from: a system, a reference (``memory/2025-11-27.md#L12``, ``D1:3``) and ids."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -116,7 +117,7 @@ class Source(BaseModel):
     run_id: str | None = Field(default=None, max_length=200)
 
 
-class Affect(BaseModel):
+class Affect(Record):
     """Valence, arousal, dominance, each in [-1, 1]."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -126,7 +127,7 @@ class Affect(BaseModel):
     dominance: float = Field(ge=-1.0, le=1.0)
 
 
-class EventDraft(BaseModel):
+class EventDraft(Record):
     """What a writer sends to record an event, before graphmem assigns ids and transaction time.
 
     Times here are already parsed (the facade reads strings with the memory's timezone).
@@ -190,7 +191,7 @@ class Event(EventDraft):
         return Visibility.PRIVATE if {"private", "sensitive"} & set(self.privacy) else Visibility.NORMAL
 
 
-class Entity(BaseModel):
+class Entity(Record):
     """A person, org, place, project, tool or concept: one node per real thing."""
 
     model_config = ConfigDict(frozen=True)
@@ -204,7 +205,7 @@ class Entity(BaseModel):
     merged_at: dt.datetime | None = None
 
 
-class Thread(BaseModel):
+class Thread(Record):
     """A conversation, session or topic that events belong to."""
 
     model_config = ConfigDict(frozen=True)
@@ -233,7 +234,7 @@ class StateStatus(str, Enum):
     RETRACTED = "retracted"
 
 
-class Evidence(BaseModel):
+class Evidence(Record):
     """An event that supports or contradicts a state, with where that event came from."""
 
     model_config = ConfigDict(frozen=True)
@@ -246,7 +247,7 @@ class Evidence(BaseModel):
     source: Source | None = None
 
 
-class State(BaseModel):
+class State(Record):
     """Something that holds over ``[valid_from, valid_to)``, as memory knew it at ``recorded_at``.
 
     One logical state (``id``) has one or more *versions* over transaction time: each change of its validity
@@ -302,7 +303,7 @@ class RevisionAction(str, Enum):
     MERGE = "merge"  # the state's subject or object was merged into another entity
 
 
-class Revision(BaseModel):
+class Revision(Record):
     """One change of a state: when memory made it, what changed, why, and on what evidence."""
 
     model_config = ConfigDict(frozen=True)
@@ -318,7 +319,7 @@ class Revision(BaseModel):
     evidence_ids: tuple[str, ...] = ()
 
 
-class Annotation(BaseModel):
+class Annotation(Record):
     """What a write plan adds to an event without changing it: the time it is about and the moment's affect.
 
     ``about`` is the period the event talks about ("when I was at university"), which may lie far from when

@@ -9,9 +9,10 @@ from __future__ import annotations
 import datetime as dt
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import ConfigDict, field_validator, model_validator
 
 from graphmem.errors import InvalidInterval, MalformedTime
+from graphmem.ontology.record import Record
 
 __all__ = ["UTC", "Granularity", "Interval", "TimePoint", "to_utc"]
 
@@ -45,7 +46,7 @@ def to_utc(value: dt.datetime, tz: dt.tzinfo = UTC) -> dt.datetime:
     return value.astimezone(UTC)
 
 
-class TimePoint(BaseModel):
+class TimePoint(Record):
     """The start of a period and how precisely it is known: ``2025`` is (2025-01-01T00:00Z, YEAR)."""
 
     model_config = ConfigDict(frozen=True)
@@ -77,7 +78,7 @@ class TimePoint(BaseModel):
         return self.label()
 
 
-class Interval(BaseModel):
+class Interval(Record):
     """``[start, end)``; an open end is ``None``; each end keeps its granularity."""
 
     model_config = ConfigDict(frozen=True)
