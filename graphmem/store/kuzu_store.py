@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util  # noqa: F401  (kuzu's Arrow import path needs importlib.util loaded)
 import dataclasses
 import datetime as dt
+import itertools
 import logging
 import os
 import pickle
@@ -28,7 +29,7 @@ import time
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ log = logging.getLogger(__name__)
 # between existing nodes by UNWIND join each statement against a scan of both tables (~140 ms a statement at a
 # million events; MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
+COPY_CHUNK = 4_096  # rows turned into Arrow at a time by a COPY (see _copy)
 # the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
 # slows the writes being acknowledged beside it; row by row the applier spends ~1 ms an event. One by one at
 # a million events: ~490-510 records/s with this, ~360-440 with COPY_THRESHOLD
@@ -805,8 +807,9 @@ class KuzuStore:
         # revisions, evidence and the state it supersedes ride on the statement that writes the state
         riding = _Riders(b, bulk=len(b.new_states) > self._copy_at)
         if riding.bulk:
-            self._copy(tx, "State", [rows.state_row(s) for s in b.new_states])
-            self._copy(tx, "HAS_STATE", [{"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states])
+            self._copy(tx, "State", (rows.state_row(s) for s in b.new_states))
+            self._copy(tx, "HAS_STATE",
+                       ({"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states))
             self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
         else:
             for s in b.new_states:
@@ -860,7 +863,7 @@ class KuzuStore:
         if not edges:
             return
         if len(edges) > self._copy_at:
-            self._copy(tx, rel, [{"from": a, "to": b, **props} for a, b, props in edges])
+            self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
         src_key = "key" if src == "Thread" else "id"
         props = ", ".join(f"{c}: ${c}" for c in _TABLES[rel].column_names)
@@ -871,15 +874,18 @@ class KuzuStore:
         for a, b, extra in edges:
             self._run(tx, query, {"a": a, "b": b, **extra})
 
-    def _copy(self, tx: Any, table: str, items: list[dict[str, Any]]) -> None:
+    def _copy(self, tx: Any, table: str, items: Iterable[Mapping[str, Any]]) -> None:
+        """``COPY`` of ``items`` into ``table``, turned into Arrow ``COPY_CHUNK`` rows at a time: a bulk write's
+        rows are made as they are read, so no more than a chunk of them (dicts of ~0.5-1 KB) exists at once."""
         spec = _TABLES[table]
-        columns: dict[str, pa.Array] = {}
-        if spec.endpoints is not None:
-            columns["from"] = pa.array([i["from"] for i in items], type=pa.string())
-            columns["to"] = pa.array([i["to"] for i in items], type=pa.string())
-        for name, type_ in spec.columns:
-            columns[name] = pa.array([i.get(name) for i in items], type=_ARROW_TYPES[type_])
-        graphmem_copy_source = pa.table(columns)  # noqa: F841 - the engine reads it from this frame, by name
+        names = (["from", "to"] if spec.endpoints is not None else []) + [name for name, _ in spec.columns]
+        schema = pa.schema([(name, pa.string()) for name in names[: len(names) - len(spec.columns)]]
+                           + [(name, _ARROW_TYPES[type_]) for name, type_ in spec.columns])
+        chunks = []
+        rows_ = iter(items)
+        while chunk := list(itertools.islice(rows_, COPY_CHUNK)):
+            chunks.append(pa.record_batch([[i.get(name) for i in chunk] for name in names], schema=schema))
+        graphmem_copy_source = pa.Table.from_batches(chunks, schema)  # noqa: F841 - read by name, from this frame
         # not as a parameter ("COPY ... FROM $data"): the engine keeps every table passed that way alive,
         # ~660 bytes an event that stayed in memory (a million events: ~650 MB)
         try:
