@@ -1,10 +1,13 @@
 """BM25 over numbered documents, grown one document at a time and saved as plain arrays.
 
-Postings live in two segments. The *base* is a compressed-sparse-row block of numpy arrays (term -> the
-documents holding it and how often) that never changes once built, so a search reads it without a lock. The
-*tail* collects documents added since, as small per-term lists; when it passes ``TAIL_LIMIT`` documents it is
-merged into a new base, which replaces the old one in a single assignment. Numbers of removed documents are
-remembered and skipped.
+Postings live in a *base* and a *tail*. The base is a run of segments, each a compressed-sparse-row block of
+numpy arrays (term -> the documents holding it and how often) that never changes once built, so a search
+reads them without a lock. The tail collects documents added since, as small per-term lists; when it passes
+``TAIL_LIMIT`` documents it is merged into the last segment, or starts a new one when that would take the
+segment past ``SEGMENT_POSTINGS``; the new base replaces the old one in a single assignment. So a merge builds
+at most one segment's arrays beside the old ones, however large the index: at a million documents one base
+of ~20M postings had to be copied whole, ~120 MB at once. Numbers of removed documents are remembered and
+skipped.
 
 Scores are Okapi BM25 (k1 = 1.2, b = 0.75) with the usual smoothed idf, log(1 + (N - df + 0.5) / (df + 0.5)).
 How often a term occurs in a document is kept in 16 bits (capped at ``COUNT_MAX``) and scored as float32:
@@ -13,6 +16,7 @@ at a million documents the counts take 36 MB instead of 71, and a merge's new ba
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from array import array
@@ -34,6 +38,8 @@ K1 = 1.2
 B = 0.75
 COUNT_MAX = 65_535  # occurrences of a term in one document counted; BM25 barely moves past a few dozen
 TAIL_LIMIT = 50_000  # documents gathered before the tail is merged into the base
+SEGMENT_POSTINGS = 4_000_000  # postings past which a merge starts a new segment (~24 MB of arrays): what a
+# merge copies at most; a query term looks itself up in each segment (~1 us each)
 SELECTIVE = 1 / 32  # a filter letting fewer documents through is applied before scoring
 PRUNE_FROM = 100_000  # base postings of a query's rarer terms walked before the commoner ones are only looked up
 
@@ -42,22 +48,50 @@ Counts = NDArray[np.uint16]
 
 
 @dataclass(frozen=True)
-class _Base:
-    terms: Vocabulary
-    offsets: NDArray[np.int64]  # term t's postings are [offsets[t], offsets[t + 1])
-    docs: NDArray[np.int32]
+class _Segment:
+    """Postings of some documents: the terms they hold (numbers, ascending) and each one's postings."""
+
+    terms: NDArray[np.int64]
+    offsets: NDArray[np.int64]  # term terms[i]'s postings are [offsets[i], offsets[i + 1])
+    docs: NDArray[np.int32]  # ascending within each term
     freqs: Counts  # how often each of those documents holds the term
 
     @classmethod
+    def empty(cls) -> _Segment:
+        return cls(np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint16))
+
+    def postings(self, t: int) -> tuple[NDArray[np.int32], Counts] | None:
+        i = int(np.searchsorted(self.terms, t))
+        if i == len(self.terms) or self.terms[i] != t:
+            return None
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        return self.docs[lo:hi], self.freqs[lo:hi]
+
+
+@dataclass(frozen=True)
+class _Base:
+    terms: Vocabulary  # shared by every base, grown in place: a segment knows only the terms it holds
+    segments: tuple[_Segment, ...]
+
+    @classmethod
     def empty(cls) -> _Base:
-        return cls(Vocabulary(), np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint16))
+        return cls(Vocabulary(), ())
+
+    def parts(self, term: str) -> list[tuple[NDArray[np.int32], Counts]]:
+        """The postings of ``term``, one part for each segment that holds it (a document is in one part)."""
+        t = self.terms.get(term)
+        if t is None:
+            return []
+        return [found for segment in self.segments if (found := segment.postings(t)) is not None]
 
     def postings(self, term: str) -> tuple[NDArray[np.int32], Counts]:
-        t = self.terms.get(term)
-        if t is None or t >= len(self.offsets) - 1:  # unknown, or added by a later merge (terms is shared)
+        """The postings of ``term`` in one pair of arrays."""
+        parts = self.parts(term)
+        if not parts:
             return _NO_DOCS, _NO_FREQS
-        lo, hi = self.offsets[t], self.offsets[t + 1]
-        return self.docs[lo:hi], self.freqs[lo:hi]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate([d for d, _ in parts]), np.concatenate([f for _, f in parts])
 
 
 _TERMS_TEXT = "lexical_terms.json"  # the terms as a JSON list, as earlier versions saved them
@@ -68,11 +102,12 @@ _NONE = (_NO_DOCS, _NO_FREQS)
 
 @dataclass(frozen=True)
 class _Postings:
-    """One query term: its idf and the documents holding it, in the base (ascending) and in the tail."""
+    """One query term: its idf and the documents holding it, in the base (one part a segment, each
+    ascending) and in the tail."""
 
     idf: float
-    base_docs: NDArray[np.int32]
-    base_freqs: Counts
+    base: list[tuple[NDArray[np.int32], Counts]]
+    base_count: int
     tail_docs: NDArray[np.int32]
     tail_freqs: Counts
 
@@ -142,40 +177,24 @@ class LexicalIndex:
                 self._removed.add(doc)
 
     def _merge(self) -> None:
-        """Fold the tail into a new base (called with the lock held).
+        """Fold the tail into the last segment, or into a new one when the last would grow past
+        ``SEGMENT_POSTINGS`` (called with the lock held).
 
         The old base stays whole until the new one replaces it (readers may hold it), so a merge needs room
-        for the new base's arrays and little else: the old postings move in runs, one slice copy for each
-        stretch of terms the tail does not touch, never through per-posting temporaries, and the vocabulary
-        is shared, not copied. Only the tail's postings are checked for order (:func:`_sort_tails`)."""
+        for one segment's new arrays and little else: the segment's old postings move in runs, one slice copy
+        for each stretch of terms the tail does not touch, never through per-posting temporaries, and the
+        vocabulary is shared, not copied. Only the tail's postings are checked for order (:func:`_sort_tails`)."""
         base, tail = self._base, self._tail
         if not tail:
             return
-        terms = base.terms  # grown in place: the old base ignores terms past its offsets (see _Base.postings)
-        old_terms = len(base.offsets) - 1
-        tail_terms = terms.numbers(list(tail))
+        tail_terms = base.terms.numbers(list(tail))  # grown in place: older bases never ask for the new ones
         tail_counts = np.fromiter((len(docs) for docs, _ in tail.values()), np.int64, len(tail))
-        counts = np.zeros(len(terms), np.int64)
-        counts[:old_terms] = np.diff(base.offsets)
-        counts[tail_terms] += tail_counts
-        offsets = np.zeros(len(terms) + 1, np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        all_docs = np.empty(offsets[-1], np.int32)
-        all_freqs = np.empty(offsets[-1], np.uint16)
-        # old postings, in runs that end at each term the tail adds to: a run lands in one piece
-        touched = np.unique(tail_terms[tail_terms < old_terms])
-        bounds = np.unique(np.concatenate(([0], touched + 1, [old_terms])))
-        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            src, stop, dst = int(base.offsets[lo]), int(base.offsets[hi]), int(offsets[lo])
-            all_docs[dst : dst + stop - src] = base.docs[src:stop]
-            all_freqs[dst : dst + stop - src] = base.freqs[src:stop]
-        # each term's tail postings after its old ones
-        ends = offsets[tail_terms + 1].tolist()
-        for (docs, freqs), end in zip(tail.values(), ends, strict=True):
-            all_docs[end - len(docs) : end] = docs
-            all_freqs[end - len(docs) : end] = freqs
-        _sort_tails(offsets, all_docs, all_freqs, tail_terms, tail_counts)
-        self._base = _Base(terms, offsets, all_docs, all_freqs)
+        last = base.segments[-1] if base.segments else None
+        if last is not None and len(last.docs) + int(tail_counts.sum()) <= SEGMENT_POSTINGS:
+            kept, old = base.segments[:-1], last
+        else:
+            kept, old = base.segments, _Segment.empty()
+        self._base = _Base(base.terms, (*kept, _merged(old, tail_terms, tail_counts, list(tail.values()))))
         self._tail = {}
         self._tail_docs = 0
 
@@ -207,12 +226,13 @@ class LexicalIndex:
             average = max(self._total_terms / docs_count if docs_count else 1.0, 1e-9)
         found: list[_Postings] = []
         for term in dict.fromkeys(terms):
-            (base_docs, base_freqs), (tail_docs, tail_freqs) = base.postings(term), tail.get(term, _NONE)
-            df = len(base_docs) + len(tail_docs)
+            parts, (tail_docs, tail_freqs) = base.parts(term), tail.get(term, _NONE)
+            in_base = sum(len(d) for d, _ in parts)
+            df = in_base + len(tail_docs)
             if df:
                 idf = float(np.log1p((docs_count - df + 0.5) / (df + 0.5)))
-                found.append(_Postings(idf, base_docs, base_freqs, tail_docs, tail_freqs))
-        found.sort(key=lambda p: len(p.base_docs))  # rarest first: the order every document's sum is made in
+                found.append(_Postings(idf, parts, in_base, tail_docs, tail_freqs))
+        found.sort(key=lambda p: p.base_count)  # rarest first: the order every document's sum is made in
         if allowed is not None and found:
             if np.count_nonzero(allowed[: len(lengths)]) < SELECTIVE * docs_count:  # a narrow filter: score
                 permitted = np.flatnonzero(allowed[: len(lengths)])  # the documents it lets through
@@ -224,9 +244,10 @@ class LexicalIndex:
             scores[p.tail_docs] += _weights(p.idf, p.tail_freqs, lengths[p.tail_docs], average)
         scored = 0  # base postings scored so far
         for walked, p in enumerate(found, start=1):  # walked: terms whose base postings are scored
-            scores[p.base_docs] += _weights(p.idf, p.base_freqs, lengths[p.base_docs], average)
-            scored += len(p.base_docs)
-            if walked == len(found) or scored + len(found[walked].base_docs) <= PRUNE_FROM:
+            for docs, freqs in p.base:
+                scores[docs] += _weights(p.idf, freqs, lengths[docs], average)
+            scored += p.base_count
+            if walked == len(found) or scored + found[walked].base_count <= PRUNE_FROM:
                 continue
             answer = self._pruned(found, walked, scores, lengths, average, k, allowed, removed)
             if answer is not None:
@@ -245,9 +266,9 @@ class LexicalIndex:
     ) -> tuple[NDArray[np.int64], NDArray[np.float32]] | None:
         """The exact answer when the documents found by the first ``walked`` terms (and every tail document)
         prove to hold it, with the other terms' scores added; else None, and ``scores`` as they were."""
-        touched = sum(len(p.base_docs) for p in found[:walked]) + sum(len(p.tail_docs) for p in found)
+        touched = sum(p.base_count for p in found[:walked]) + sum(len(p.tail_docs) for p in found)
         if touched * 16 < len(scores):
-            candidates = sorted_union(*[p.base_docs for p in found[:walked]],
+            candidates = sorted_union(*[docs for p in found[:walked] for docs, _ in p.base],
                                       *[p.tail_docs for p in found]).astype(np.int64)
         else:
             candidates = np.flatnonzero(scores)
@@ -261,17 +282,18 @@ class LexicalIndex:
         before = scores[candidates]
         marked: NDArray[np.bool_] | None = None
         for p in found[walked:]:
-            if len(candidates) * 20 < len(p.base_docs):  # few lookups: bisect
-                held, at = _found_in(p.base_docs, candidates)
-                docs: NDArray[Any] = candidates[held]
-                freqs = p.base_freqs[at]
-            else:  # many: one pass over the postings against a mark per document
-                if marked is None:
-                    marked = np.zeros(len(scores), bool)
-                    marked[candidates] = True
-                at = np.flatnonzero(marked[p.base_docs])
-                docs, freqs = p.base_docs[at], p.base_freqs[at]
-            scores[docs] += _weights(p.idf, freqs, lengths[docs], average)
+            for part_docs, part_freqs in p.base:
+                if len(candidates) * 20 < len(part_docs):  # few lookups: bisect
+                    held, at = _found_in(part_docs, candidates)
+                    docs: NDArray[Any] = candidates[held]
+                    freqs = part_freqs[at]
+                else:  # many: one pass over the postings against a mark per document
+                    if marked is None:
+                        marked = np.zeros(len(scores), bool)
+                        marked[candidates] = True
+                    at = np.flatnonzero(marked[part_docs])
+                    docs, freqs = part_docs[at], part_freqs[at]
+                scores[docs] += _weights(p.idf, freqs, lengths[docs], average)
         ceiling = sum(p.idf * (K1 + 1) for p in found[walked:])  # the most a document outside can score
         mine = scores[candidates]
         if float(np.partition(mine, len(mine) - k)[len(mine) - k]) <= ceiling:
@@ -287,16 +309,19 @@ class LexicalIndex:
     # -- files ----------------------------------------------------------------------------------------
 
     def save(self, directory: Path) -> None:
-        """Write the index as arrays, its terms as their keys (the tail is merged first)."""
+        """Write the index as arrays, each segment's apart (nothing is concatenated), its terms as their keys
+        (the tail is merged first)."""
         with self._lock:
             self._merge()
             base = self._base
             directory.mkdir(parents=True, exist_ok=True)
             term_keys, term_numbers = base.terms.saved()
-            np.savez(directory / "lexical.npz", offsets=base.offsets, docs=base.docs, freqs=base.freqs,
+            segments = {f"s{i}_{name}": getattr(segment, name) for i, segment in enumerate(base.segments)
+                        for name in ("terms", "offsets", "docs", "freqs")}
+            np.savez(directory / "lexical.npz", segments=np.array(len(base.segments)),
                      lengths=self._lengths[: self._extent()],
                      removed=np.array(sorted(self._removed), np.int64), term_keys=term_keys,
-                     term_numbers=term_numbers)
+                     term_numbers=term_numbers, **segments)
             (directory / _TERMS_TEXT).unlink(missing_ok=True)  # (written by earlier versions)
 
     @classmethod
@@ -307,8 +332,14 @@ class LexicalIndex:
                 terms = Vocabulary(arrays["term_keys"], arrays["term_numbers"])
             else:  # saved by an earlier version: the terms as text, in number order
                 terms = Vocabulary.of(json.loads((directory / _TERMS_TEXT).read_text(encoding="utf-8")))
-            index._base = _Base(terms, arrays["offsets"],
-                                *_ascending(arrays["offsets"], arrays["docs"], _counts(arrays["freqs"])))
+            if "segments" in arrays.files:
+                segments = tuple(
+                    _Segment(arrays[f"s{i}_terms"], arrays[f"s{i}_offsets"],
+                             *_ascending(arrays[f"s{i}_offsets"], arrays[f"s{i}_docs"], arrays[f"s{i}_freqs"]))
+                    for i in range(int(arrays["segments"])))
+            else:  # saved by an earlier version: one block over every term
+                segments = (_one_segment(arrays["offsets"], arrays["docs"], _counts(arrays["freqs"])),)
+            index._base = _Base(terms, tuple(s for s in segments if len(s.docs)))
             present = arrays["lengths"]
             index._lengths = np.full(room(len(present), len(present)), -1, np.int32)
             index._lengths[: len(present)] = present
@@ -317,6 +348,13 @@ class LexicalIndex:
         index._docs = int((present >= 0).sum())
         index._total_terms = int(present[present > 0].sum())
         return index
+
+
+def _one_segment(offsets: NDArray[np.int64], docs: NDArray[np.int32], freqs: Counts) -> _Segment:
+    """A segment from postings kept over every term number (as earlier versions saved them)."""
+    docs, freqs = _ascending(offsets, docs, freqs)
+    held = np.flatnonzero(np.diff(offsets))  # the terms with postings
+    return _Segment(held.astype(np.int64), np.append(offsets[held], offsets[-1]), docs, freqs)
 
 
 def _counts(saved: NDArray[Any]) -> Counts:
@@ -338,6 +376,39 @@ def _ascending(
         order = np.lexsort((docs, term_of))
         docs, freqs = docs[order], freqs[order]
     return docs, freqs
+
+
+def _merged(
+    old: _Segment, tail_terms: NDArray[np.int64], tail_counts: NDArray[np.int64],
+    tail: list[tuple[array[int], array[int]]],
+) -> _Segment:
+    """``old`` with the tail's postings (``tail[i]`` those of term ``tail_terms[i]``) after each term's own."""
+    terms = np.union1d(old.terms, tail_terms)
+    at_old = np.searchsorted(terms, old.terms)  # where each of old's terms lands among the new ones
+    at_tail = np.searchsorted(terms, tail_terms)
+    counts = np.zeros(len(terms), np.int64)
+    counts[at_old] = np.diff(old.offsets)
+    counts[at_tail] += tail_counts
+    offsets = np.zeros(len(terms) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    docs = np.empty(offsets[-1], np.int32)
+    freqs = np.empty(offsets[-1], np.uint16)
+    # old postings, in runs of terms that all move by the same amount: a run lands in one piece
+    shift = offsets[at_old] - old.offsets[:-1]
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(shift)) + 1, [len(old.terms)])).tolist()
+    for lo, hi in itertools.pairwise(bounds):
+        if lo == hi:
+            continue
+        src, stop, dst = int(old.offsets[lo]), int(old.offsets[hi]), int(offsets[at_old[lo]])
+        docs[dst : dst + stop - src] = old.docs[src:stop]
+        freqs[dst : dst + stop - src] = old.freqs[src:stop]
+    # each term's tail postings after its old ones
+    ends = offsets[at_tail + 1].tolist()
+    for (tail_docs, tail_freqs), end in zip(tail, ends, strict=True):
+        docs[end - len(tail_docs) : end] = tail_docs
+        freqs[end - len(tail_docs) : end] = tail_freqs
+    _sort_tails(offsets, docs, freqs, at_tail, tail_counts)
+    return _Segment(terms, offsets, docs, freqs)
 
 
 def _sort_tails(
@@ -369,10 +440,10 @@ def _scored_among(
     every posting (an entity's events among a million)."""
     scores = np.zeros(len(docs), np.float32)
     for p in found:
-        for postings, freqs in ((p.tail_docs, p.tail_freqs), (p.base_docs, p.base_freqs)):
+        for i, (postings, freqs) in enumerate([(p.tail_docs, p.tail_freqs), *p.base]):
             if not len(postings) or not len(docs):
                 continue
-            if postings is p.tail_docs:  # the tail is small and not in order: find its documents among ours
+            if i == 0:  # the tail is small and not in order: find its documents among ours
                 held, places = _found_in(docs, postings)
                 counts = freqs[held]
             else:

@@ -129,10 +129,10 @@ def test_documents_added_out_of_order_are_in_order_after_merges(monkeypatch):
         merged.add(doc, words[doc])
     with merged._lock:
         merged._merge()
-    base = merged._base
-    for t in range(len(base.offsets) - 1):
-        docs = base.docs[base.offsets[t]:base.offsets[t + 1]]
-        assert (np.diff(docs) > 0).all()
+    for segment in merged._base.segments:
+        for t in range(len(segment.terms)):
+            docs = segment.docs[segment.offsets[t]:segment.offsets[t + 1]]
+            assert (np.diff(docs) > 0).all()
     monkeypatch.setattr(lexical, "TAIL_LIMIT", 10**9)
     plain = build([words[doc] for doc in range(20)])
     for query in (["common"], ["w1"], ["own13"], ["w2", "own4"]):
@@ -170,7 +170,7 @@ def test_saving_an_index_with_no_tail_keeps_its_base(tmp_path):
 def test_counts_are_kept_in_16_bits_and_score_as_before(monkeypatch):
     monkeypatch.setattr(lexical, "TAIL_LIMIT", 2)
     index = build([["a", "b", "b"], ["b", "c"], ["c"] * 3])  # two merged into the base, one in the tail
-    assert index._base.freqs.dtype == np.uint16
+    assert index._base.segments[0].freqs.dtype == np.uint16
     docs, scores = index.search(["b", "c"], k=3)
     n, average = 3, 8 / 3
 
@@ -187,20 +187,70 @@ def test_counts_are_kept_in_16_bits_and_score_as_before(monkeypatch):
 def test_a_count_past_the_cap_is_counted_as_the_cap(monkeypatch):
     monkeypatch.setattr(lexical, "TAIL_LIMIT", 1)
     index = build([["x"] * (lexical.COUNT_MAX + 10), ["x"] * lexical.COUNT_MAX])
-    assert index._base.freqs.tolist() == [lexical.COUNT_MAX, lexical.COUNT_MAX]
+    assert index._base.segments[0].freqs.tolist() == [lexical.COUNT_MAX, lexical.COUNT_MAX]
     docs, scores = index.search(["x"], k=2)
     assert sorted(docs.tolist()) == [0, 1] and (scores > 0).all()
 
 
 def test_an_index_saved_with_float_counts_loads_and_answers_the_same(tmp_path):
     index = build([["peter", "move", "marrakesh"], ["peter", "peter", "join"], ["ana"]])
-    index.save(tmp_path)
-    with np.load(tmp_path / "lexical.npz") as saved:  # as an earlier version wrote it: counts as float32
-        arrays = {name: saved[name] for name in saved.files}
-    arrays["freqs"] = arrays["freqs"].astype(np.float32)
-    np.savez(tmp_path / "lexical.npz", **arrays)
+    _save_as_one_block(index, tmp_path, np.float32)  # as an earlier version wrote it: counts as float32
     loaded = LexicalIndex.load(tmp_path)
-    assert loaded._base.freqs.dtype == np.uint16
+    assert loaded._base.segments[0].freqs.dtype == np.uint16
     for query in (["peter"], ["marrakesh", "join"], ["ana", "peter"]):
         want, got = index.search(query, k=3), loaded.search(query, k=3)
         assert want[0].tolist() == got[0].tolist() and want[1].tolist() == got[1].tolist()
+
+
+def _save_as_one_block(index, directory, counts=np.uint16):
+    """Save ``index`` as versions before segments did: one block of postings over every term number."""
+    index.save(directory)
+    (segment,) = index._base.segments
+    with np.load(directory / "lexical.npz") as saved:
+        arrays = {name: saved[name] for name in saved.files if not name.startswith("s")}
+    per_term = np.zeros(len(index._base.terms), np.int64)
+    per_term[segment.terms] = np.diff(segment.offsets)
+    arrays |= {"offsets": np.concatenate(([0], np.cumsum(per_term))), "docs": segment.docs,
+               "freqs": segment.freqs.astype(counts)}
+    np.savez(directory / "lexical.npz", **arrays)
+
+
+def test_an_index_saved_as_one_block_loads_and_answers_the_same(tmp_path):
+    index = build([["peter", "move", "marrakesh"], ["peter", "peter", "join"], ["ana"], ["join", "ana"]])
+    _save_as_one_block(index, tmp_path)
+    loaded = LexicalIndex.load(tmp_path)
+    for query in (["peter"], ["marrakesh", "join"], ["ana", "peter"], ["nobody"]):
+        want, got = index.search(query, k=4), loaded.search(query, k=4)
+        assert want[0].tolist() == got[0].tolist() and want[1].tolist() == got[1].tolist()
+
+
+def test_merges_fill_segments_up_to_their_size_and_answer_as_one_block(monkeypatch, tmp_path):
+    """A merge folds the tail into the last segment until it would pass SEGMENT_POSTINGS, then starts a new
+    one; with documents added out of order, and common terms pruned, every answer is that of an index that
+    never merged (to the last bits of float32: a document's terms are summed rarest first in a base, in query
+    order in the tail), and a saved and loaded index gives the same floats."""
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 5)
+    monkeypatch.setattr(lexical, "SEGMENT_POSTINGS", 40)
+    monkeypatch.setattr(lexical, "PRUNE_FROM", 10)
+    rng = np.random.default_rng(3)
+    order = rng.permutation(60).tolist()
+    words = {d: ["common", f"w{d % 7}", f"v{d % 3}", f"own{d}"] + ["common"] * (d % 3) for d in order}
+    merged = lexical.LexicalIndex()
+    for d in order:
+        merged.add(d, words[d])
+    sizes = [len(segment.docs) for segment in merged._base.segments]
+    assert len(sizes) > 1 and max(sizes) <= 40
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 10**9)
+    plain = build([words[d] for d in range(60)])
+    merged.remove(17)
+    plain.remove(17)
+    merged.save(tmp_path)
+    loaded = LexicalIndex.load(tmp_path)
+    allowed = np.zeros(60, bool)
+    allowed[[2, 17, 31, 44]] = True
+    for query in (["common"], ["w3"], ["own13"], ["w2", "own4"], ["common", "v1", "w5"]):
+        want, got, again = (i.search(query, k=10) for i in (plain, merged, loaded))
+        assert got[0].tolist() == want[0].tolist() and np.allclose(got[1], want[1], rtol=1e-6)
+        assert again[0].tolist() == got[0].tolist() and again[1].tolist() == got[1].tolist()
+        narrow, got = plain.search(query, k=10, allowed=allowed), merged.search(query, k=10, allowed=allowed)
+        assert got[0].tolist() == narrow[0].tolist() and np.allclose(got[1], narrow[1], rtol=1e-6)
