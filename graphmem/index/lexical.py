@@ -5,9 +5,9 @@ numpy arrays (term -> the documents holding it and how often) that never changes
 reads them without a lock. The tail collects documents added since, as small per-term lists; when it passes
 ``TAIL_LIMIT`` documents it is merged into the last segment, or starts a new one when that would take the
 segment past ``SEGMENT_POSTINGS``; the new base replaces the old one in a single assignment. So a merge builds
-at most one segment's arrays beside the old ones, however large the index: at a million documents one base
-of ~20M postings had to be copied whole, ~120 MB at once. Numbers of removed documents are remembered and
-skipped.
+at most one segment's arrays beside the old ones, however large the index (a base of one block, at a million
+documents ~20M postings, was copied whole by every merge: ~120 MB at once). Numbers of removed documents are
+remembered and skipped.
 
 Scores are Okapi BM25 (k1 = 1.2, b = 0.75) with the usual smoothed idf, log(1 + (N - df + 0.5) / (df + 0.5)).
 How often a term occurs in a document is kept in 16 bits (capped at ``COUNT_MAX``) and scored as float32:
