@@ -878,9 +878,9 @@ class KuzuStore:
         """``COPY`` of ``items`` into ``table``, turned into Arrow ``COPY_CHUNK`` rows at a time: a bulk write's
         rows are made as they are read, so no more than a chunk of them (dicts of ~0.5-1 KB) exists at once."""
         spec = _TABLES[table]
-        names = (["from", "to"] if spec.endpoints is not None else []) + [name for name, _ in spec.columns]
-        schema = pa.schema([(name, pa.string()) for name in names[: len(names) - len(spec.columns)]]
-                           + [(name, _ARROW_TYPES[type_]) for name, type_ in spec.columns])
+        ends = [("from", pa.string()), ("to", pa.string())] if spec.endpoints is not None else []
+        schema = pa.schema(ends + [(name, _ARROW_TYPES[type_]) for name, type_ in spec.columns])
+        names = schema.names
         chunks = []
         rows_ = iter(items)
         while chunk := list(itertools.islice(rows_, COPY_CHUNK)):
