@@ -519,5 +519,6 @@ def test_a_lookup_of_many_keys_in_chunks_reads_what_one_key_at_a_time_reads(tmp_
 
     one_by_one, joins = subjects_read(10**6, 10**6)
     assert len(one_by_one) == 23 and joins == 0
-    assert subjects_read(2, 4) == (one_by_one, 6)  # 23 keys in chunks of 4
-    assert subjects_read(2, 10**6) == (one_by_one, 1)  # in one join
+    # two lookups (the subjects' edges, then their 23 states by id), each in chunks of 4, then each in one join
+    assert subjects_read(2, 4) == (one_by_one, 12)
+    assert subjects_read(2, 10**6) == (one_by_one, 2)
