@@ -9,11 +9,12 @@ __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "
 
 # The engine's page cache, in MiB: a ceiling the cache grows to, resident once filled. It also holds the
 # primary-key indexes a commit works on and the joins of reads. Measured with bench/scale.py at a million
-# events (a 896 MB database): 256 MiB ran the whole bulk load but not a read of 10,000 subjects' states in one
-# join (reads are chunked since: see kuzu_store.LOOKUP_CHUNK); 512 MiB ran it all. The default was a quarter of
-# the machine's memory (4 GiB here), whose resident part grew to ~620 MB by the end of that run. A larger
-# memory may want more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
-DEFAULT_BUFFER_POOL_MB = 512
+# events (a 897 MB database): 256 MiB runs it all since a read of many subjects' states takes two reads instead
+# of one join that held every state edge with all its columns (see KuzuStore._read_subjects); the peak RSS was
+# 1,972 MB with 256 MiB and 2,122 MB with 512, at the same speed within the noise. Earlier defaults: a quarter
+# of the machine's memory (4 GiB here; ~620 MB resident by the end of that run), then 512 MiB. A larger memory
+# may want more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
+DEFAULT_BUFFER_POOL_MB = 256
 
 
 def open_store(path: str, *, buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB, read_only: bool = False) -> GraphStore:
