@@ -77,9 +77,9 @@ APPLY_COPY_THRESHOLD = 1_000
 # keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
 # plans worse): up to this many keys, one lookup per key is faster
 LOOKUP_LOOP_MAX = 48
-# keys one joined lookup takes at most: its join works in the engine's page cache, and a read of 10,000
-# subjects' states at a million events needed more than a 256 MiB cache holds (a chunk rescans the table:
-# ~12 ms at 100k entities)
+# keys one joined lookup takes at most: its join works in the engine's page cache, so a chunk bounds what one
+# statement holds there (a chunk rescans the table: ~12 ms at 100k entities); what a join carries matters as
+# much, see _read_subjects
 LOOKUP_CHUNK = 5_000
 # nodes of one table from which a transaction writes them in one statement (UNWIND) instead of one statement
 # each: a statement costs the engine ~0.15 ms or more however little it writes
