@@ -324,7 +324,7 @@ def test_warming_reads_the_subjects_states_ahead_and_writes_keep_them_exact(tmp_
         assert [s.object for s in warmed["Person 7"]][-1] == "Tokyo" and len(warmed["Stateless"]) == 1
 
 
-def test_a_bulk_write_keeps_none_of_the_tables_it_copied_in(tmp_path):
+def test_a_bulk_write_keeps_none_of_the_tables_it_read_its_rows_from(tmp_path):
     import gc
 
     import pyarrow as pa
@@ -337,9 +337,40 @@ def test_a_bulk_write_keeps_none_of_the_tables_it_copied_in(tmp_path):
 
         bulk(0)
         before = pa.total_allocated_bytes()
-        bulk(5000)  # ~4 MB of tables copied in: the engine once kept every one of them
+        bulk(5000)  # ~4 MB of Arrow rows: the engine keeps every table passed as a parameter
         assert pa.total_allocated_bytes() - before < 2**20
         assert mem.stats().events == 10_000
+
+
+def test_a_memory_dropped_after_its_applier_wrote_in_bulk_is_collected():
+    import gc
+    import weakref
+
+    mem = Memory.in_memory(extract=False, embedder="none")
+    mem.record_many([{"content": f"note {i}", "thread": "t", "entities": ["Aiko", f"topic {i}"]} for i in range(8)])
+    mem.store.settle()  # the applier wrote them, nodes and events each in one statement reading Arrow rows
+    assert mem.stats().events == 8
+    store = weakref.ref(mem.store)
+    del mem
+    gc.collect()
+    assert store() is None  # (the engine's search for the rows by name once left the applier holding it)
+
+
+def test_a_bulk_write_linking_to_a_missing_node_writes_nothing(tmp_path):
+    from graphmem.store.port import WriteBatch
+
+    n = kuzu_store.JOURNAL_MAX_ROWS  # events and mentions: more rows than the journal takes, so the engine's own
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        made = mem.record_many([{"content": f"note {i}", "entities": ["Aiko"]} for i in range(n)])
+        events = [r.event.model_copy(update={"id": r.event.id + "x"}) for r in made]
+        aiko = mem.store.entity_ids_for_keys(["aiko"])["aiko"]
+        mentions = [(e.id, aiko) for e in events] + [(events[0].id, "no-such-entity")]
+        with pytest.raises(StoreError, match="1 of 257 mentions"):
+            mem.store.write(WriteBatch(events=events, mentions=mentions))
+        links = [(r.event.id, made[-1].event.id, "same_topic") for r in made] + [("no-such-event", made[0].event.id, "x")]
+        with pytest.raises(StoreError, match="1 of 257 LINK links"):
+            mem.store.write(WriteBatch(links=links))
+        assert mem.stats().events == n and mem.store._rows("MATCH ()-[l:LINK]->() RETURN count(*) AS n")[0]["n"] == 0
 
 
 # -- the write journal ----------------------------------------------------------------------------------------
