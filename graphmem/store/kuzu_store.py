@@ -122,8 +122,11 @@ _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 # the engine's write-ahead log is folded into the database file (a checkpoint) once it holds this much. The
 # engine would do it inside the commit that crosses it, where it waits for every running read to finish and
 # fails the commit after a timeout (though its writes stay committed): this adapter does it after the commit,
-# and tries again a little later when reads keep it from finishing
-CHECKPOINT_BYTES = 16 * 2**20
+# and tries again a little later when reads keep it from finishing. A checkpoint rewrites the adjacency of every
+# node an edge was added to (with many entities mentioned, nearly all of them): ~1.6 s at a million events
+# however little the log holds, so it is made rarely. At 16 MiB it came every other 10,000-event batch (the
+# engine's share of a batch ~1.45 s at 1M); at 64 MiB once in 8 (~1.1 s), with the same peak memory
+CHECKPOINT_BYTES = 64 * 2**20
 CHECKPOINT_RETRY_S = 5.0
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
