@@ -526,7 +526,7 @@ class Memory:
         return self.record_many([fields])[0]
 
     def record_many(self, items: Iterable[Mapping[str, Any]]) -> list[RecordResult]:
-        """Append many events in one transaction (the bulk path: one statement for each kind of row).
+        """Append many events in one transaction (the bulk path: COPY for large batches).
 
         Every item is validated first; one bad item raises :class:`InvalidInput` naming its index and field,
         and nothing of the batch is written. Items may carry ``states`` (a list of state dicts whose evidence

@@ -240,9 +240,9 @@ def test_states_attached_to_events_use_the_event_as_evidence(mem):
 
 def test_a_batch_restating_one_fact_many_times_keeps_all_its_evidence(mem):
     # more evidence and revisions in one write than go row by row (they go in bulk) beside a few new states
-    from graphmem.store.kuzu_store import BULK_FROM
+    from graphmem.store.kuzu_store import COPY_THRESHOLD
 
-    n = BULK_FROM + 10
+    n = COPY_THRESHOLD + 10
     items = [{"content": f"Aiko works at Globex (note {i}).", "occurred_at": f"2025-12-01T{i // 60:02d}:{i % 60:02d}:00Z",
               "states": [{"subject": "Aiko", "predicate": "works_at", "object": "Globex", "valid_from": "2025-12"},
                          {"subject": f"Lab {i % 3}", "predicate": "located_in", "object": "Osaka"}]}

@@ -6,9 +6,8 @@ Engine facts this adapter is built around:
 * inside a process, concurrent write transactions fail at once instead of waiting, so writes go through one
   connection under one lock; reads use a connection per thread and run concurrently;
 * timestamps lose their offset silently, so only naive UTC reaches the engine, always as parameters;
-* row by row, a statement costs ~1 ms and edges ~1 ms each, so a batch with many rows of one kind writes
-  them in one statement that reads them from an Arrow table (``LOAD FROM``), inside the same transaction as
-  the rest of the batch (COPY would checkpoint the whole database at every commit);
+* bulk edges are fast through ``COPY rel FROM <arrow table>`` and slow row by row, so a batch with many rows
+  of one table goes through COPY, inside the same transaction as the rest of the batch;
 * a transaction costs ~2 ms however little it holds, so a small write is acknowledged once it is in the write
   journal (``<path>.journal``, one disk sync; see store/journal.py) and a background applier moves the writes
   queued there into the engine, many per transaction. Reads see every acknowledged write: a read waits for the
@@ -62,21 +61,18 @@ __all__ = ["KuzuStore"]
 
 log = logging.getLogger(__name__)
 
-# Bulk writes are statements that read their rows from an Arrow table (`LOAD FROM`, see _load): ~3 us a row
-# of two columns, ~35 us an event with its thread and mentions, where `UNWIND $rows` (which converts and casts
-# every parameter row) takes ~100. They commit through the engine's log like any statement, and the log is
-# folded in once it is large (see CHECKPOINT_BYTES). COPY is not used: a transaction that ran one is
-# checkpointed by its COMMIT, which rewrites the adjacency of every node an edge was copied to, so the commit
-# grew with the database (~1.1 s for a 10,000-event batch at a million events, against ~0.3 s by statements
-# and a checkpoint every few batches). A statement linking existing nodes joins its rows against a scan of
-# both tables, one MATCH clause each (~0.1 s at a million events; both ends in one clause is planned as a
-# cross product and exhausts the buffer pool), so fewer links than this go one statement each (~1 ms)
-BULK_FROM = 64
-ARROW_CHUNK = 4_096  # rows turned into Arrow at a time (see _arrow)
-# the same for the applier's merged writes, whose statements ride along with each state; row by row the
-# applier spends ~1 ms an event. One by one at a million events: ~490-510 records/s with this, ~360-440 with
-# BULK_FROM (measured when bulk writes were COPYs)
-APPLY_BULK_FROM = 1_000
+# A transaction that ran a COPY is checkpointed by its COMMIT, even with automatic checkpoints off (the engine
+# writes the shadow file and empties its log there): ~25 ms a node table and ~40 ms a relationship table
+# copied into on a small database, 0.3-0.9 s for the commit of a 10,000-event batch in the first 300k events.
+# Row-wise statements commit in ~1-5 ms; `UNWIND $rows` CREATE of nodes costs ~25 us a row, but relationships
+# between existing nodes by UNWIND join each statement against a scan of both tables (~140 ms a statement at a
+# million events; MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
+COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
+COPY_CHUNK = 4_096  # rows turned into Arrow at a time for a COPY or a LOAD FROM (see _arrow)
+# the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
+# slows the writes being acknowledged beside it; row by row the applier spends ~1 ms an event. One by one at
+# a million events: ~490-510 records/s with this, ~360-440 with COPY_THRESHOLD
+APPLY_COPY_THRESHOLD = 1_000
 # a single-key MATCH is a primary-key lookup, while `UNWIND $keys AS k MATCH (n) WHERE n.pk = k` joins the
 # keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
 # plans worse): up to this many keys, one lookup per key is faster
@@ -85,8 +81,8 @@ LOOKUP_LOOP_MAX = 48
 # statement holds there (a chunk rescans the table: ~12 ms at 100k entities); what a join carries matters as
 # much, see _read_subjects
 LOOKUP_CHUNK = 5_000
-# nodes of one table from which a transaction writes them in one statement (LOAD FROM) instead of one
-# statement each: a statement costs the engine ~0.15 ms or more however little it writes
+# nodes of one table from which a transaction writes them in one statement (UNWIND) instead of one statement
+# each: a statement costs the engine ~0.15 ms or more however little it writes
 GROUP_FROM = 2
 # the same for events with their thread and mentions. An event's own statement costs ~1.2-1.6 ms (prepared,
 # one core); the grouped one ~3.5 ms, ~0.2-1 ms an event, and a scan of every entity to match the mentions
@@ -122,11 +118,8 @@ _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 # the engine's write-ahead log is folded into the database file (a checkpoint) once it holds this much. The
 # engine would do it inside the commit that crosses it, where it waits for every running read to finish and
 # fails the commit after a timeout (though its writes stay committed): this adapter does it after the commit,
-# and tries again a little later when reads keep it from finishing. A checkpoint rewrites the adjacency of every
-# node an edge was added to (with many entities mentioned, nearly all of them): ~1.6 s at a million events
-# however little the log holds, so it is made rarely. At 16 MiB it came every other 10,000-event batch (the
-# engine's share of a batch ~1.45 s at 1M); at 64 MiB once in 8 (~1.1 s), with the same peak memory
-CHECKPOINT_BYTES = 64 * 2**20
+# and tries again a little later when reads keep it from finishing
+CHECKPOINT_BYTES = 16 * 2**20
 CHECKPOINT_RETRY_S = 5.0
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 _ARROW_TYPES = {
@@ -146,74 +139,30 @@ def _props(table: Table, prefix: str = "") -> str:
 _CREATE = {t.name: f"CREATE (:{t.name} {{{_props(t)}}})" for t in NODES}
 
 
-def _loaded(columns: Iterable[str]) -> str:
-    """Columns set from the same-named columns of the rows a ``LOAD FROM`` reads (quoted: ``order`` is one)."""
-    return ", ".join(f"{c}: `{c}`" for c in columns)
+def _cast(table: Table) -> str:
+    """A table's columns taken from the row ``r`` of an UNWIND, each cast to its type (a column that is null
+    in every row of a list would otherwise reach the engine untyped)."""
+    return ", ".join(f"{c}: CAST(r.{c} AS {t})" for c, t in table.columns)
 
 
-_LOAD_CREATE = {t.name: f"CREATE (:{t.name} {{{_loaded(t.column_names)}}})" for t in NODES}
+_GROUP_CREATE = {t.name: f"UNWIND $rows AS r CREATE (:{t.name} {{{_cast(t)}}})" for t in NODES}
 # events in one statement, each with its thread (first) and mentions (when it pays: see EVENT_GROUP_FROM). The
 # mentions are matched after the event is made, so one that names none is still written; the count returned
 # says how many were linked
-_LOAD_EVENTS = {
+_GROUP_EVENTS = {
     with_thread: (
-        f"CREATE (e:Event {{{_loaded(_TABLES['Event'].column_names)}}}) "
-        + ("WITH e, `_thread`, `_mentions` MATCH (t:Thread {key: `_thread`}) CREATE (e)-[:IN_THREAD]->(t) "
-           if with_thread else "")
-        + "WITH e, `_mentions` UNWIND `_mentions` AS mid MATCH (m:Entity {id: mid}) "
+        f"UNWIND $rows AS r CREATE (e:Event {{{_cast(_TABLES['Event'])}}}) "
+        + ("WITH e, r MATCH (t:Thread {key: r._thread}) CREATE (e)-[:IN_THREAD]->(t) " if with_thread else "")
+        + "WITH e, r UNWIND CAST(r._mentions AS STRING[]) AS mid MATCH (m:Entity {id: mid}) "
         "CREATE (e)-[:MENTIONS]->(m) RETURN count(*)"
     )
     for with_thread in (False, True)
 }
-_EVENT_GROUP_COLUMNS = (*_TABLES["Event"].columns, ("_thread", "STRING"), ("_mentions", "STRING[]"))
 _ENTITY_UPDATE = "MATCH (n:Entity {id: $id}) SET n.name = $name, n.type = $type, n.aliases = $aliases"
+# many in one statement, reading them from Arrow rows (see _load); it joins them against a scan of the entities
 _BULK_ENTITY_UPDATE = ("MATCH (n:Entity {id: `id`}) SET n.name = `name`, n.type = `type`, n.aliases = `aliases` "
                        "RETURN count(*)")
 _ENTITY_UPDATE_COLUMNS = (("id", "STRING"), ("name", "STRING"), ("type", "STRING"), ("aliases", "STRING[]"))
-# states with the edge from their subject (its columns prefixed h_: they share names with the state's)
-_BULK_STATE_CREATE = (
-    f"MATCH (n:Entity {{id: `subject_id`}}) CREATE (s:State {{{_loaded(_TABLES['State'].column_names)}}}) "
-    "CREATE (n)-[:HAS_STATE {"
-    + ", ".join(f"{c}: `h_{c}`" for c in _TABLES["HAS_STATE"].column_names) + "}]->(s) RETURN count(*)"
-)
-_BULK_STATE_COLUMNS = (*_TABLES["State"].columns, *((f"h_{c}", t) for c, t in _TABLES["HAS_STATE"].columns))
-
-
-def _by_name(conn: Any, query: str, rows_: pa.Table) -> Any:
-    """Run ``query``, which reads the Arrow table ``rows_`` by the name ``graphmem_rows``, on ``conn``.
-
-    Not as a parameter (``FROM $rows``): the engine keeps every table passed that way alive (~660 bytes an
-    event stayed in memory). To find a table by name the engine reads the local variables of every frame of
-    the calling thread, and Python then keeps a copy of each frame's variables for as long as the frame
-    lives: in the applier's loop, that copy held the store after the loop had let it go, so a dropped memory
-    was never closed. So the statement runs in a thread of its own (~0.1 ms), whose frames end with it."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        graphmem_rows = rows_  # noqa: F841 - read by name, from this frame
-        try:
-            outcome.append(conn.execute(query))
-        except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
-            outcome.append(exc)
-
-    runner = threading.Thread(target=run, name="graphmem-load")
-    runner.start()
-    runner.join()
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    return outcome[0]
-
-
-def _arrow(columns: Sequence[tuple[str, str]], items: Iterable[Mapping[str, Any]]) -> pa.Table:
-    """``items`` as an Arrow table of ``columns`` (names and engine types), made ``ARROW_CHUNK`` rows at a time
-    from the iterable: no more than a chunk of a bulk write's rows (dicts of ~0.5-1 KB) exists at once."""
-    schema = pa.schema([(name, _ARROW_TYPES[type_]) for name, type_ in columns])
-    names = schema.names
-    chunks = []
-    rows_ = iter(items)
-    while chunk := list(itertools.islice(rows_, ARROW_CHUNK)):
-        chunks.append(pa.record_batch([[i.get(name) for i in chunk] for name in names], schema=schema))
-    return pa.Table.from_batches(chunks, schema)
 _STATE_CREATE = (
     f"MATCH (n:Entity {{id: $subject_id}}) CREATE (s:State {{{_props(_TABLES['State'])}}}) "
     f"CREATE (n)-[:HAS_STATE {{{_props(_TABLES['HAS_STATE'], 'h_')}}}]->(s)"
@@ -250,6 +199,44 @@ _H_COLS = ", ".join(f"h.{c} AS h_{c}" for c in _TABLES["HAS_STATE"].column_names
 _E_COLS = ", ".join(f"e.{c} AS {c}" for c in _TABLES["Event"].column_names)
 _N_COLS = ", ".join(f"n.{c} AS {c}" for c in _TABLES["Entity"].column_names)
 _BRIEF_COLS = ", ".join(f"e.{c} AS {c}" for c in rows.BRIEF_COLUMNS)  # a cold row costs ~65 µs per column
+
+
+def _arrow(columns: Sequence[tuple[str, str]], items: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """``items`` as an Arrow table of ``columns`` (names and engine types), made ``COPY_CHUNK`` rows at a time
+    from the iterable: no more than a chunk of a bulk write's rows (dicts of ~0.5-1 KB) exists at once."""
+    schema = pa.schema([(name, _ARROW_TYPES[type_]) for name, type_ in columns])
+    names = schema.names
+    chunks = []
+    rows_ = iter(items)
+    while chunk := list(itertools.islice(rows_, COPY_CHUNK)):
+        chunks.append(pa.record_batch([[i.get(name) for i in chunk] for name in names], schema=schema))
+    return pa.Table.from_batches(chunks, schema)
+
+
+def _by_name(conn: Any, query: str, rows_: pa.Table) -> Any:
+    """Run ``query``, which reads the Arrow table ``rows_`` by the name ``graphmem_rows``, on ``conn``.
+
+    Not as a parameter (``FROM $rows``): the engine keeps every table passed that way alive (~660 bytes an
+    event stayed in memory; a million events: ~650 MB). To find a table by name the engine reads the local
+    variables of every frame of the calling thread, and Python then keeps a copy of each frame's variables
+    for as long as the frame lives: a long-lived caller (the applier's loop, a server's worker) kept what it
+    had since let go, such as a dropped memory's store. So the statement runs in a thread of its own (~0.1 ms),
+    whose frames end with it."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        graphmem_rows = rows_  # noqa: F841 - read by name, from this frame
+        try:
+            outcome.append(conn.execute(query))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
+            outcome.append(exc)
+
+    runner = threading.Thread(target=run, name="graphmem-load")
+    runner.start()
+    runner.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 class KuzuStore:
@@ -299,7 +286,7 @@ class KuzuStore:
         self._applier: threading.Thread | None = None
         self._journal: Journal | None = None
         self._checkpoint_after = 0.0  # (monotonic) not before: the last attempt failed
-        self._bulk_from = BULK_FROM  # rows of one kind above which the transaction being written goes in bulk
+        self._copy_at = COPY_THRESHOLD  # rows of one table above which the transaction being written uses COPY
         if read_only:
             self._check_journal_applied()
         else:
@@ -568,7 +555,7 @@ class KuzuStore:
         merged = _merged([q.batch for q in group])
         try:
             with self._engine_lock:
-                self._bulk_from = APPLY_BULK_FROM
+                self._copy_at = APPLY_COPY_THRESHOLD
                 try:
                     self._write_in_transaction(merged, mark=group[-1].seq,
                                                columns=[c for q in group for c in q.columns])
@@ -577,7 +564,7 @@ class KuzuStore:
                         raise
                     # the commit reported an error after it had landed (the mark moved with it)
                 finally:
-                    self._bulk_from = BULK_FROM
+                    self._copy_at = COPY_THRESHOLD
         except Exception as exc:  # noqa: BLE001 - retried one by one, then reported to every later caller
             if len(group) > 1:
                 log.warning("journal records %d-%d failed together (%s); retrying them one at a time",
@@ -743,9 +730,11 @@ class KuzuStore:
     def _write_nodes(self, tx: Any, b: WriteBatch) -> None:
         self._insert(tx, "Entity", [rows.entity_row(e) for e in b.entities])
         updates = [{"id": e.id, "name": e.name, "type": e.type, "aliases": list(e.aliases)} for e in b.entity_updates]
-        if len(updates) > self._bulk_from:
-            self._counted(self._load(tx, _BULK_ENTITY_UPDATE, _ENTITY_UPDATE_COLUMNS, updates), len(updates),
-                          "entity updates")
+        if len(updates) > self._copy_at:  # one statement: ~0.08 s for 10,000 at a million events, not ~3.6 s
+            made = int(self._load(tx, _BULK_ENTITY_UPDATE, _ENTITY_UPDATE_COLUMNS, updates).get_all()[0][0])
+            if made != len(updates):
+                raise StoreError(f"database error: {len(updates) - made} of {len(updates)} entity updates found "
+                                 "no entity")
         else:
             for update in updates:
                 self._run(tx, _ENTITY_UPDATE, update)
@@ -753,14 +742,14 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
-        if len(b.events) > self._bulk_from and not self._groups_events(tx, len(b.events)):
-            self._insert(tx, "Event", [rows.event_row(e) for e in b.events])  # their edges are linked in bulk
+        if len(b.events) > self._copy_at:
+            self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
             self._write_event_rows(tx, b)
 
     def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
-        """The events of ``b`` with their own edges: those in a thread in one statement, and those in none in
-        another, when there are enough of them (see ``EVENT_GROUP_FROM``), else one statement each. The edges
+        """The events of ``b`` with their own edges, row by row: in one statement for each group large
+        enough (see ``EVENT_GROUP_FROM``) in one thread (or in none), else one statement each. The edges
         written leave ``b``'s lists."""
         own = {e.id: _EventEdges() for e in b.events}
         in_thread, mentions, annotations = [], [], []
@@ -780,34 +769,33 @@ class KuzuStore:
             else:
                 annotations.append(a)
         b.in_thread, b.mentions, b.new_annotations = in_thread, mentions, annotations
-        by_thread: dict[bool, list[Event]] = {}  # events in a thread, and in none: a statement for all of each
+        by_threads: dict[int, list[Event]] = {}  # events in no thread, or in one: a statement for all of each
         for event in b.events:
-            by_thread.setdefault(bool(own[event.id].threads), []).append(event)
-        for with_thread, events in by_thread.items():
-            if len(events) >= EVENT_GROUP_FROM and self._groups_events(tx, len(events)):
-                # a group links each event to its first thread; the others are linked with the batch's edges
-                b.in_thread.extend((e.id, t) for e in events for t in own[e.id].threads[1:])
-                self._write_event_group(tx, events, own, with_thread=with_thread)
-                continue
+            by_threads.setdefault(min(len(own[event.id].threads), 2), []).append(event)
+        entities: int | None = None
+        for count, events in by_threads.items():
+            if count < 2 and len(events) >= EVENT_GROUP_FROM:
+                if entities is None:  # (the engine keeps the count: ~0.5 ms at 300k entities)
+                    entities = int(self._run(tx, "MATCH (n:Entity) RETURN count(*)").get_all()[0][0])
+                if len(events) * ENTITIES_PER_GROUPED_EVENT >= entities:
+                    self._write_event_group(tx, events, own, with_thread=count == 1)
+                    continue
             for event in events:
                 edges = own[event.id]
                 self._write_one_event(tx, event, edges.threads, list(edges.mentions), edges.annotation)
 
-    def _groups_events(self, tx: Any, events: int) -> bool:
-        """Whether a statement for ``events`` events pays for its scan of every entity (see
-        ENTITIES_PER_GROUPED_EVENT); the engine keeps the count: ~0.5 ms at 300k entities."""
-        entities = int(self._run(tx, "MATCH (n:Entity) RETURN count(*)").get_all()[0][0])
-        return events * ENTITIES_PER_GROUPED_EVENT >= entities
-
     def _write_event_group(self, tx: Any, events: list[Event], own: dict[str, _EventEdges], *,
                            with_thread: bool) -> None:
-        """Events each in a thread (linked to its first; none, ``with_thread`` off) with their mentions, in one
-        statement; their annotations go in one more. The statement counts the mentions it linked: fewer than
-        were asked for (a thread or an entity the engine does not hold) fails the transaction."""
-        rows_ = (rows.event_row(e) | {"_mentions": list(own[e.id].mentions),
-                                      "_thread": own[e.id].threads[0] if with_thread else None} for e in events)
-        linked = int(self._load(tx, _LOAD_EVENTS[with_thread], _EVENT_GROUP_COLUMNS, rows_).get_all()[0][0])
-        wanted = sum(len(own[e.id].mentions) for e in events)
+        """Events that each join one thread (or none, ``with_thread`` off) with their threads and mentions, in
+        one statement; their annotations go in one more. The statement counts the mentions it linked: fewer
+        than were asked for (a thread or an entity the engine does not hold) fails the transaction."""
+        rows_ = [rows.event_row(e) | {"_mentions": list(own[e.id].mentions)} for e in events]
+        if with_thread:
+            for row, event in zip(rows_, events, strict=True):
+                row["_thread"] = own[event.id].threads[0]
+        result = self._run(tx, _GROUP_EVENTS[with_thread], {"rows": rows_})
+        linked = int(result.get_all()[0][0])
+        wanted = sum(len(r["_mentions"]) for r in rows_)
         if linked != wanted:
             raise StoreError(f"database error: {wanted - linked} of {wanted} mentions of a group of events "
                              "found no thread or entity to link to")
@@ -866,11 +854,11 @@ class KuzuStore:
     def _write_states(self, tx: Any, b: WriteBatch, columns: Sequence[Sequence[str]]) -> None:
         # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
         # revisions, evidence and the state it supersedes ride on the statement that writes the state
-        riding = _Riders(b, bulk=len(b.new_states) > self._bulk_from)
-        if riding.bulk:  # each with its subject's edge, then their objects
-            made = self._load(tx, _BULK_STATE_CREATE, _BULK_STATE_COLUMNS,
-                              (rows.state_row(s) | _prefixed("h_", rows.version_row(s)) for s in b.new_states))
-            self._counted(made, len(b.new_states), "states")
+        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at)
+        if riding.bulk:
+            self._copy(tx, "State", (rows.state_row(s) for s in b.new_states))
+            self._copy(tx, "HAS_STATE",
+                       ({"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states))
             self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
         else:
             for s in b.new_states:
@@ -902,8 +890,11 @@ class KuzuStore:
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
             return
-        if upsert is None and len(items) >= GROUP_FROM:
-            self._load(tx, _LOAD_CREATE[table], _TABLES[table].columns, items)
+        if upsert is None and len(items) > self._copy_at:
+            self._copy(tx, table, items)
+            return
+        if upsert is None and len(items) >= GROUP_FROM:  # one statement: ~25 us a row, not ~150 us or more
+            self._run(tx, _GROUP_CREATE[table], {"rows": items})
             return
         query = upsert or _CREATE[table]
         for item in items:
@@ -920,14 +911,10 @@ class KuzuStore:
     ) -> None:
         if not edges:
             return
-        src_key = "key" if src == "Thread" else "id"
-        if len(edges) > self._bulk_from:
-            statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
-                         f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
-            made = self._load(tx, statement, [("from", "STRING"), ("to", "STRING"), *_TABLES[rel].columns],
-                              ({"from": a, "to": b, **props} for a, b, props in edges))
-            self._counted(made, len(edges), f"{rel} links")
+        if len(edges) > self._copy_at:
+            self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
+        src_key = "key" if src == "Thread" else "id"
         props = ", ".join(f"{c}: ${c}" for c in _TABLES[rel].column_names)
         query = (
             f"MATCH (a:{src} {{{src_key}: $a}}), (b:{dst} {{{dst_key}: $b}}) "
@@ -935,6 +922,15 @@ class KuzuStore:
         )
         for a, b, extra in edges:
             self._run(tx, query, {"a": a, "b": b, **extra})
+
+    def _copy(self, tx: Any, table: str, items: Iterable[Mapping[str, Any]]) -> None:
+        """``COPY`` of ``items`` into ``table``."""
+        spec = _TABLES[table]
+        ends = [("from", "STRING"), ("to", "STRING")] if spec.endpoints is not None else []
+        try:
+            _by_name(tx, f"COPY {table} FROM graphmem_rows", _arrow([*ends, *spec.columns], items))
+        except RuntimeError as exc:
+            raise _database_error(f"database error while copying into {table}", exc) from exc
 
     def _load(self, tx: Any, statement: str, columns: Sequence[tuple[str, str]],
               items: Iterable[Mapping[str, Any]]) -> Any:
@@ -944,14 +940,6 @@ class KuzuStore:
             return _by_name(tx, f"LOAD FROM graphmem_rows {statement}", _arrow(columns, items))
         except RuntimeError as exc:
             raise _database_error("database error", exc) from exc
-
-    @staticmethod
-    def _counted(result: Any, wanted: int, what: str) -> None:
-        """Fail the transaction when a bulk statement wrote fewer rows than asked (a node it had to match,
-        such as a state's subject, is not in the engine)."""
-        made = int(result.get_all()[0][0])
-        if made != wanted:
-            raise StoreError(f"database error: {wanted - made} of {wanted} {what} found no node to attach to")
 
     # -- reads ------------------------------------------------------------------------------------------
 
@@ -1529,11 +1517,11 @@ def _unversioned_confirmations(b: WriteBatch) -> list[tuple[str, dt.datetime]]:
 class _Riders:
     """A batch's revisions, evidence and supersedes, handed to the statements that write their states.
 
-    A kind with more rows than ``BULK_FROM`` in the batch does not ride: it goes in bulk afterwards (many
+    A kind with more rows than ``COPY_THRESHOLD`` in the batch does not ride: it goes by COPY afterwards (many
     riders make each statement slow, and the commit of many small edge inserts slower still)."""
 
     def __init__(self, b: WriteBatch, *, bulk: bool) -> None:
-        self.bulk = bulk  # then none ride: they go in bulk
+        self.bulk = bulk  # then none ride: they go by COPY
         self._kinds = (_RidingKind(b.revisions, lambda r: r.state_id, bulk),
                        _RidingKind(b.evidence, lambda x: x[1], bulk),
                        _RidingKind(b.supersedes, lambda x: x[0], bulk))
@@ -1558,12 +1546,12 @@ class _Riders:
 
 class _RidingKind:
     """One kind of rider (revisions, evidence or supersedes) of a batch, by the state each hangs on; ``None``
-    groups when the kind does not ride (a bulk write, or more rows than ``BULK_FROM``)."""
+    groups when the kind does not ride (a bulk write, or more rows than ``COPY_THRESHOLD``)."""
 
     def __init__(self, items: list[Any], state_of: Callable[[Any], str], bulk: bool) -> None:
         self.items, self.state_of = items, state_of
         self.groups: dict[str, list[Any]] | None = None
-        if not bulk and len(items) <= BULK_FROM:
+        if not bulk and len(items) <= COPY_THRESHOLD:
             self.groups = {}
             for item in items:
                 self.groups.setdefault(state_of(item), []).append(item)
