@@ -368,6 +368,19 @@ def test_a_statement_reading_rows_by_name_keeps_nothing_its_callers_let_go():
     store.close()
 
 
+def test_many_entity_updates_in_one_write_leave_each_entity_as_its_last_update():
+    store = KuzuStore(":memory:")
+    now = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
+    made = [Entity(id=f"en_{i}", name=f"E {i}", created_at=now) for i in range(kuzu_store.COPY_THRESHOLD + 1)]
+    store._write_now(WriteBatch(entities=made))
+    first = [e.model_copy(update={"type": "org"}) for e in made]
+    last = [e.model_copy(update={"type": "place", "aliases": ("Elsewhere",)}) for e in made[:10]]
+    store._write_now(WriteBatch(entity_updates=first + last))  # (a merged journal group can hold both)
+    types = {e.id: (e.type, e.aliases) for e in store.entities([e.id for e in made])}
+    assert types == {e.id: ("place", ("Elsewhere",)) if i < 10 else ("org", ()) for i, e in enumerate(made)}
+    store.close()
+
+
 def test_a_bulk_write_linking_to_a_missing_node_writes_nothing(tmp_path):
     n = kuzu_store.JOURNAL_MAX_ROWS  # events and mentions: more rows than the journal takes, so the engine's own
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
