@@ -73,6 +73,13 @@ COPY_CHUNK = 4_096  # rows turned into Arrow at a time for a COPY or a LOAD FROM
 # slows the writes being acknowledged beside it; row by row the applier spends ~1 ms an event. One by one at
 # a million events: ~490-510 records/s with this, ~360-440 with COPY_THRESHOLD
 APPLY_COPY_THRESHOLD = 1_000
+# a transaction of at most this many rows writes the kinds that go in bulk by statements that read their rows
+# from Arrow (`LOAD FROM`, see _load) rather than by COPY: a COPY's commit checkpoints the database (~25-40 ms
+# a table copied into on a small one, ~1 s at a million events), which was most of the cost of a batch of 500
+# events with extraction (622 events/s by COPY, 1,332 by statements, one core). Larger ones still COPY: a
+# statement costs ~35-45 us an event against ~20 by COPY, and reads of a memory bulk-loaded by statements
+# were slower (as-of p50 7.1 ms against 2.7 at a million events)
+LOAD_MAX_ROWS = 8_000
 # a single-key MATCH is a primary-key lookup, while `UNWIND $keys AS k MATCH (n) WHERE n.pk = k` joins the
 # keys against a scan of the table (twice as fast as `MATCH (n {pk: k})` after UNWIND, which the engine
 # plans worse): up to this many keys, one lookup per key is faster
@@ -158,6 +165,30 @@ _GROUP_EVENTS = {
     )
     for with_thread in (False, True)
 }
+def _loaded(columns: Iterable[str]) -> str:
+    """Columns set from the same-named columns of the rows a ``LOAD FROM`` reads (quoted: ``order`` is one)."""
+    return ", ".join(f"{c}: `{c}`" for c in columns)
+
+
+_LOAD_CREATE = {t.name: f"CREATE (:{t.name} {{{_loaded(t.column_names)}}})" for t in NODES}
+_LOAD_EVENTS = {  # as _GROUP_EVENTS
+    with_thread: (
+        f"CREATE (e:Event {{{_loaded(_TABLES['Event'].column_names)}}}) "
+        + ("WITH e, `_thread`, `_mentions` MATCH (t:Thread {key: `_thread`}) CREATE (e)-[:IN_THREAD]->(t) "
+           if with_thread else "")
+        + "WITH e, `_mentions` UNWIND `_mentions` AS mid MATCH (m:Entity {id: mid}) "
+        "CREATE (e)-[:MENTIONS]->(m) RETURN count(*)"
+    )
+    for with_thread in (False, True)
+}
+_EVENT_GROUP_COLUMNS = (*_TABLES["Event"].columns, ("_thread", "STRING"), ("_mentions", "STRING[]"))
+# states with the edge from their subject (its columns prefixed h_: they share names with the state's)
+_LOAD_STATES = (
+    f"MATCH (n:Entity {{id: `subject_id`}}) CREATE (s:State {{{_loaded(_TABLES['State'].column_names)}}}) "
+    "CREATE (n)-[:HAS_STATE {" + ", ".join(f"{c}: `h_{c}`" for c in _TABLES["HAS_STATE"].column_names)
+    + "}]->(s) RETURN count(*)"
+)
+_STATE_LOAD_COLUMNS = (*_TABLES["State"].columns, *((f"h_{c}", t) for c, t in _TABLES["HAS_STATE"].columns))
 _ENTITY_UPDATE = "MATCH (n:Entity {id: $id}) SET n.name = $name, n.type = $type, n.aliases = $aliases"
 # many in one statement, reading them from Arrow rows (see _load); it joins them against a scan of the entities
 _BULK_ENTITY_UPDATE = ("MATCH (n:Entity {id: `id`}) SET n.name = `name`, n.type = `type`, n.aliases = `aliases` "
@@ -239,6 +270,14 @@ def _by_name(conn: Any, query: str, rows_: pa.Table) -> Any:
     return outcome[0]
 
 
+def _counted(result: Any, wanted: int, what: str) -> None:
+    """Fail the transaction when a bulk statement wrote fewer rows than asked: a node it had to match (a
+    state's subject, a link's end, an updated entity) is not in the engine."""
+    made = int(result.get_all()[0][0])
+    if made != wanted:
+        raise StoreError(f"database error: {wanted - made} of {wanted} {what} found no node to attach to")
+
+
 class KuzuStore:
     """A :class:`~graphmem.store.port.GraphStore` on an embedded Kuzu database.
 
@@ -287,6 +326,7 @@ class KuzuStore:
         self._journal: Journal | None = None
         self._checkpoint_after = 0.0  # (monotonic) not before: the last attempt failed
         self._copy_at = COPY_THRESHOLD  # rows of one table above which the transaction being written uses COPY
+        self._copying = True  # whether the transaction being written copies (else loads: see LOAD_MAX_ROWS)
         if read_only:
             self._check_journal_applied()
         else:
@@ -476,6 +516,7 @@ class KuzuStore:
                               columns: Sequence[Sequence[str]] | None = None) -> None:
         """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held.
         ``columns``: those each of its state versions changes, worked out when it was acknowledged."""
+        self._copying = len(batch) > LOAD_MAX_ROWS
         with self._in_transaction() as tx:
             self._write_merges(tx, batch)
             self._write_nodes(tx, batch)
@@ -734,10 +775,8 @@ class KuzuStore:
         updates = list({e.id: {"id": e.id, "name": e.name, "type": e.type, "aliases": list(e.aliases)}
                         for e in b.entity_updates}.values())
         if len(updates) > self._copy_at:  # one statement: ~0.08 s for 10,000 at a million events, not ~3.6 s
-            made = int(self._load(tx, _BULK_ENTITY_UPDATE, _ENTITY_UPDATE_COLUMNS, updates).get_all()[0][0])
-            if made != len(updates):
-                raise StoreError(f"database error: {len(updates) - made} of {len(updates)} entity updates found "
-                                 "no entity")
+            _counted(self._load(tx, _BULK_ENTITY_UPDATE, _ENTITY_UPDATE_COLUMNS, updates), len(updates),
+                     "entity updates")
         else:
             for update in updates:
                 self._run(tx, _ENTITY_UPDATE, update)
@@ -745,7 +784,7 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
-        if len(b.events) > self._copy_at:
+        if len(b.events) > self._copy_at and (self._copying or not self._groups_events(tx, len(b.events))):
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
             self._write_event_rows(tx, b)
@@ -775,17 +814,20 @@ class KuzuStore:
         by_threads: dict[int, list[Event]] = {}  # events in no thread, or in one: a statement for all of each
         for event in b.events:
             by_threads.setdefault(min(len(own[event.id].threads), 2), []).append(event)
-        entities: int | None = None
         for count, events in by_threads.items():
             if count < 2 and len(events) >= EVENT_GROUP_FROM:
-                if entities is None:  # (the engine keeps the count: ~0.5 ms at 300k entities)
-                    entities = int(self._run(tx, "MATCH (n:Entity) RETURN count(*)").get_all()[0][0])
-                if len(events) * ENTITIES_PER_GROUPED_EVENT >= entities:
+                if self._groups_events(tx, len(events)):
                     self._write_event_group(tx, events, own, with_thread=count == 1)
                     continue
             for event in events:
                 edges = own[event.id]
                 self._write_one_event(tx, event, edges.threads, list(edges.mentions), edges.annotation)
+
+    def _groups_events(self, tx: Any, events: int) -> bool:
+        """Whether a statement for ``events`` events pays for its scan of every entity (see
+        ENTITIES_PER_GROUPED_EVENT); the engine keeps the count: ~0.5 ms at 300k entities."""
+        entities = int(self._run(tx, "MATCH (n:Entity) RETURN count(*)").get_all()[0][0])
+        return events * ENTITIES_PER_GROUPED_EVENT >= entities
 
     def _write_event_group(self, tx: Any, events: list[Event], own: dict[str, _EventEdges], *,
                            with_thread: bool) -> None:
@@ -796,7 +838,10 @@ class KuzuStore:
         if with_thread:
             for row, event in zip(rows_, events, strict=True):
                 row["_thread"] = own[event.id].threads[0]
-        result = self._run(tx, _GROUP_EVENTS[with_thread], {"rows": rows_})
+        if len(rows_) > self._copy_at:  # (many: from Arrow rows)
+            result = self._load(tx, _LOAD_EVENTS[with_thread], _EVENT_GROUP_COLUMNS, rows_)
+        else:
+            result = self._run(tx, _GROUP_EVENTS[with_thread], {"rows": rows_})
         linked = int(result.get_all()[0][0])
         wanted = sum(len(r["_mentions"]) for r in rows_)
         if linked != wanted:
@@ -858,7 +903,12 @@ class KuzuStore:
         # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
         # revisions, evidence and the state it supersedes ride on the statement that writes the state
         riding = _Riders(b, bulk=len(b.new_states) > self._copy_at)
-        if riding.bulk:
+        if riding.bulk and not self._copying:  # each with its subject's edge, then their objects
+            made = self._load(tx, _LOAD_STATES, _STATE_LOAD_COLUMNS,
+                              (rows.state_row(s) | _prefixed("h_", rows.version_row(s)) for s in b.new_states))
+            _counted(made, len(b.new_states), "states")
+            self._link(tx, "OBJECT", "State", "Entity", [(s.id, s.object_id, {}) for s in b.new_states if s.object_id])
+        elif riding.bulk:
             self._copy(tx, "State", (rows.state_row(s) for s in b.new_states))
             self._copy(tx, "HAS_STATE",
                        ({"from": s.subject_id, "to": s.id, **rows.version_row(s)} for s in b.new_states))
@@ -894,7 +944,10 @@ class KuzuStore:
         if not items:
             return
         if upsert is None and len(items) > self._copy_at:
-            self._copy(tx, table, items)
+            if self._copying:
+                self._copy(tx, table, items)
+            else:
+                self._load(tx, _LOAD_CREATE[table], _TABLES[table].columns, items)
             return
         if upsert is None and len(items) >= GROUP_FROM:  # one statement: ~25 us a row, not ~150 us or more
             self._run(tx, _GROUP_CREATE[table], {"rows": items})
@@ -914,10 +967,17 @@ class KuzuStore:
     ) -> None:
         if not edges:
             return
-        if len(edges) > self._copy_at:
+        src_key = "key" if src == "Thread" else "id"
+        if len(edges) > self._copy_at and self._copying:
             self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
-        src_key = "key" if src == "Thread" else "id"
+        if len(edges) > self._copy_at:  # one MATCH clause for each end: both in one is a cross product
+            statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
+                         f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
+            made = self._load(tx, statement, [("from", "STRING"), ("to", "STRING"), *_TABLES[rel].columns],
+                              ({"from": a, "to": b, **props} for a, b, props in edges))
+            _counted(made, len(edges), f"{rel} links")
+            return
         props = ", ".join(f"{c}: ${c}" for c in _TABLES[rel].column_names)
         query = (
             f"MATCH (a:{src} {{{src_key}: $a}}), (b:{dst} {{{dst_key}: $b}}) "
