@@ -381,6 +381,24 @@ def test_many_entity_updates_in_one_write_leave_each_entity_as_its_last_update()
     store.close()
 
 
+@pytest.mark.parametrize("people", [100, 2_500])  # statements reading Arrow rows, and COPY (see LOAD_MAX_ROWS)
+def test_bulk_states_read_back_the_same_whichever_way_they_were_written(tmp_path, monkeypatch, people):
+    written: list[bool] = []
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        write = store._write_states
+        monkeypatch.setattr(store, "_write_states", lambda tx, b, c: (written.append(store._copying), write(tx, b, c)))
+        mem.assert_states([StateInput(subject=f"Person {i}", predicate=p, object=o, valid_from=v)
+                           for i in range(people)
+                           for p, o, v in (("lives_in", "Lisbon", "2020"), ("works_at", f"Org {i % 7}", "2021-03"))])
+        assert written == [people > 1_000]
+        store._subjects.clear()  # read from the engine
+        for i in (0, people - 1):
+            got = {(s.predicate, s.object) for s in mem.as_of("2022").states(subject=f"Person {i}")}
+            assert got == {("lives_in", "Lisbon"), ("works_at", f"Org {i % 7}")}
+        assert mem.stats().states == 2 * people
+
+
 def test_a_bulk_write_linking_to_a_missing_node_writes_nothing(tmp_path):
     n = kuzu_store.JOURNAL_MAX_ROWS  # events and mentions: more rows than the journal takes, so the engine's own
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
