@@ -76,7 +76,7 @@ APPLY_COPY_THRESHOLD = 1_000
 # a transaction of at most this many rows writes the kinds that go in bulk by statements that read their rows
 # from Arrow (`LOAD FROM`, see _load) rather than by COPY: a COPY's commit checkpoints the database (~25-40 ms
 # a table copied into on a small one, ~1 s at a million events), which was most of the cost of a batch of 500
-# events with extraction (622 events/s by COPY, 1,332 by statements, one core). Larger ones still COPY: a
+# events with extraction (622 events/s by COPY, 1,401 by statements, one core). Larger ones still COPY: a
 # statement costs ~35-45 us an event against ~20 by COPY, and reads of a memory bulk-loaded by statements
 # were slower (as-of p50 7.1 ms against 2.7 at a million events)
 LOAD_MAX_ROWS = 8_000
@@ -165,6 +165,8 @@ _GROUP_EVENTS = {
     )
     for with_thread in (False, True)
 }
+
+
 def _loaded(columns: Iterable[str]) -> str:
     """Columns set from the same-named columns of the rows a ``LOAD FROM`` reads (quoted: ``order`` is one)."""
     return ", ".join(f"{c}: `{c}`" for c in columns)
@@ -1580,11 +1582,11 @@ def _unversioned_confirmations(b: WriteBatch) -> list[tuple[str, dt.datetime]]:
 class _Riders:
     """A batch's revisions, evidence and supersedes, handed to the statements that write their states.
 
-    A kind with more rows than ``COPY_THRESHOLD`` in the batch does not ride: it goes by COPY afterwards (many
+    A kind with more rows than ``COPY_THRESHOLD`` in the batch does not ride: it goes in bulk afterwards (many
     riders make each statement slow, and the commit of many small edge inserts slower still)."""
 
     def __init__(self, b: WriteBatch, *, bulk: bool) -> None:
-        self.bulk = bulk  # then none ride: they go by COPY
+        self.bulk = bulk  # then none ride: they go in bulk (COPY, or a statement: see LOAD_MAX_ROWS)
         self._kinds = (_RidingKind(b.revisions, lambda r: r.state_id, bulk),
                        _RidingKind(b.evidence, lambda x: x[1], bulk),
                        _RidingKind(b.supersedes, lambda x: x[0], bulk))
