@@ -146,43 +146,39 @@ def _props(table: Table, prefix: str = "") -> str:
 _CREATE = {t.name: f"CREATE (:{t.name} {{{_props(t)}}})" for t in NODES}
 
 
-def _cast(table: Table) -> str:
-    """A table's columns taken from the row ``r`` of an UNWIND, each cast to its type (a column that is null
-    in every row of a list would otherwise reach the engine untyped)."""
-    return ", ".join(f"{c}: CAST(r.{c} AS {t})" for c, t in table.columns)
-
-
-_GROUP_CREATE = {t.name: f"UNWIND $rows AS r CREATE (:{t.name} {{{_cast(t)}}})" for t in NODES}
-# events in one statement, each with its thread (first) and mentions (when it pays: see EVENT_GROUP_FROM). The
-# mentions are matched after the event is made, so one that names none is still written; the count returned
-# says how many were linked
-_GROUP_EVENTS = {
-    with_thread: (
-        f"UNWIND $rows AS r CREATE (e:Event {{{_cast(_TABLES['Event'])}}}) "
-        + ("WITH e, r MATCH (t:Thread {key: r._thread}) CREATE (e)-[:IN_THREAD]->(t) " if with_thread else "")
-        + "WITH e, r UNWIND CAST(r._mentions AS STRING[]) AS mid MATCH (m:Entity {id: mid}) "
-        "CREATE (e)-[:MENTIONS]->(m) RETURN count(*)"
-    )
-    for with_thread in (False, True)
-}
-
-
 def _loaded(columns: Iterable[str]) -> str:
     """Columns set from the same-named columns of the rows a ``LOAD FROM`` reads (quoted: ``order`` is one)."""
     return ", ".join(f"{c}: `{c}`" for c in columns)
 
 
-_LOAD_CREATE = {t.name: f"CREATE (:{t.name} {{{_loaded(t.column_names)}}})" for t in NODES}
-_LOAD_EVENTS = {  # as _GROUP_EVENTS
-    with_thread: (
-        f"CREATE (e:Event {{{_loaded(_TABLES['Event'].column_names)}}}) "
-        + ("WITH e, `_thread`, `_mentions` MATCH (t:Thread {key: `_thread`}) CREATE (e)-[:IN_THREAD]->(t) "
-           if with_thread else "")
-        + "WITH e, `_mentions` UNWIND `_mentions` AS mid MATCH (m:Entity {id: mid}) "
-        "CREATE (e)-[:MENTIONS]->(m) RETURN count(*)"
-    )
-    for with_thread in (False, True)
-}
+def _grouped(head: str, column: Callable[[str, str], str], carry: str) -> tuple[dict[str, str], dict[bool, str]]:
+    """The statements that write many rows at once: nodes of each table, and events with their thread (first;
+    the key is with or without one) and mentions. ``head`` is the clause that yields the rows, ``column`` how
+    a row's column (name, engine type) is read, ``carry`` what a WITH keeps of the row. The mentions are
+    matched after the event is made, so one that names none is still written; the count returned says how
+    many were linked (when it pays to group events: see EVENT_GROUP_FROM)."""
+
+    def props(columns: Iterable[tuple[str, str]]) -> str:
+        return ", ".join(f"{c}: {column(c, t)}" for c, t in columns)
+
+    nodes = {t.name: f"{head}CREATE (:{t.name} {{{props(t.columns)}}})" for t in NODES}
+    events = {
+        with_thread: (
+            f"{head}CREATE (e:Event {{{props(_TABLES['Event'].columns)}}}) "
+            + (f"WITH e, {carry} MATCH (t:Thread {{key: {column('_thread', 'STRING')}}}) "
+               "CREATE (e)-[:IN_THREAD]->(t) " if with_thread else "")
+            + f"WITH e, {carry} UNWIND {column('_mentions', 'STRING[]')} AS mid MATCH (m:Entity {{id: mid}}) "
+            "CREATE (e)-[:MENTIONS]->(m) RETURN count(*)"
+        )
+        for with_thread in (False, True)
+    }
+    return nodes, events
+
+
+# from the parameter ``rows`` (each column cast: one null in every row would otherwise reach the engine
+# untyped), and from an Arrow table (see _load), whose columns are typed
+_GROUP_CREATE, _GROUP_EVENTS = _grouped("UNWIND $rows AS r ", lambda c, t: f"CAST(r.{c} AS {t})", "r")
+_LOAD_CREATE, _LOAD_EVENTS = _grouped("", lambda c, _: f"`{c}`", "`_thread`, `_mentions`")
 _EVENT_GROUP_COLUMNS = (*_TABLES["Event"].columns, ("_thread", "STRING"), ("_mentions", "STRING[]"))
 # states with the edge from their subject (its columns prefixed h_: they share names with the state's)
 _LOAD_STATES = (
