@@ -213,12 +213,12 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
     lexical, vector = [0.0] * n, [0.0] * n
     docs, scores = index.search_words(text, pool, allowed)
     for d, s in zip(docs.tolist(), scores.tolist()):
-        lexical[d] = float(np.float32(s / scores[0]))
+        lexical[d] = float(np.float32(s / scores[0]) ** np.float32(preset.lexical_power))
     docs, sims = index.search_vectors(text, pool, allowed)
     if len(sims) and sims[0] > preset.min_similarity:
         floor = max(float(sims[-1]) if len(sims) > 1 else 0.0, preset.min_similarity)
         for d, s in zip(docs.tolist(), sims.tolist()):
-            vector[d] = min(max((s - floor) / max(float(sims[0]) - floor, 1e-6), 0.0), 1.0)
+            vector[d] = min(max((s - floor) / max(float(sims[0]) - floor, 1e-6), 0.0), 1.0) ** preset.vector_power
     base = [preset.lexical * lexical[d] + preset.vector * vector[d] for d in range(n)]
     graph = [0.0] * n
     strongest = sorted((d for d in range(n) if base[d] > 0), key=lambda d: -base[d])[:pool]
