@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from graphmem.ontology import StateStatus, TimePoint
 
-__all__ = ["NEVER", "Assertion", "Resolved", "resolve_timeline"]
+__all__ = ["NEVER", "Assertion", "Resolved", "bounded", "order_key", "resolve_timeline"]
 
 _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
 # the end given to an open-start state replaced by a later open-start one: before any time, so it never holds
@@ -67,16 +67,18 @@ def resolve_timeline(assertions: Iterable[Assertion], *, single_valued: bool) ->
     items = list(assertions)
     if not single_valued:
         return {a.state_id: _own_end(a) for a in items}
-    ordered = sorted(items, key=lambda a: (_start(a), a.created_at, a.seq, a.state_id))
+    ordered = sorted(items, key=lambda a: order_key(a.valid_from, a.created_at, a.seq, a.state_id))
     out: dict[str, Resolved] = {}
     # ties sort the later-recorded last, so the earlier one is bounded at its own start (an empty interval)
     for i, current in enumerate(ordered):
-        out[current.state_id] = _bounded(current, ordered[i + 1] if i + 1 < len(ordered) else None)
+        out[current.state_id] = bounded(current, ordered[i + 1] if i + 1 < len(ordered) else None)
     return out
 
 
-def _start(a: Assertion) -> dt.datetime:
-    return a.valid_from.at if a.valid_from is not None else _MIN
+def order_key(valid_from: TimePoint | None, created_at: dt.datetime, seq: int,
+              state_id: str) -> tuple[dt.datetime, dt.datetime, int, str]:
+    """Where an assertion sits in its timeline: by start (an open start first), then the later-recorded last."""
+    return (valid_from.at if valid_from is not None else _MIN, created_at, seq, state_id)
 
 
 def _own_end(a: Assertion) -> Resolved:
@@ -85,7 +87,9 @@ def _own_end(a: Assertion) -> Resolved:
     return Resolved(valid_to=a.stated_end, status=StateStatus.DONE if a.done else a.end_status)
 
 
-def _bounded(current: Assertion, successor: Assertion | None) -> Resolved:
+def bounded(current: Assertion, successor: Assertion | None) -> Resolved:
+    """Where ``current`` ends in a single-valued timeline, given the assertion that follows it there (if any):
+    its end depends on nothing else."""
     own = _own_end(current)
     if successor is None:
         return own
