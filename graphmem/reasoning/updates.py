@@ -137,8 +137,8 @@ def _with_added(
     The live states were resolved as one timeline when it was last written, so adding states changes the end
     of no live state but one an added state now comes right after (on a multi-valued predicate, of none: its
     states never interact). So the states are put in order by their keys alone and only those few become
-    the timeline's assertions: asserting about a subject with a thousand states of one predicate cost ~20 ms
-    when every state was resolved again.
+    the timeline's assertions. Resolving every state again took ~20 ms of a ~36 ms record about a subject
+    with ~1,150 states over two predicates.
     """
     if not single_valued:
         return resolve_timeline([_assertion(s, seqs[s.id]) for s in added], single_valued=False), []
