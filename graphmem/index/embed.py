@@ -14,28 +14,32 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from graphmem.errors import ConfigError
+from graphmem.index.text import STOP_WORDS
 
 __all__ = [
     "MINILM_SHA256",
     "Embedder",
     "MiniLMEmbedder",
     "StaticEmbedder",
+    "WordEmbedder",
     "build_static_model",
     "default_static_dir",
     "embedder_named",
     "static_model_built",
 ]
 
+_WORD = re.compile(r"[a-z]+")  # the words looked up in a vocabulary (lower-cased first; the vocabulary's are ASCII)
 # model.safetensors of sentence-transformers/all-MiniLM-L6-v2 at revision 1110a243
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 STATIC_DIMS = 256  # PCA dimensions of the distilled static model
@@ -47,6 +51,17 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One unit-length row per text."""
+        ...
+
+
+@runtime_checkable
+class WordEmbedder(Protocol):
+    """An embedder that also has a vector for each word, not only for a whole text."""
+
+    def word_match(self, text: str, texts: Sequence[str]) -> NDArray[np.float32] | None:
+        """How closely the words of each of ``texts`` match those of ``text``: for each content word of
+        ``text``, its best cosine with a word of the other text, averaged over ``text``'s words. None when
+        ``text`` has no content word."""
         ...
 
 
@@ -116,11 +131,44 @@ class StaticEmbedder:
         # encode() resets the tokenizer's truncation on every call, and the tokenizer refuses ("Already
         # borrowed") a second thread meanwhile: the background indexer and a query embed at the same time
         self._lock = threading.Lock()
+        # each whole word of the vocabulary that is no function word, its unit vector (a word the vocabulary
+        # splits into pieces has no vector of its own and is left out); float32 up front: converting the
+        # model's float16 rows at each query cost more than the rest of a recall (~20k words, ~20 MB)
+        table = np.asarray(self._model.embedding)
+        words = {token: at for token, at in self._model.tokenizer.get_vocab().items()
+                 if at < len(table) and token.isalpha() and token not in STOP_WORDS}
+        self._word_row = {word: row for row, word in enumerate(words)}
+        self._word_table = _unit(table[list(words.values())])
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         with self._lock:
             return _unit(self._model.encode(list(texts)))
 
+    def word_match(self, text: str, texts: Sequence[str]) -> NDArray[np.float32] | None:
+        asked, _ = self._words([text])
+        if not len(asked):
+            return None
+        found, sizes = self._words(texts)
+        out = np.zeros(len(texts), np.float32)
+        some = sizes > 0
+        if some.any():
+            distinct, at = np.unique(found, return_inverse=True)  # texts share most words: each once
+            similar = (self._word_table[asked] @ self._word_table[distinct].T)[:, at]
+            starts = np.cumsum(sizes[some]) - sizes[some]
+            out[some] = np.maximum.reduceat(similar, starts, axis=1).mean(axis=0)
+        return out
+
+    def _words(self, texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The rows of the texts' content words, text after text, and how many each text has."""
+        # split here, not by the model's tokenizer: a few us a text against ~45, and only whole words count
+        row = self._word_row.get
+        rows: list[int] = []
+        sizes = np.zeros(len(texts), np.int64)
+        for i, text in enumerate(texts):
+            before = len(rows)
+            rows.extend(at for word in _WORD.findall(text.lower()) if (at := row(word)) is not None)
+            sizes[i] = len(rows) - before
+        return np.array(rows, np.int64), sizes
 
 def default_static_dir() -> Path:
     """Where the distilled model lives: ``$GRAPHMEM_MODELS`` or ``~/.cache/graphmem/models``."""

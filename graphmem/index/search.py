@@ -35,7 +35,7 @@ from graphmem.arrays import room
 from graphmem.errors import StoreError
 from graphmem.index.codes import Codes
 from graphmem.index.docids import DocIds
-from graphmem.index.embed import Embedder
+from graphmem.index.embed import Embedder, WordEmbedder
 from graphmem.index.lexical import LexicalIndex
 from graphmem.index.mentions import Mentions
 from graphmem.index.text import tokens
@@ -427,6 +427,15 @@ class SearchIndex:
         found: tuple[NDArray[np.int64], NDArray[np.float32]] = self.vectors.search(
             self.embedder.embed([text])[0], k, allowed)
         return found
+
+    def word_match(self, text: str, texts: Sequence[str]) -> NDArray[np.float32] | None:
+        """How closely the words of each of ``texts`` match those of ``text`` (see
+        :meth:`WordEmbedder.word_match`); None when the embedder has no word vectors or ``text`` no content
+        word. Word by word, "activities" finds "gardening" and "swimming" that the averaged vector of a whole
+        turn dilutes."""
+        if not isinstance(self.embedder, WordEmbedder) or not texts:
+            return None
+        return self.embedder.word_match(text, texts)
 
     def neighbours(self, docs: NDArray[np.int64], reach: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """The documents up to ``reach`` places before and after each of ``docs`` in its thread (time order),

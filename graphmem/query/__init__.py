@@ -10,6 +10,7 @@ from graphmem.query.recall import (
     hydrate,
     preset_named,
     rank,
+    texts_of,
 )
 from graphmem.query.views import TimeView, attach_evidence
 
@@ -27,4 +28,5 @@ __all__ = [
     "hydrate",
     "preset_named",
     "rank",
+    "texts_of",
 ]

@@ -282,3 +282,35 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         assert all(want[i] <= scores[-1] + 1e-5 for i in left_out)
         assert all(abs(r.score - want[r.id]) < 1e-4 for r in got)
     mem.close()
+
+
+def test_the_words_part_scales_the_word_match_of_the_best_candidates_and_adds_to_the_score(clock):
+    if not static_model_built():
+        pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
+    mem = Memory.in_memory(clock=clock, embedder="static", extract=False)
+    texts = {
+        "garden": "Deborah: Yesterday my neighbour and I ran a free gardening class for the community.",
+        "run": "Deborah: I started a running group with Anna last week.",
+        "budget": "Deborah: The quarterly budget review moved to Friday.",
+        "yoga": "Deborah: Teaching yoga on the beach is what I love most.",
+    }
+    for ref, text in texts.items():
+        mem.record(content=text, occurred_at="2023-05-08", thread="d/s1", source={"system": "t", "ref": ref},
+                   entities=["Deborah"])
+    mem.index.wait()
+    query = "What activities does Deborah pursue besides yoga?"
+    hits = mem.recall(query, k=4)
+    preset = PRESETS["default"]
+    match = mem.index.embedder.word_match(query, [h.content for h in hits])  # every candidate is in the pool
+    scaled = (match - match.min()) / (match.max() - match.min())
+    assert [h.parts["words"] for h in hits] == pytest.approx(scaled.tolist(), abs=1e-5)
+    weights = {"lexical": preset.lexical, "vector": preset.vector, "graph": 1.0, "entity": preset.entity,
+               "subject": preset.subject, "dated": preset.dated, "recency": preset.recency, "words": preset.words}
+    for hit in hits:
+        assert hit.score == pytest.approx(sum(weights[p] * v for p, v in hit.parts.items()), abs=1e-4)
+    # without word vectors the part is left out and the rest of the ranking stands
+    lexical_only = Memory.in_memory(clock=clock, embedder="none", extract=False)
+    lexical_only.record(content=texts["garden"], occurred_at="2023-05-08", source={"system": "t", "ref": "garden"})
+    assert "words" not in lexical_only.recall(query, k=1)[0].parts
+    mem.close()
+    lexical_only.close()
