@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import copy
-import functools
 import datetime as dt
 import gc
 import hashlib
@@ -77,7 +76,6 @@ from graphmem.query import (
     hydrate,
     preset_named,
     rank,
-    texts_of,
 )
 from graphmem.query.pages import MARKER as PAGE_MARKER
 from graphmem.query.pages import PageData, page_slug, render_entity_page, render_opinions_page
@@ -1907,8 +1905,7 @@ class Memory:
         ))
         named_times = tuple(near_bound(m.interval, self.tz) for m in named.times)  # "before 4 October": just before
         ranked = rank(self.index, query, k, filters=filters, preset=preset_named(preset), now=anchor,
-                      named_entities=named_entities, named_times=named_times, asks_when=asks_when(query),
-                      read_texts=functools.partial(texts_of, self.store))
+                      named_entities=named_entities, named_times=named_times, asks_when=asks_when(query))
         return hydrate(self.store, ranked)
 
     def _known_entity(self, name: str) -> str | None:

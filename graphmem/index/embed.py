@@ -58,10 +58,16 @@ class Embedder(Protocol):
 class WordEmbedder(Protocol):
     """An embedder that also has a vector for each word, not only for a whole text."""
 
-    def word_match(self, text: str, texts: Sequence[str]) -> NDArray[np.float32] | None:
-        """How closely the words of each of ``texts`` match those of ``text``: for each content word of
-        ``text``, its best cosine with a word of the other text, averaged over ``text``'s words. None when
-        ``text`` has no content word."""
+    def word_rows(self, texts: Sequence[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+        """The content words of the texts as rows of the embedder's word table, text after text, and how many
+        each text has: the words the vocabulary holds whole (not pieces of a word), less function words."""
+        ...
+
+    def word_match(self, text: str, rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> NDArray[np.float32] | None:
+        """How closely the words of each document (``rows`` and ``sizes`` as :meth:`word_rows` gives them)
+        match those of ``text``: for each content word of ``text``, its best cosine with a word of the
+        document, averaged over ``text``'s words (0 for a document with no word). None when ``text`` has no
+        content word."""
         ...
 
 
@@ -144,22 +150,7 @@ class StaticEmbedder:
         with self._lock:
             return _unit(self._model.encode(list(texts)))
 
-    def word_match(self, text: str, texts: Sequence[str]) -> NDArray[np.float32] | None:
-        asked, _ = self._words([text])
-        if not len(asked):
-            return None
-        found, sizes = self._words(texts)
-        out = np.zeros(len(texts), np.float32)
-        some = sizes > 0
-        if some.any():
-            distinct, at = np.unique(found, return_inverse=True)  # texts share most words: each once
-            similar = (self._word_table[asked] @ self._word_table[distinct].T)[:, at]
-            starts = np.cumsum(sizes[some]) - sizes[some]
-            out[some] = np.maximum.reduceat(similar, starts, axis=1).mean(axis=0)
-        return out
-
-    def _words(self, texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """The rows of the texts' content words, text after text, and how many each text has."""
+    def word_rows(self, texts: Sequence[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
         # split here, not by the model's tokenizer: a few us a text against ~45, and only whole words count
         row = self._word_row.get
         rows: list[int] = []
@@ -168,7 +159,20 @@ class StaticEmbedder:
             before = len(rows)
             rows.extend(at for word in _WORD.findall(text.lower()) if (at := row(word)) is not None)
             sizes[i] = len(rows) - before
-        return np.array(rows, np.int64), sizes
+        return np.array(rows, np.int32), sizes
+
+    def word_match(self, text: str, rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> NDArray[np.float32] | None:
+        asked, _ = self.word_rows([text])
+        if not len(asked):
+            return None
+        out = np.zeros(len(sizes), np.float32)
+        some = sizes > 0
+        if some.any():
+            distinct, at = np.unique(rows, return_inverse=True)  # documents share most words: each once
+            similar = (self._word_table[asked] @ self._word_table[distinct].T)[:, at.reshape(-1)]
+            starts = np.cumsum(sizes[some]) - sizes[some]
+            out[some] = np.maximum.reduceat(similar, starts, axis=1).mean(axis=0)
+        return out
 
 def default_static_dir() -> Path:
     """Where the distilled model lives: ``$GRAPHMEM_MODELS`` or ``~/.cache/graphmem/models``."""

@@ -45,7 +45,8 @@ __all__ = ["IndexStatus", "SearchIndex"]
 
 log = logging.getLogger("graphmem")
 
-FORMAT = 4  # 2: the period each event talks about; 3: the entities each document is about; 4: transaction times
+# 2: the period each event talks about; 3: the entities each document is about; 4: transaction times; 5: words
+FORMAT = 5
 EMBED_BATCH = 256
 EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
 CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector lists being built)
@@ -81,10 +82,24 @@ class _Column:
         self._reserve(i + 1)
         self.data[i] = value
 
-    def put(self, start: int, values: Sequence[Any]) -> None:
+    def put(self, start: int, values: Sequence[Any] | NDArray[Any]) -> None:
         """``values`` at ``start``, ``start + 1``, ..."""
         self._reserve(start + len(values))
         self.data[start : start + len(values)] = values
+
+    def scatter(self, at: NDArray[np.int64], values: NDArray[Any]) -> None:
+        """``values`` at the places ``at``."""
+        if len(at):
+            self._reserve(int(at.max()) + 1)
+            self.data[at] = values
+
+    def gather(self, at: NDArray[np.int64]) -> NDArray[Any]:
+        """The values at the places ``at`` (fill beyond what was ever set)."""
+        data = self.data  # one array throughout: a writer may swap in a grown one meanwhile
+        out = np.full(len(at), self.fill, self.dtype)
+        inside = at < len(data)
+        out[inside] = data[at[inside]]
+        return out
 
     def get(self, i: int) -> Any:
         return self.data[i] if i < len(self.data) else self.fill
@@ -142,6 +157,12 @@ class SearchIndex:
         self._live = _Column(np.bool_, False)
         self._embedded = _Column(np.bool_, False)
         self._recorded = _Column(np.float64, np.nan)  # transaction time: with time and id, an event page's order
+        # each document's content words (rows of the embedder's word table), set beside its vector: the words
+        # of every document one after another, and where each document's begin and how many it has
+        self._words = _Column(np.int32, 0)
+        self._words_end = 0
+        self._word_start = _Column(np.int64, 0)
+        self._word_count = _Column(np.int32, 0)
         self.kinds, self.scopes, self.threads = Codes(), Codes(), Codes()
         self._entity_docs: dict[str, array[int]] = {}
         self._mentions = Mentions()  # the same, by document
@@ -311,8 +332,11 @@ class SearchIndex:
                     break
                 batch.append(more)
             try:
-                vectors = self.embedder.embed([text for _, text in batch])
-                self.vectors.add(np.array([doc for doc, _ in batch], np.int64), vectors)
+                texts = [text for _, text in batch]
+                docs = np.array([doc for doc, _ in batch], np.int64)
+                self.vectors.add(docs, self.embedder.embed(texts))
+                if isinstance(self.embedder, WordEmbedder):
+                    self._set_words(docs, *self.embedder.word_rows(texts))
                 for doc, _ in batch:
                     self._embedded.set(doc, True)
             except Exception:  # a model failure must not kill the thread: the documents stay lexical
@@ -321,6 +345,14 @@ class SearchIndex:
                 self._inflight = []
                 for _ in batch:
                     self._pending.task_done()
+
+    def _set_words(self, docs: NDArray[np.int64], rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> None:
+        with self._lock:
+            start = self._words_end
+            self._words.put(start, rows)  # first the words, then where they are: a reader sees them whole
+            self._words_end += len(rows)
+            self._word_start.scatter(docs, start + np.cumsum(sizes) - sizes)
+            self._word_count.scatter(docs, sizes)
 
     def wait(self) -> None:
         """Block until every document added so far has its vector."""
@@ -428,14 +460,20 @@ class SearchIndex:
             self.embedder.embed([text])[0], k, allowed)
         return found
 
-    def word_match(self, text: str, texts: Sequence[str]) -> NDArray[np.float32] | None:
-        """How closely the words of each of ``texts`` match those of ``text`` (see
-        :meth:`WordEmbedder.word_match`); None when the embedder has no word vectors or ``text`` no content
-        word. Word by word, "activities" finds "gardening" and "swimming" that the averaged vector of a whole
-        turn dilutes."""
-        if not isinstance(self.embedder, WordEmbedder) or not texts:
+    def word_match(self, text: str, docs: NDArray[np.int64]) -> NDArray[np.float32] | None:
+        """How closely the words of each of ``docs`` match those of ``text`` (see
+        :meth:`WordEmbedder.word_match`; 0 for a document not yet embedded); None when the embedder has no
+        word vectors or ``text`` no content word. Word by word, "activities" finds "gardening" and "swimming"
+        that the averaged vector of a whole turn dilutes."""
+        if not isinstance(self.embedder, WordEmbedder):
             return None
-        return self.embedder.word_match(text, texts)
+        words = self._words.data
+        counts = self._word_count.gather(docs).astype(np.int64)
+        starts = self._word_start.gather(docs)
+        total = int(counts.sum())
+        # each document's run of places, one after another: start, start + 1, ... for each document
+        places = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        return self.embedder.word_match(text, words[places], counts)
 
     def neighbours(self, docs: NDArray[np.int64], reach: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """The documents up to ``reach`` places before and after each of ``docs`` in its thread (time order),
@@ -504,6 +542,8 @@ class SearchIndex:
                      about_lo=self._about_lo.head(n), about_hi=self._about_hi.head(n),
                      thread=self._thread.head(n), live=self._live.head(n),
                      embedded=self._embedded.head(n), recorded=self._recorded.head(n),
+                     words=self._words.head(self._words_end), word_start=self._word_start.head(n),
+                     word_count=self._word_count.head(n),
                      entity_offsets=offsets, entity_docs=entity_docs,
                      subject_offsets=subject_offsets, subject_docs=subject_docs, ids=self.ids.encoded())
             meta = {
@@ -542,9 +582,13 @@ class SearchIndex:
                                      ("private", index._private), ("time", index._time),
                                      ("about_lo", index._about_lo), ("about_hi", index._about_hi),
                                      ("thread", index._thread), ("live", index._live),
-                                     ("embedded", index._embedded), ("recorded", index._recorded)):
+                                     ("embedded", index._embedded), ("recorded", index._recorded),
+                                     ("word_start", index._word_start), ("word_count", index._word_count)):
                     column.data = np.full(room(n, n), column.fill, column.dtype)
                     column.data[:n] = c[name]
+                index._words_end = len(c["words"])
+                index._words.data = np.full(room(index._words_end, index._words_end), 0, np.int32)
+                index._words.data[:index._words_end] = c["words"]
                 index._entity_docs = _unpacked(meta["entities"], c["entity_offsets"], c["entity_docs"])
                 index._subject_docs = _unpacked(meta["subjects"], c["subject_offsets"], c["subject_docs"])
             index.lexical = LexicalIndex.load(directory)

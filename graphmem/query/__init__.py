@@ -10,7 +10,6 @@ from graphmem.query.recall import (
     hydrate,
     preset_named,
     rank,
-    texts_of,
 )
 from graphmem.query.views import TimeView, attach_evidence
 
@@ -28,5 +27,4 @@ __all__ = [
     "hydrate",
     "preset_named",
     "rank",
-    "texts_of",
 ]

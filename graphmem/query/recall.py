@@ -24,7 +24,8 @@ The score of a document is a weighted sum of parts, each in [0, 1] before weight
   its words, by the embedder's word vectors, averaged), scaled so the best of the ``words_pool`` documents
   ranked highest by the other parts is 1 and the weakest 0. Asked "what activities does Deborah pursue?",
   "gardening" and "running" are near "activities" as words, while in a whole turn's averaged vector they
-  are drowned by the rest of it. Read last, for those few documents only: it needs their texts.
+  are drowned by the rest of it. Read last, for those few documents only. The index keeps each
+  document's words beside its vector (set by the same background step: a document not yet embedded has none).
 
 Weights live in :data:`PRESETS` and nowhere else. They were chosen on LoCoMo (``bench/locomo.py`` prints
 the effect of each preset beside plain BM25 and plain dense retrieval).
@@ -33,7 +34,7 @@ the effect of each preset beside plain BM25 and plain dense retrieval).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,8 +45,7 @@ from graphmem.index import SearchIndex
 from graphmem.ontology import Source, State, TimePoint
 from graphmem.store import GraphStore
 
-__all__ = ["PRESETS", "Preset", "Ranked", "RecallFilters", "RecallHit", "TextReader", "hydrate", "preset_named", "rank",
-           "texts_of"]
+__all__ = ["PRESETS", "Preset", "Ranked", "RecallFilters", "RecallHit", "hydrate", "preset_named", "rank"]
 
 
 @dataclass(frozen=True)
@@ -112,19 +112,13 @@ class Ranked:
     entities: tuple[str, ...] = ()  # ids of the entities it mentions
 
 
-TextReader = Callable[[Sequence[str], Sequence[str]], list[str]]
-"""Ids and types ("event", "state") of documents -> their texts, in order ("" for one not found)."""
-
-
 def rank(
     index: SearchIndex, text: str, k: int, *, filters: RecallFilters = RecallFilters(),
     preset: Preset = PRESETS["default"], now: dt.datetime, named_entities: tuple[str, ...] = (),
     named_times: tuple[tuple[dt.datetime | None, dt.datetime | None], ...] = (), asks_when: bool = False,
-    read_texts: TextReader | None = None,
 ) -> list[Ranked]:
     """The ``k`` best documents for ``text`` that pass ``filters``, best first, with their score parts;
-    ``asks_when``: the question asks when something happened; ``read_texts``: the texts of documents (ids and
-    types), for the ``words`` part (without it, that part is left out)."""
+    ``asks_when``: the question asks when something happened."""
     allowed = index.allowed(
         scopes=filters.scopes, include_private=filters.include_private, kinds=filters.kinds,
         types=filters.types, since=filters.since, until=filters.until, entities=filters.entities,
@@ -198,9 +192,9 @@ def rank(
         parts["recency"] = recency
         total = _sum_at(n, candidates, total, recency, preset.recency)
     order = candidates[np.lexsort((candidates, -total[candidates]))]
-    if preset.words and read_texts is not None:
+    if preset.words:
         best = order[:preset.words_pool]
-        match = index.word_match(text, read_texts([index.ids[doc] for doc in best], index.types(best)))
+        match = index.word_match(text, best)
         if match is not None:
             words = np.zeros(n, np.float32)
             words[best] = (match - match.min()) / max(float(match.max() - match.min()), 1e-6)
@@ -215,15 +209,6 @@ def rank(
                entities=index.entities_of(int(doc)))
         for doc, type_ in zip(order, types, strict=True)
     ]
-
-
-def texts_of(store: GraphStore, ids: Sequence[str], types: Sequence[str]) -> list[str]:
-    """The texts of documents as the store holds them: an event's content, a state's text."""
-    events = {e.id: e.content for e in store.event_briefs([i for i, t in zip(ids, types, strict=True)
-                                                            if t == "event"])}
-    wanted = [i for i, t in zip(ids, types, strict=True) if t == "state"]
-    states = {s.id: s.text for s in store.states_by_id(wanted)} if wanted else {}
-    return [events.get(i) or states.get(i) or "" for i in ids]
 
 
 def _within_any(index: SearchIndex, times: tuple[tuple[dt.datetime | None, dt.datetime | None], ...],

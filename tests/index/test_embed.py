@@ -35,15 +35,21 @@ def test_word_match_finds_related_words_a_whole_text_vector_dilutes():
     if not static_model_built():
         pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
     static = embedder_named("static")
+
+    def match(text, texts):
+        return static.word_match(text, *static.word_rows(texts))
+
     texts = [
         "Deborah: Yesterday me and my neighbour ran a free gardening class for the community, it was awesome!",
         "Deborah: Thanks for asking, the quarterly budget review is on Friday.",
         "!!! 42 ...",  # no word of the vocabulary: matches nothing
     ]
-    gardening, budget, nothing = static.word_match("What activities does Deborah pursue besides yoga?", texts)
+    gardening, budget, nothing = match("What activities does Deborah pursue besides yoga?", texts)
     assert gardening > budget > nothing == 0.0
     # each of the query's words scores its best match in the text, averaged: a text holding the query's own
     # words matches fully
-    assert static.word_match("gardening class", ["a gardening class", "class"]).tolist() == pytest.approx(
-        [1.0, 0.5 * (1.0 + float(static.word_match("gardening", ["class"])[0]))], abs=1e-5)
-    assert static.word_match("what is it?", texts) is None  # only function words: nothing to match
+    assert match("gardening class", ["a gardening class", "class"]).tolist() == pytest.approx(
+        [1.0, 0.5 * (1.0 + float(match("gardening", ["class"])[0]))], abs=1e-5)
+    assert match("what is it?", texts) is None  # only function words: nothing to match
+    rows, sizes = static.word_rows(texts)
+    assert sizes.tolist()[2] == 0 and len(rows) == sum(sizes)

@@ -160,6 +160,33 @@ def test_vectors_are_saved_and_waiting_documents_are_embedded_after_reopen(tmp_p
         assert hit.parts["vector"] > 0
 
 
+def test_each_documents_words_are_kept_beside_its_vector_saved_reloaded_and_rebuilt(tmp_path, static_model):
+    path = tmp_path / "m.kuzu"
+    texts = ["we planted tomatoes in the garden", "the budget review is on friday", "!!!",
+             "a long hike up the mountain trail"]
+    query = "vegetables and hiking"
+
+    def matches(mem):
+        index = mem.index
+        docs = np.array([index.ids.get(e.id) for e in events], np.int64)
+        return index.word_match(query, docs).tolist()
+
+    with Memory.open(path, embedder=static_model) as mem:
+        events = [mem.record(content=t, source={"system": "test", "ref": f"w{i}"}, extract=False)
+                  for i, t in enumerate(texts)]
+        mem.index.wait()
+        want = mem.index.embedder.word_match(query, *mem.index.embedder.word_rows(texts)).tolist()
+        assert matches(mem) == want and want[2] == 0.0 and max(want) > 0
+        later = mem.record(content="tomatoes again", extract=False)
+        assert matches(mem) == want  # written later, elsewhere in the word buffer: the others unchanged
+    with Memory.open(path, embedder=static_model) as mem:  # saved on close, loaded on open
+        assert matches(mem) == want
+        mem.reindex()
+        mem.index.wait()
+        assert matches(mem) == want
+        assert mem.index.word_match(query, np.array([mem.index.ids.get(later.id)], np.int64))[0] > 0
+
+
 def test_a_different_embedder_rebuilds_the_vectors(tmp_path, static_model):
     path = tmp_path / "m.kuzu"
     with Memory.open(path, embedder="none") as mem:

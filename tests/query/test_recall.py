@@ -301,7 +301,8 @@ def test_the_words_part_scales_the_word_match_of_the_best_candidates_and_adds_to
     query = "What activities does Deborah pursue besides yoga?"
     hits = mem.recall(query, k=4)
     preset = PRESETS["default"]
-    match = mem.index.embedder.word_match(query, [h.content for h in hits])  # every candidate is in the pool
+    embedder = mem.index.embedder
+    match = embedder.word_match(query, *embedder.word_rows([h.content for h in hits]))  # all are in the pool
     scaled = (match - match.min()) / (match.max() - match.min())
     assert [h.parts["words"] for h in hits] == pytest.approx(scaled.tolist(), abs=1e-5)
     weights = {"lexical": preset.lexical, "vector": preset.vector, "graph": 1.0, "entity": preset.entity,
