@@ -31,8 +31,8 @@ class ScoreParts:
     dated: float = strawberry.field(default=0.0, description="1 when the query asks when and it says when: an "
                                                             "event naming the time it is about, a state's start")
     recency: float = 0.0
-    words: float = strawberry.field(default=0.0, description="word-by-word match with the query's words, among "
-                                                            "the best candidates (0 to 1)")
+    words: float = strawberry.field(
+        default=0.0, description="word-by-word match with the query's words, among the best candidates (0-1)")
 
 
 @strawberry.type(description="One recall answer: an event, or a state with the events that are its evidence")

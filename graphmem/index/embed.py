@@ -39,7 +39,7 @@ __all__ = [
     "static_model_built",
 ]
 
-_WORD = re.compile(r"[a-z]+")  # the words looked up in a vocabulary (lower-cased first; the vocabulary's are ASCII)
+_WORD = re.compile(r"[a-z]+")  # the words looked up in a vocabulary (after lower-casing; its words are ASCII)
 # model.safetensors of sentence-transformers/all-MiniLM-L6-v2 at revision 1110a243
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 STATIC_DIMS = 256  # PCA dimensions of the distilled static model
@@ -58,12 +58,17 @@ class Embedder(Protocol):
 class WordEmbedder(Protocol):
     """An embedder that also has a vector for each word, not only for a whole text."""
 
+    word_count: int  # rows of its word table
+
     def word_rows(self, texts: Sequence[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
         """The content words of the texts as rows of the embedder's word table, text after text, and how many
-        each text has: the words the vocabulary holds whole (not pieces of a word), less function words."""
+        each text has: the words the vocabulary holds whole (not pieces of a word), less function words, each
+        once."""
         ...
 
-    def word_match(self, text: str, rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> NDArray[np.float32] | None:
+    def word_match(
+        self, text: str, rows: NDArray[np.integer[Any]], sizes: NDArray[np.int64]
+    ) -> NDArray[np.float32] | None:
         """How closely the words of each document (``rows`` and ``sizes`` as :meth:`word_rows` gives them)
         match those of ``text``: for each content word of ``text``, its best cosine with a word of the
         document, averaged over ``text``'s words (0 for a document with no word). None when ``text`` has no
@@ -145,6 +150,7 @@ class StaticEmbedder:
                  if at < len(table) and token.isalpha() and token not in STOP_WORDS}
         self._word_row = {word: row for row, word in enumerate(words)}
         self._word_table = _unit(table[list(words.values())])
+        self.word_count = len(self._word_table)
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         with self._lock:
@@ -157,11 +163,14 @@ class StaticEmbedder:
         sizes = np.zeros(len(texts), np.int64)
         for i, text in enumerate(texts):
             before = len(rows)
-            rows.extend(at for word in _WORD.findall(text.lower()) if (at := row(word)) is not None)
+            found = (at for word in _WORD.findall(text.lower()) if (at := row(word)) is not None)
+            rows.extend(dict.fromkeys(found))  # once each: a document's best match is the same
             sizes[i] = len(rows) - before
         return np.array(rows, np.int32), sizes
 
-    def word_match(self, text: str, rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> NDArray[np.float32] | None:
+    def word_match(
+        self, text: str, rows: NDArray[np.integer[Any]], sizes: NDArray[np.int64]
+    ) -> NDArray[np.float32] | None:
         asked, _ = self.word_rows([text])
         if not len(asked):
             return None

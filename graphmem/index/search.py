@@ -159,7 +159,8 @@ class SearchIndex:
         self._recorded = _Column(np.float64, np.nan)  # transaction time: with time and id, an event page's order
         # each document's content words (rows of the embedder's word table), set beside its vector: the words
         # of every document one after another, and where each document's begin and how many it has
-        self._words = _Column(np.int32, 0)
+        narrow = isinstance(embedder, WordEmbedder) and embedder.word_count <= np.iinfo(np.uint16).max
+        self._words = _Column(np.uint16 if narrow else np.int32, 0)  # (~20k words: 2 bytes each)
         self._words_end = 0
         self._word_start = _Column(np.int64, 0)
         self._word_count = _Column(np.int32, 0)
@@ -587,7 +588,7 @@ class SearchIndex:
                     column.data = np.full(room(n, n), column.fill, column.dtype)
                     column.data[:n] = c[name]
                 index._words_end = len(c["words"])
-                index._words.data = np.full(room(index._words_end, index._words_end), 0, np.int32)
+                index._words.data = np.full(room(index._words_end, index._words_end), 0, index._words.dtype)
                 index._words.data[:index._words_end] = c["words"]
                 index._entity_docs = _unpacked(meta["entities"], c["entity_offsets"], c["entity_docs"])
                 index._subject_docs = _unpacked(meta["subjects"], c["subject_offsets"], c["subject_docs"])

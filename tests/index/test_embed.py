@@ -40,7 +40,7 @@ def test_word_match_finds_related_words_a_whole_text_vector_dilutes():
         return static.word_match(text, *static.word_rows(texts))
 
     texts = [
-        "Deborah: Yesterday me and my neighbour ran a free gardening class for the community, it was awesome!",
+        "Deborah: Yesterday me and my neighbour ran a free gardening class for the community!",
         "Deborah: Thanks for asking, the quarterly budget review is on Friday.",
         "!!! 42 ...",  # no word of the vocabulary: matches nothing
     ]

@@ -306,12 +306,14 @@ def test_the_words_part_scales_the_word_match_of_the_best_candidates_and_adds_to
     scaled = (match - match.min()) / (match.max() - match.min())
     assert [h.parts["words"] for h in hits] == pytest.approx(scaled.tolist(), abs=1e-5)
     weights = {"lexical": preset.lexical, "vector": preset.vector, "graph": 1.0, "entity": preset.entity,
-               "subject": preset.subject, "dated": preset.dated, "recency": preset.recency, "words": preset.words}
+               "subject": preset.subject, "dated": preset.dated, "recency": preset.recency,
+               "words": preset.words}
     for hit in hits:
         assert hit.score == pytest.approx(sum(weights[p] * v for p, v in hit.parts.items()), abs=1e-4)
     # without word vectors the part is left out and the rest of the ranking stands
     lexical_only = Memory.in_memory(clock=clock, embedder="none", extract=False)
-    lexical_only.record(content=texts["garden"], occurred_at="2023-05-08", source={"system": "t", "ref": "garden"})
+    lexical_only.record(content=texts["garden"], occurred_at="2023-05-08",
+                        source={"system": "t", "ref": "garden"})
     assert "words" not in lexical_only.recall(query, k=1)[0].parts
     mem.close()
     lexical_only.close()
