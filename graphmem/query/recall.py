@@ -199,8 +199,10 @@ def rank(
             words = np.zeros(n, np.float32)
             words[best] = (match - match.min()) / max(float(match.max() - match.min()), 1e-6)
             parts["words"] = words
-            total = _sum_at(n, candidates, total, words, preset.words)
-            order = candidates[np.lexsort((candidates, -total[candidates]))]
+            # the part only raises these few, each at least as high as any other before it: only they move
+            total = total.copy()
+            total[best] += preset.words * words[best]
+            order = np.concatenate([best[np.lexsort((best, -total[best]))], order[len(best):]])
     order = order[:k]
     types = index.types(order)
     return [
