@@ -183,6 +183,7 @@ class StaticEmbedder:
             out[some] = np.maximum.reduceat(similar, starts, axis=1).mean(axis=0)
         return out
 
+
 def default_static_dir() -> Path:
     """Where the distilled model lives: ``$GRAPHMEM_MODELS`` or ``~/.cache/graphmem/models``."""
     root = os.environ.get("GRAPHMEM_MODELS") or Path.home() / ".cache" / "graphmem" / "models"

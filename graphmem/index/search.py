@@ -468,9 +468,9 @@ class SearchIndex:
         that the averaged vector of a whole turn dilutes."""
         if not isinstance(self.embedder, WordEmbedder):
             return None
-        words = self._words.data
         counts = self._word_count.gather(docs).astype(np.int64)
         starts = self._word_start.gather(docs)
+        words = self._words.data  # after the places: a writer grows it before it points a document into it
         total = int(counts.sum())
         # each document's run of places, one after another: start, start + 1, ... for each document
         places = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
