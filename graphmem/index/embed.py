@@ -142,15 +142,15 @@ class StaticEmbedder:
         # encode() resets the tokenizer's truncation on every call, and the tokenizer refuses ("Already
         # borrowed") a second thread meanwhile: the background indexer and a query embed at the same time
         self._lock = threading.Lock()
-        # each whole word of the vocabulary that is no function word, its unit vector (a word the vocabulary
-        # splits into pieces has no vector of its own and is left out); float32 up front: converting the
-        # model's float16 rows at each query cost more than the rest of a recall (~20k words, ~20 MB)
-        table = np.asarray(self._model.embedding)
-        words = {token: at for token, at in self._model.tokenizer.get_vocab().items()
-                 if at < len(table) and token.isalpha() and token not in STOP_WORDS}
-        self._word_row = {word: row for row, word in enumerate(words)}
-        self._word_table = _unit(table[list(words.values())])
-        self.word_count = len(self._word_table)
+        # each whole word of the vocabulary that is no function word -> its row of the model's table (a word
+        # the vocabulary splits into pieces has no vector of its own and is left out); rows are read from the
+        # model's own float16 table and scaled to unit length when used (a float32 copy: ~20 MB more)
+        self._table = np.asarray(self._model.embedding)
+        norms = np.linalg.norm(self._table.astype(np.float32), axis=1)
+        self._inverse_norm = (1.0 / np.maximum(norms, 1e-12)).astype(np.float32)
+        self._word_row = {token: at for token, at in self._model.tokenizer.get_vocab().items()
+                          if at < len(self._table) and token.isalpha() and token not in STOP_WORDS}
+        self.word_count = len(self._table)
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         with self._lock:
@@ -178,10 +178,14 @@ class StaticEmbedder:
         some = sizes > 0
         if some.any():
             distinct, at = np.unique(rows, return_inverse=True)  # documents share most words: each once
-            similar = (self._word_table[asked] @ self._word_table[distinct].T)[:, at.reshape(-1)]
+            similar = (self._unit_rows(asked) @ self._unit_rows(distinct).T)[:, at.reshape(-1)]
             starts = np.cumsum(sizes[some]) - sizes[some]
             out[some] = np.maximum.reduceat(similar, starts, axis=1).mean(axis=0)
         return out
+
+    def _unit_rows(self, rows: NDArray[np.integer[Any]]) -> NDArray[np.float32]:
+        unit: NDArray[np.float32] = self._table[rows].astype(np.float32) * self._inverse_norm[rows, None]
+        return unit
 
 
 def default_static_dir() -> Path:
