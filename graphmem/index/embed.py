@@ -146,8 +146,6 @@ class StaticEmbedder:
         # the vocabulary splits into pieces has no vector of its own and is left out); rows are read from the
         # model's own float16 table and scaled to unit length when used (a float32 copy: ~20 MB more)
         self._table = np.asarray(self._model.embedding)
-        norms = np.linalg.norm(self._table.astype(np.float32), axis=1)
-        self._inverse_norm = (1.0 / np.maximum(norms, 1e-12)).astype(np.float32)
         self._word_row = {token: at for token, at in self._model.tokenizer.get_vocab().items()
                           if at < len(self._table) and token.isalpha() and token not in STOP_WORDS}
         self.word_count = len(self._table)
@@ -178,14 +176,10 @@ class StaticEmbedder:
         some = sizes > 0
         if some.any():
             distinct, at = np.unique(rows, return_inverse=True)  # documents share most words: each once
-            similar = (self._unit_rows(asked) @ self._unit_rows(distinct).T)[:, at.reshape(-1)]
+            similar = (_unit(self._table[asked]) @ _unit(self._table[distinct]).T)[:, at.reshape(-1)]
             starts = np.cumsum(sizes[some]) - sizes[some]
             out[some] = np.maximum.reduceat(similar, starts, axis=1).mean(axis=0)
         return out
-
-    def _unit_rows(self, rows: NDArray[np.integer[Any]]) -> NDArray[np.float32]:
-        unit: NDArray[np.float32] = self._table[rows].astype(np.float32) * self._inverse_norm[rows, None]
-        return unit
 
 
 def default_static_dir() -> Path:
