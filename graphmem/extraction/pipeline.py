@@ -282,7 +282,7 @@ class Extractor:
             # one capitalised word opening a sentence may be capitalised only because it opens it ("Daily logs
             # live in ..."): it stays a candidate only if a statement is about it
             speaker = nxt in ("'s", "\u2019s")  # "Caroline's ..." names someone
-            source = "gazetteer" if known else "initial" if i == j and tokens.opens[i] and not speaker else "rule"
+            source = "gazetteer" if known else "initial" if i == j and (tokens.opens[i] or prev == ":") and not speaker else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)
             i = j + 1

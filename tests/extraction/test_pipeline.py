@@ -137,6 +137,24 @@ def test_a_word_capitalised_only_because_it_opens_a_sentence_is_not_a_name():
     }
 
 
+def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(extractor):
+    # "Speaker: text" is how a transcript reads: the word after the colon is capitalised because it opens
+    # the line, and an interjection before a name is not part of it. (The speaker opens the sentence, as
+    # "Note:" would: a transcript names its speakers through the event's entities.)
+    found = {t: [(m.text, m.type) for m in extractor.extract(t, A).entities] for t in (
+        "Caroline: Absolutely, that sounds great!",
+        "Melanie: Yeah Mel, see you Fri!",
+        "Nate: Woohoo Joanna, I won the tournament!",
+        "Note: Lena joined Acme Inc.",
+    )}
+    assert found == {
+        "Caroline: Absolutely, that sounds great!": [],
+        "Melanie: Yeah Mel, see you Fri!": [("Mel", "person")],
+        "Nate: Woohoo Joanna, I won the tournament!": [("Joanna", "person")],
+        "Note: Lena joined Acme Inc.": [("Lena", "person"), ("Acme Inc", "org")],  # a statement is about her
+    }
+
+
 def test_words_seen_once_are_not_kept_for_the_life_of_the_process(monkeypatch):
     # a server extracts millions of texts full of fresh ids and numbers: spaCy would keep each new word
     monkeypatch.setattr(pipeline, "VOCAB_GROWTH", 100)
