@@ -281,7 +281,9 @@ class Extractor:
             known = name_key(text) in self._gazetteer
             # one capitalised word opening a sentence may be capitalised only because it opens it ("Daily logs
             # live in ..."): it stays a candidate only if a statement is about it
-            speaker = nxt in ("'s", "\u2019s")  # "Caroline's ..." names someone
+            # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
+            speaker = nxt in ("'s", "\u2019s") and (
+                j + 2 >= len(words) or tokens.lowered[j + 2] not in self.rules.contraction_cues)
             source = "gazetteer" if known else "initial" if i == j and (tokens.opens[i] or prev == ":") and not speaker else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)

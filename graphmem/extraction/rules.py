@@ -41,6 +41,7 @@ class Rules:
     tools: tuple[str, ...]
     places: tuple[str, ...]
     not_names: frozenset[str]
+    contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
 
 
 def _rules_path() -> Path:
@@ -103,6 +104,7 @@ def _read_rules(path: str) -> Rules:
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
         not_names=frozenset(ent.get("not_names") or ()),
+        contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
     )
 
 

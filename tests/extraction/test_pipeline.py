@@ -146,12 +146,16 @@ def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(ext
         "Melanie: Yeah Mel, see you Fri!",
         "Nate: Woohoo Joanna, I won the tournament!",
         "Note: Lena joined Acme Inc.",
+        "Caroline: Painting's been fun. Life's too short!",
+        "Caroline's sister paints.",
     )}
     assert found == {
         "Caroline: Absolutely, that sounds great!": [],
         "Melanie: Yeah Mel, see you Fri!": [("Mel", "person")],
         "Nate: Woohoo Joanna, I won the tournament!": [("Joanna", "person")],
         "Note: Lena joined Acme Inc.": [("Lena", "person"), ("Acme Inc", "org")],  # a statement is about her
+        "Caroline: Painting's been fun. Life's too short!": [],  # the 's says "has", "is"
+        "Caroline's sister paints.": [("Caroline", "person")],
     }
 
 
