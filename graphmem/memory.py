@@ -71,6 +71,7 @@ from graphmem.query import (
     RecallFilters,
     RecallHit,
     TimeView,
+    asks_where,
     attach_evidence,
     build_opinions,
     hydrate,
@@ -325,6 +326,11 @@ class Memory:
         # writer of its database and keys never move to another entity, so entries never go stale
         self._entity_ids: dict[str, str] = {}
         self._known_entity_ids: set[str] = set()  # ids seen to exist (entities are never deleted)
+        # ids of the place entities, for questions that ask where: read at the first such question, then kept
+        # up to date by each commit (dropped, to be read again, when one retypes or merges entities)
+        self._place_ids: frozenset[str] | None = None
+        self._places_lock = threading.Lock()
+        self._place_writes = 0  # commits that added, retyped or merged entities (a read overlapping one is not kept)
         self._writes = 0  # writes of events by this process (see _read_keys)
         self._keys_read = False
         self._blocks: NameBlocks | None = None  # names a new name may join (built at the first need)
@@ -697,6 +703,14 @@ class Memory:
 
     def _index_batch(self, batch: WriteBatch, now: dt.datetime) -> None:
         """Make what ``batch`` committed findable by recall (called after the commit)."""
+        new_places = {e.id for e in batch.entities if e.type == "place"}
+        if new_places or batch.merges or batch.entity_updates:
+            with self._places_lock:
+                self._place_writes += 1
+                if batch.merges or batch.entity_updates:
+                    self._place_ids = None
+                elif self._place_ids is not None:
+                    self._place_ids |= new_places
         mentions: dict[str, list[str]] = {}
         for event_id, entity_id in batch.mentions:
             mentions.setdefault(event_id, []).append(entity_id)
@@ -1904,9 +1918,23 @@ class Memory:
             found for found in (self._known_entity(m.name) for m in named.entities) if found
         ))
         named_times = tuple(near_bound(m.interval, self.tz) for m in named.times)  # "before 4 October": just before
-        ranked = rank(self.index, query, k, filters=filters, preset=preset_named(preset), now=anchor,
-                      named_entities=named_entities, named_times=named_times, asks_when=asks_when(query))
+        chosen = preset_named(preset)
+        places = tuple(sorted(self._places())) if chosen.place and asks_where(query) else ()
+        ranked = rank(self.index, query, k, filters=filters, preset=chosen, now=anchor,
+                      named_entities=named_entities, named_times=named_times, asks_when=asks_when(query),
+                      places=places)
         return hydrate(self.store, ranked)
+
+    def _places(self) -> frozenset[str]:
+        """Ids of the entities of type place."""
+        found = self._place_ids
+        if found is None:
+            before = self._place_writes
+            found = frozenset(e.id for e in self.store.entities_of_types(["place"]))
+            with self._places_lock:
+                if self._place_writes == before:
+                    self._place_ids = found
+        return found
 
     def _known_entity(self, name: str) -> str | None:
         try:

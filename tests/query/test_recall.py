@@ -90,6 +90,26 @@ def test_a_question_asking_when_raises_what_says_when(team):
     assert hit.parts["dated"] == 1.0  # a state with a known start says when
 
 
+def test_a_question_asking_where_raises_what_names_a_place(team):
+    # D3:1 names a place, D3:2 does not; asked where, the one naming a place gains
+    team.record(content="Caroline: the hike last weekend in Sweden was lovely.", occurred_at="2023-08-01",
+                thread="c/s3", source={"system": "chat", "ref": "D3:1"})
+    team.record(content="Caroline: the hike last weekend up the hill was lovely.", occurred_at="2023-08-01",
+                thread="c/s3", source={"system": "chat", "ref": "D3:2"})
+    asked = {h.refs[0]: h for h in team.recall("Where was the lovely hike?", k=10)}
+    assert asked["D3:1"].parts["place"] == 1.0 and asked["D3:2"].parts["place"] == 0.0
+    assert list(asked)[0] == "D3:1"
+    plain = {h.refs[0]: h for h in team.recall("Was the lovely hike long?", k=10)}
+    assert "place" not in plain["D3:1"].parts
+    assert asked["D3:1"].score - plain["D3:1"].score == pytest.approx(PRESETS["default"].place, abs=1e-5)
+    # a place first met after the first question that asked where counts too
+    team.record(content="Melanie: my hike last weekend in Lisbon was lovely.", occurred_at="2023-08-02",
+                thread="c/s3", source={"system": "chat", "ref": "D3:3"})
+    assert team.recall("Which places had a lovely hike?", k=10, entities=["Lisbon"])[0].parts["place"] == 1.0
+    assert [h.refs[0] for h in team.recall("Where was the lovely hike?", k=10, preset="plain_bm25")
+            if "place" in h.parts] == []
+
+
 def test_a_time_the_query_names_as_before_or_after_a_day_means_the_days_next_to_it(clock):
     mem = Memory.in_memory(clock=clock, embedder="none")
     for day, ref in (("2023-01-10", "jan"), ("2023-05-28", "may"), ("2023-06-03", "june")):
@@ -205,7 +225,7 @@ def test_the_day_an_event_talks_about_counts_in_time_windows(team):
 
 
 def _reference_scores(index, text, k, preset, now, named_entities=(), named_times=(), include_private=False,
-                      asks_when=False):
+                      asks_when=False, places=()):
     """The documented score of every document that has one, computed document by document."""
     allowed = index.allowed(include_private=include_private)
     n = len(allowed)
@@ -236,12 +256,13 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
     for start, end in named_times:
         inside |= index.within(start, end, n) & allowed
     dated = index.dated(np.arange(n)) if asks_when else np.zeros(n, bool)
+    placed = index.mentioning(places, n) & allowed if places and preset.place else np.zeros(n, bool)
     total = {}
     for d in range(n):
-        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:
+        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d] or placed[d]:
             age = (now.timestamp() - index.times()[d]) / 86_400
             total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
-                        + preset.time * inside[d] + preset.dated * dated[d]
+                        + preset.time * inside[d] + preset.dated * dated[d] + preset.place * placed[d]
                         + preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days))
     return {index.ids[d]: score for d, score in total.items()}
 
@@ -272,9 +293,11 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         march = (dt.datetime(2023, 3, 1, tzinfo=dt.UTC), dt.datetime(2023, 4, 1, tzinfo=dt.UTC))
         times = (march,) if trial % 4 == 0 else ()
         when = trial % 2 == 0
+        places = (people[f"P{(trial + 1) % 5}"],) if trial % 5 == 1 else ()  # as if P1..P4 were places
         got = rank(index, text, 60, preset=PRESETS[preset], now=now, named_entities=named, named_times=times,
-                   asks_when=when)
-        want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times, asks_when=when)
+                   asks_when=when, places=places)
+        want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times, asks_when=when,
+                                 places=places)
         scores = [want[r.id] for r in got]  # a KeyError: a document that has no score, or is not allowed
         assert len(got) == min(60, len(want))
         assert all(a >= b - 1e-5 for a, b in itertools.pairwise(scores)), (text, named, times)
