@@ -148,7 +148,7 @@ _JA_SINCE_AFTER = re.compile(r"^\s*(?:から|以来|以降)(?!\s*\d)")
 # clause's start in English; anywhere in Japanese, where the question word sits inside the sentence)
 _ASKS_WHEN = re.compile(
     r"(?i)(?:^|[.!?;,:]\s*)(?:(?:and|so|but|then)\s+)?"
-    r"(?:when\b|since\s+when\b|how\s+long\s+ago\b|(?:in\s+|during\s+|on\s+)?(?:what|which)\s+"
+    r"(?:when\b|since\s+when\b|how\s+long\b|(?:in\s+|during\s+|on\s+)?(?:what|which)\s+"
     r"(?:year|month|week|day|date|time)\b)"
     r"|いつ|何年|何月|何日|何曜日"
 )
@@ -176,10 +176,12 @@ def _points(text: str) -> list[re.Match[str]]:
 
 
 def asks_when(text: str) -> bool:
-    """Whether ``text`` asks when something happened: its answer is a memory that says when.
+    """Whether ``text`` asks when something happened, or for how long: its answer is a memory that says when.
 
     >>> asks_when("When did Caroline go to the support group?"), asks_when("What year did she move?")
     (True, True)
+    >>> asks_when("How long has Jolene practised yoga?")  # "for about 3 years now", "since 2020"
+    True
     >>> asks_when("Where does Caroline work?"), asks_when("Carolineはいつ引っ越した？")
     (False, True)
     """
