@@ -71,6 +71,7 @@ from graphmem.query import (
     RecallFilters,
     RecallHit,
     TimeView,
+    asks_title,
     asks_where,
     attach_evidence,
     build_opinions,
@@ -1922,7 +1923,7 @@ class Memory:
         places = tuple(sorted(self._places())) if chosen.place and asks_where(query) else ()
         ranked = rank(self.index, query, k, filters=filters, preset=chosen, now=anchor,
                       named_entities=named_entities, named_times=named_times, asks_when=asks_when(query),
-                      places=places)
+                      places=places, asks_title=asks_title(query))
         return hydrate(self.store, ranked)
 
     def _places(self) -> frozenset[str]:

@@ -38,15 +38,16 @@ from graphmem.index.docids import DocIds
 from graphmem.index.embed import Embedder, WordEmbedder
 from graphmem.index.lexical import LexicalIndex
 from graphmem.index.mentions import Mentions
-from graphmem.index.text import tokens
+from graphmem.index.text import names_a_title, tokens
 from graphmem.store import Indexable
 
 __all__ = ["IndexStatus", "SearchIndex"]
 
 log = logging.getLogger("graphmem")
 
-# 2: the period each event talks about; 3: the entities each document is about; 4: transaction times; 5: words
-FORMAT = 5
+# 2: the period each event talks about; 3: the entities each document is about; 4: transaction times; 5: words;
+# 6: whether each document names a title
+FORMAT = 6
 EMBED_BATCH = 256
 EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
 CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector lists being built)
@@ -157,6 +158,7 @@ class SearchIndex:
         self._live = _Column(np.bool_, False)
         self._embedded = _Column(np.bool_, False)
         self._recorded = _Column(np.float64, np.nan)  # transaction time: with time and id, an event page's order
+        self._titled = _Column(np.bool_, False)  # its text names a title or a name (text.names_a_title)
         # each document's content words (rows of the embedder's word table), set beside its vector: the words
         # of every document one after another, and where each document's begin and how many it has
         narrow = isinstance(embedder, WordEmbedder) and embedder.word_count <= np.iinfo(np.uint16).max
@@ -203,6 +205,7 @@ class SearchIndex:
                 (self._about_lo, [lo for lo, _ in abouts]),
                 (self._about_hi, [hi for _, hi in abouts]),
                 (self._thread, [self.threads.code(item.thread) if item.thread else -1 for item in new]),
+                (self._titled, [names_a_title(item.text) for item in new]),
             ):
                 column.put(start, values)
             for doc, item, second in zip(range(start, start + len(new)), new, seconds, strict=True):
@@ -267,6 +270,13 @@ class SearchIndex:
         states = self._type.data[docs] == _TYPES.index("state")
         said: NDArray[np.bool_] = ~np.isnan(self._about_lo.data[docs]) | (states & ~np.isnan(self._time.data[docs]))
         return said
+
+    def titled(self, n: int | None = None) -> NDArray[np.bool_]:
+        """Flags of the documents whose text names a title or a name ("watched Little Women", "a puppy called
+        Pixie")."""
+        n = len(self.ids) if n is None else n
+        flags: NDArray[np.bool_] = self._titled.data[:n].copy()
+        return flags
 
     def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:
         """Documents whose time lies in [start, end), or whose period overlaps it ("yesterday I went ...",
@@ -541,7 +551,7 @@ class SearchIndex:
             np.savez(fresh / "columns.npz", type=self._type.head(n), kind=self._kind.head(n),
                      scope=self._scope.head(n), private=self._private.head(n), time=self._time.head(n),
                      about_lo=self._about_lo.head(n), about_hi=self._about_hi.head(n),
-                     thread=self._thread.head(n), live=self._live.head(n),
+                     thread=self._thread.head(n), live=self._live.head(n), titled=self._titled.head(n),
                      embedded=self._embedded.head(n), recorded=self._recorded.head(n),
                      words=self._words.head(self._words_end), word_start=self._word_start.head(n),
                      word_count=self._word_count.head(n),
@@ -583,7 +593,7 @@ class SearchIndex:
                                      ("private", index._private), ("time", index._time),
                                      ("about_lo", index._about_lo), ("about_hi", index._about_hi),
                                      ("thread", index._thread), ("live", index._live),
-                                     ("embedded", index._embedded), ("recorded", index._recorded),
+                                     ("titled", index._titled), ("embedded", index._embedded), ("recorded", index._recorded),
                                      ("word_start", index._word_start), ("word_count", index._word_count)):
                     column.data = np.full(room(n, n), column.fill, column.dtype)
                     column.data[:n] = c[name]

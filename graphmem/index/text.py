@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import Stemmer
 
-__all__ = ["STOP_WORDS", "japanese_splitter", "tokens"]
+__all__ = ["STOP_WORDS", "japanese_splitter", "names_a_title", "tokens"]
 
 # Function words that carry no topic; question words are here too ("when", "what"), since a question's
 # form says nothing about which memory answers it.
@@ -25,6 +25,17 @@ STOP_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# a title or a name: a quoted phrase that starts with a capital ("Little Women"), capitalised words run together
+# inside a sentence, not opening it ("playing Apex Legends", "watched The Wheel of Time", "Battlefield 1"),
+# what follows "called", "named" or "titled", or a Japanese title in 『』. One capitalised word inside a
+# sentence is most often the person spoken to ("Thanks, Joanna!"): not enough alone.
+_TITLE = re.compile(
+    r"[\"“][A-Z][^\"”\n]{0,80}[\"”]"
+    r"|(?<![.!?:]\s)(?<![.!?:])(?<!^)\b(?:[A-Z][a-z]+|[A-Z]{2,}\d*)(?:\s+(?:of|the|and|de|\d+|[A-Z][\w']*))*"
+    r"\s+(?:[A-Z][\w']*|\d+)\b"
+    r"|\b(?:called|named|titled)\s+[A-Z]\w+"
+    r"|『[^』]+』"
+)
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f々〆ー]+")
 _stemmer = Stemmer.Stemmer("english")
 
@@ -50,6 +61,17 @@ def tokens(text: str) -> list[str]:
         position = match.end()
     _latin(normal[position:], out)
     return out
+
+
+def names_a_title(text: str) -> bool:
+    """Whether ``text`` names a title or a name: a book, a film, a game, a band, a pet.
+
+    >>> names_a_title('I just watched "Little Women" and loved it'), names_a_title("I'm playing Apex Legends")
+    (True, True)
+    >>> names_a_title("We adopted a puppy called Pixie."), names_a_title("Thanks, Joanna! See you soon.")
+    (True, False)
+    """
+    return _TITLE.search(text) is not None
 
 
 def _latin(text: str, out: list[str]) -> None:

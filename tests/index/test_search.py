@@ -129,6 +129,24 @@ def test_what_each_document_is_about_is_saved_rebuilt_and_merged(tmp_path):
         assert _about(mem, "Caroline") == [told]
 
 
+def test_which_documents_name_a_title_is_kept_saved_and_rebuilt(tmp_path):
+    path = tmp_path / "m.kuzu"
+
+    def titled(mem):
+        return sorted(mem.index.ids[d] for d in np.flatnonzero(mem.index.titled()))
+
+    with Memory.open(path, embedder="none") as mem:
+        watched = mem.record(content='Joanna: I just watched "Little Women" and loved it.', extract=False).id
+        mem.record(content="Joanna: Thanks, Nate! See you soon.", extract=False)
+        pup = mem.record(content="Audrey: we adopted another puppy called Pixie.", extract=False).id
+        kept = titled(mem)
+        assert kept == sorted([watched, pup])
+    with Memory.open(path, embedder="none") as mem:  # saved and loaded
+        assert titled(mem) == kept
+        mem.reindex()  # rebuilt from the database
+        assert titled(mem) == kept
+
+
 def test_retracted_states_leave_the_index(tmp_path):
     with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
         ev = mem.record(content="Peter lives in Marrakesh.", extract=False)

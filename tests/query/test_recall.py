@@ -110,6 +110,20 @@ def test_a_question_asking_where_raises_what_names_a_place(team):
             if "place" in h.parts] == []
 
 
+def test_a_question_asking_for_titles_or_names_raises_what_names_one(team):
+    team.record(content='Melanie: I read "Charlotte\'s Web" to the kids last night.', occurred_at="2023-08-03",
+                thread="c/s4", source={"system": "chat", "ref": "D4:1"})
+    team.record(content="Melanie: I read a story to the kids last night.", occurred_at="2023-08-03",
+                thread="c/s4", source={"system": "chat", "ref": "D4:2"})
+    asked = {h.refs[0]: h for h in team.recall("What books has Melanie read to the kids?", k=10)}
+    assert asked["D4:1"].parts["title"] == 1.0 and asked["D4:2"].parts["title"] == 0.0
+    assert list(asked)[0] == "D4:1"
+    plain = {h.refs[0]: h for h in team.recall("Has Melanie read to the kids?", k=10)}
+    assert "title" not in plain["D4:1"].parts
+    assert asked["D4:1"].score - plain["D4:1"].score == pytest.approx(
+        PRESETS["default"].title, abs=1e-5)
+
+
 def test_a_time_the_query_names_as_before_or_after_a_day_means_the_days_next_to_it(clock):
     mem = Memory.in_memory(clock=clock, embedder="none")
     for day, ref in (("2023-01-10", "jan"), ("2023-05-28", "may"), ("2023-06-03", "june")):
@@ -225,7 +239,7 @@ def test_the_day_an_event_talks_about_counts_in_time_windows(team):
 
 
 def _reference_scores(index, text, k, preset, now, named_entities=(), named_times=(), include_private=False,
-                      asks_when=False, places=()):
+                      asks_when=False, places=(), asks_title=False):
     """The documented score of every document that has one, computed document by document."""
     allowed = index.allowed(include_private=include_private)
     n = len(allowed)
@@ -257,12 +271,14 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
         inside |= index.within(start, end, n) & allowed
     dated = index.dated(np.arange(n)) if asks_when else np.zeros(n, bool)
     placed = index.mentioning(places, n) & allowed if places and preset.place else np.zeros(n, bool)
+    titled = index.titled(n) & allowed if asks_title and preset.title else np.zeros(n, bool)
     total = {}
     for d in range(n):
-        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d] or placed[d]:
+        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d] or placed[d] or titled[d]:
             age = (now.timestamp() - index.times()[d]) / 86_400
             total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
                         + preset.time * inside[d] + preset.dated * dated[d] + preset.place * placed[d]
+                        + preset.title * titled[d]
                         + preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days))
     return {index.ids[d]: score for d, score in total.items()}
 
@@ -294,10 +310,11 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         times = (march,) if trial % 4 == 0 else ()
         when = trial % 2 == 0
         places = (people[f"P{(trial + 1) % 5}"],) if trial % 5 == 1 else ()  # as if P1..P4 were places
+        title = trial % 3 == 1
         got = rank(index, text, 60, preset=PRESETS[preset], now=now, named_entities=named, named_times=times,
-                   asks_when=when, places=places)
+                   asks_when=when, places=places, asks_title=title)
         want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times, asks_when=when,
-                                 places=places)
+                                 places=places, asks_title=title)
         scores = [want[r.id] for r in got]  # a KeyError: a document that has no score, or is not allowed
         assert len(got) == min(60, len(want))
         assert all(a >= b - 1e-5 for a, b in itertools.pairwise(scores)), (text, named, times)
