@@ -177,13 +177,13 @@ def main() -> None:
     headers = ["system", "headline@1", "@5", "@10", "@25"] + [f"{c} {CATEGORIES[c]}@10" for c in CATEGORIES]
     rows = []
     for name, s in summary.items():
-        rows.append([name] + [f"{s['headline'][k]:.3f}" for k in KS]
-                    + [f"{s[str(c)][10]:.3f}" if str(c) in s else "-" for c in CATEGORIES])
+        rows.append([name] + [f"{s['headline'][k]:.4f}" for k in KS]
+                    + [f"{s[str(c)][10]:.4f}" if str(c) in s else "-" for c in CATEGORIES])
     print()
     print(table(headers, rows))
     print("\nrecall@25 by category:")
     print(table(["system"] + [f"{c} {CATEGORIES[c]}" for c in CATEGORIES],
-                [[name] + [f"{s[str(c)][25]:.3f}" if str(c) in s else "-" for c in CATEGORIES]
+                [[name] + [f"{s[str(c)][25]:.4f}" if str(c) in s else "-" for c in CATEGORIES]
                  for name, s in summary.items()]))
     counts = {c: cats.count(c) for c in CATEGORIES}
     print(f"\nquestions with evidence: {sum(counts.values())} {counts}; headline = categories 1, 2, 4")
