@@ -26,13 +26,18 @@ STOP_WORDS = frozenset(
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # a title or a name: a quoted phrase that starts with a capital ("Little Women"), capitalised words run together
-# inside a sentence, not opening it ("playing Apex Legends", "watched The Wheel of Time", "Battlefield 1"),
-# what follows "called", "named" or "titled", or a Japanese title in 『』. One capitalised word inside a
-# sentence is most often the person spoken to ("Thanks, Joanna!"): not enough alone.
+# ("playing Apex Legends", "watched The Wheel of Time", "Battlefield 1"; opening a sentence, unless the run opens
+# with a greeting or "I": "Harry Potter and Game of Thrones are amazing", not "Hey Joanna", "Thanks Nate"), what
+# follows "called", "named" or "titled", or a Japanese title in 『』. One capitalised word inside a sentence is
+# most often the person spoken to ("Thanks, Joanna!"): not enough alone.
+_GREETINGS = ("Hey|Hi|Hello|Thanks|Thank|Wow|Oh|Yes|Yeah|Congrats|Congratulations|Good|Great|Happy|Hope|Nice|Sorry|"
+              "Bye|Love|Welcome|Dear|Awesome|Cool|Ok|Okay|Sure|Haha|Aww|Woah|Whoa|Yay|I")
+_RUN_REST = r"(?:\s+(?:of|the|and|de|\d+|[A-Z][\w']*))*\s+(?:[A-Z][\w']*|\d+)\b"
 _TITLE = re.compile(
     r"[\"“][A-Z][^\"”\n]{0,80}[\"”]"
-    r"|(?<![.!?:]\s)(?<![.!?:])(?<!^)\b(?:[A-Z][a-z]+|[A-Z]{2,}\d*)(?:\s+(?:of|the|and|de|\d+|[A-Z][\w']*))*"
-    r"\s+(?:[A-Z][\w']*|\d+)\b"
+    r"|(?<![.!?:]\s)(?<![.!?:])(?<!^)\b(?:[A-Z][a-z]+|[A-Z]{2,}\d*)" + _RUN_REST
+    + rf"|(?:^|(?<=[.!?:]\s))(?!(?:{_GREETINGS})\b)[A-Z][a-z]+"
+    r"(?:\s+(?:of|the|and|\d+|[A-Z][\w']*))*\s+(?!I\b)[A-Z][\w']*"
     r"|\b(?:called|named|titled)\s+[A-Z]\w+"
     r"|『[^』]+』"
 )
@@ -69,6 +74,8 @@ def names_a_title(text: str) -> bool:
     >>> names_a_title('I just watched "Little Women" and loved it'), names_a_title("I'm playing Apex Legends")
     (True, True)
     >>> names_a_title("We adopted a puppy called Pixie."), names_a_title("Thanks, Joanna! See you soon.")
+    (True, False)
+    >>> names_a_title("Harry Potter is great."), names_a_title("Hey Joanna! Long time no talk.")
     (True, False)
     """
     return _TITLE.search(text) is not None

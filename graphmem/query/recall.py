@@ -69,7 +69,7 @@ class Preset:
     time: float = 1.0
     dated: float = 0.4  # a question that asks when: raises the hits that say when (LoCoMo: 0.3-0.5 best)
     place: float = 0.2  # a question that asks where (LoCoMo recall@25 0.893 -> 0.896 with 0.2 or 0.3)
-    title: float = 0.5  # a question that asks for titles or names (LoCoMo recall@25 0.897 -> 0.8997, 0.3 0.898)
+    title: float = 0.5  # a question that asks for titles or names (LoCoMo recall@25 0.897 -> 0.901; 0.3 less)
     recency: float = 0.05
     half_life_days: float = 7.0
     candidates: int = 100  # documents taken from each index before fusing (LoCoMo: 200 gave the same recall@25)
