@@ -271,11 +271,10 @@ class SearchIndex:
         said: NDArray[np.bool_] = ~np.isnan(self._about_lo.data[docs]) | (states & ~np.isnan(self._time.data[docs]))
         return said
 
-    def titled(self, n: int | None = None) -> NDArray[np.bool_]:
-        """Flags of the documents whose text names a title or a name ("watched Little Women", "a puppy called
+    def titled(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of ``docs`` name a title or a name in their text ("watched Little Women", "a puppy called
         Pixie")."""
-        n = len(self.ids) if n is None else n
-        flags: NDArray[np.bool_] = self._titled.data[:n].copy()
+        flags: NDArray[np.bool_] = self._titled.data[docs]
         return flags
 
     def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:

@@ -22,10 +22,11 @@ The score of a document is a weighted sum of parts, each in [0, 1] before weight
 - ``title``: when the query asks for a book, a film, a song, a game, a band or a name ("What books has Tim
   read?", "What are the names of Andrew's dogs?"), 1 when its text names a title or a name: a quoted phrase,
   capitalised words run together inside a sentence, what follows "called" or "named"
-  (:func:`graphmem.index.text.names_a_title`);
+  (:func:`graphmem.index.text.names_a_title`). Like ``dated`` and ``place``, among the other parts'
+  candidates only;
 - ``place``: when the query asks where or for places ("Where has Maria made friends?", "Which countries has
   Tim been to?", "どこ"), 1 when it mentions a place (an entity of type place): "I went to a place in London
-  a few years ago" answers the second, though it shares no word with it;
+  a few years ago" answers the second, though it shares no word with it (among the other parts' candidates);
 - ``recency``: 0.5 ** (age / half-life), age measured from the query's ``now``;
 - ``words``: how closely its words match the query's, word by word (each query word's best cosine with one of
   its words, by the embedder's word vectors, averaged), scaled so the best of the ``words_pool`` documents
@@ -219,8 +220,6 @@ def rank(
         ("entity", preset.entity if named_entities else 0.0, lambda: index.mentioning(named_entities, n)),
         ("subject", preset.subject if named_entities else 0.0, lambda: index.about(named_entities, n)),
         ("time", preset.time if named_times else 0.0, lambda: _within_any(index, named_times, n)),
-        ("place", preset.place if places else 0.0, lambda: index.mentioning(places, n)),
-        ("title", preset.title if asks_title else 0.0, lambda: index.titled(n)),
     )
     for name, weight, flags in flagged:
         if weight:
@@ -230,6 +229,18 @@ def rank(
             candidates = sorted_union(candidates, np.flatnonzero(hit))
     if not len(candidates):
         return []
+    # what the question asks for, among the candidates only (like saying when, naming a place or a title is
+    # no match by itself; LoCoMo gave the same recall either way, and it bounds the work)
+    asked: tuple[tuple[str, float, Callable[[], np.ndarray]], ...] = (
+        ("place", preset.place if places else 0.0, lambda: index.mentioning(places, n)[candidates]),
+        ("title", preset.title if asks_title else 0.0, lambda: index.titled(candidates)),
+    )
+    for name, weight, flags in asked:
+        if weight:
+            values = np.zeros(n, np.float32)
+            values[candidates] = flags()
+            parts[name] = values
+            total = _sum_at(n, candidates, total, values, weight)
     if asks_when and preset.dated:  # among the candidates only: saying when is no match by itself
         dated = np.zeros(n, np.float32)
         dated[candidates] = index.dated(candidates)

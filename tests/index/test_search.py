@@ -133,7 +133,7 @@ def test_which_documents_name_a_title_is_kept_saved_and_rebuilt(tmp_path):
     path = tmp_path / "m.kuzu"
 
     def titled(mem):
-        return sorted(mem.index.ids[d] for d in np.flatnonzero(mem.index.titled()))
+        return sorted(mem.index.ids[d] for d in np.flatnonzero(mem.index.titled(np.arange(len(mem.index)))))
 
     with Memory.open(path, embedder="none") as mem:
         watched = mem.record(content='Joanna: I just watched "Little Women" and loved it.', extract=False).id

@@ -271,10 +271,10 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
         inside |= index.within(start, end, n) & allowed
     dated = index.dated(np.arange(n)) if asks_when else np.zeros(n, bool)
     placed = index.mentioning(places, n) & allowed if places and preset.place else np.zeros(n, bool)
-    titled = index.titled(n) & allowed if asks_title and preset.title else np.zeros(n, bool)
+    titled = index.titled(np.arange(n)) & allowed if asks_title and preset.title else np.zeros(n, bool)
     total = {}
     for d in range(n):
-        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d] or placed[d] or titled[d]:
+        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:  # (naming a place or title: no match)
             age = (now.timestamp() - index.times()[d]) / 86_400
             total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
                         + preset.time * inside[d] + preset.dated * dated[d] + preset.place * placed[d]
