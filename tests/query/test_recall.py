@@ -90,38 +90,34 @@ def test_a_question_asking_when_raises_what_says_when(team):
     assert hit.parts["dated"] == 1.0  # a state with a known start says when
 
 
-def test_a_question_asking_where_raises_what_names_a_place(team):
-    # D3:1 names a place, D3:2 does not; asked where, the one naming a place gains
-    team.record(content="Caroline: the hike last weekend in Sweden was lovely.", occurred_at="2023-08-01",
-                thread="c/s3", source={"system": "chat", "ref": "D3:1"})
-    team.record(content="Caroline: the hike last weekend up the hill was lovely.", occurred_at="2023-08-01",
-                thread="c/s3", source={"system": "chat", "ref": "D3:2"})
-    asked = {h.refs[0]: h for h in team.recall("Where was the lovely hike?", k=10)}
-    assert asked["D3:1"].parts["place"] == 1.0 and asked["D3:2"].parts["place"] == 0.0
+@pytest.mark.parametrize(("part", "named", "other", "question", "plain"), [
+    ("place", "Caroline: the hike last weekend in Sweden was lovely.",
+     "Caroline: the hike last weekend up the hill was lovely.", "Where was the lovely hike?",
+     "Was the lovely hike long?"),
+    ("title", 'Caroline: I read "Charlotte\'s Web" to the kids last night.',
+     "Caroline: I read a story to the kids last night.", "What books has Caroline read to the kids?",
+     "Has Caroline read to the kids?"),
+])
+def test_a_question_asking_where_or_for_titles_raises_what_names_a_place_or_a_title(
+    team, part, named, other, question, plain
+):
+    # the first text names a place (a title), the second does not; asked where (for books), the first gains
+    for ref, text in (("D3:1", named), ("D3:2", other)):
+        team.record(content=text, occurred_at="2023-08-01", thread="c/s3", source={"system": "chat", "ref": ref})
+    asked = {h.refs[0]: h for h in team.recall(question, k=10)}
+    assert asked["D3:1"].parts[part] == 1.0 and asked["D3:2"].parts[part] == 0.0
     assert list(asked)[0] == "D3:1"
-    plain = {h.refs[0]: h for h in team.recall("Was the lovely hike long?", k=10)}
-    assert "place" not in plain["D3:1"].parts
-    assert asked["D3:1"].score - plain["D3:1"].score == pytest.approx(PRESETS["default"].place, abs=1e-5)
-    # a place first met after the first question that asked where counts too
+    unasked = {h.refs[0]: h for h in team.recall(plain, k=10)}
+    assert part not in unasked["D3:1"].parts
+    assert asked["D3:1"].score - unasked["D3:1"].score == pytest.approx(getattr(PRESETS["default"], part), abs=1e-5)
+    assert [h for h in team.recall(question, k=10, preset="plain_bm25") if part in h.parts] == []
+
+
+def test_a_place_first_met_after_a_question_asked_where_counts_too(team):
+    team.recall("Where was the lovely hike?", k=10)  # the places are read here, then kept up to date
     team.record(content="Melanie: my hike last weekend in Lisbon was lovely.", occurred_at="2023-08-02",
                 thread="c/s3", source={"system": "chat", "ref": "D3:3"})
     assert team.recall("Which places had a lovely hike?", k=10, entities=["Lisbon"])[0].parts["place"] == 1.0
-    assert [h.refs[0] for h in team.recall("Where was the lovely hike?", k=10, preset="plain_bm25")
-            if "place" in h.parts] == []
-
-
-def test_a_question_asking_for_titles_or_names_raises_what_names_one(team):
-    team.record(content='Melanie: I read "Charlotte\'s Web" to the kids last night.', occurred_at="2023-08-03",
-                thread="c/s4", source={"system": "chat", "ref": "D4:1"})
-    team.record(content="Melanie: I read a story to the kids last night.", occurred_at="2023-08-03",
-                thread="c/s4", source={"system": "chat", "ref": "D4:2"})
-    asked = {h.refs[0]: h for h in team.recall("What books has Melanie read to the kids?", k=10)}
-    assert asked["D4:1"].parts["title"] == 1.0 and asked["D4:2"].parts["title"] == 0.0
-    assert list(asked)[0] == "D4:1"
-    plain = {h.refs[0]: h for h in team.recall("Has Melanie read to the kids?", k=10)}
-    assert "title" not in plain["D4:1"].parts
-    assert asked["D4:1"].score - plain["D4:1"].score == pytest.approx(
-        PRESETS["default"].title, abs=1e-5)
 
 
 def test_a_time_the_query_names_as_before_or_after_a_day_means_the_days_next_to_it(clock):
