@@ -5,9 +5,9 @@ through ``record_many`` in batches of 10,000 (each event is indexed for words as
 is computed on the background thread), then the script waits until every event has its vector. Texts are
 25 words drawn from a Zipf distribution over a 20,000-word vocabulary, so some words are in most events and
 most words in few, as in real text. Queries are 2-4 words drawn the same way (common words included), a
-third of them with a time window and a sixth with an entity filter; each asks for k = 10 with the default
-preset. Prints ingest rate, time until the vector index caught up, optional full rebuild time
-(``Memory.reindex``), recall p50/p95 and peak RSS.
+third of them with a time window, a sixth with an entity filter, a tenth asking where and a tenth asking
+for books; each asks for k = 10 with the default preset. Prints ingest rate, time until the vector index
+caught up, optional full rebuild time (``Memory.reindex``), recall p50/p95 and peak RSS.
 
     python bench/recall_speed.py [--sizes 10000,100000,1000000] [--embedder static] [--queries 300]
 """
@@ -94,6 +94,8 @@ def run_size(n_events: int, path: str, embedder: str, n_queries: int, rebuild: b
             if q % 6 == 2:
                 kwargs["entities"] = [f"person {rng.randrange(n_entities)}"]
             query = texts.sample(rng.randint(2, 4))
+            if q % 5 == 3:  # questions that ask where, or for titles, add the place or the title part
+                query = ("where did " if q % 10 == 3 else "which books about ") + query
             t = time.perf_counter()
             mem.recall(query, k=10, **kwargs)
             latencies.append((time.perf_counter() - t) * 1000)
