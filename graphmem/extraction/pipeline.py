@@ -284,7 +284,8 @@ class Extractor:
             # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
             speaker = nxt in ("'s", "\u2019s") and (
                 j + 2 >= len(words) or tokens.lowered[j + 2] not in self.rules.contraction_cues)
-            source = "gazetteer" if known else "initial" if i == j and (tokens.opens[i] or prev == ":") and not speaker else "rule"
+            opening = i == j and _opens_line(tokens, i) and not speaker
+            source = "gazetteer" if known else "initial" if opening else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)
             i = j + 1
@@ -624,6 +625,19 @@ class _Spans:
 
     def add(self, start: int, end: int) -> None:
         self._spans.append((start, end))
+
+
+def _opens_line(tokens: _Tokens, i: int) -> bool:
+    """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, or after a colon ("Caroline:
+    Absolutely, ..."), an ellipsis ("never-ending... Trying my best") or a paragraph break and a bracket
+    ("\n\n[Shares a photo ...]")."""
+    k = i
+    while k > 0 and (tokens.words[k - 1].isspace() or tokens.words[k - 1] in _OPENING_MARKS):
+        k -= 1
+    return any(tokens.opens[k : i + 1]) or (k > 0 and tokens.words[k - 1] in (":", "...", "\u2026"))
+
+
+_OPENING_MARKS = frozenset("([{\"'\u201c\u2018")
 
 
 def _name_word(word: str) -> bool:

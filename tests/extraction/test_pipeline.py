@@ -148,6 +148,8 @@ def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(ext
         "Note: Lena joined Acme Inc.",
         "Caroline: Painting's been fun. Life's too short!",
         "Caroline's sister paints.",
+        "Tim: it seems never-ending... Trying my best though.",
+        "Nature sure is amazing!\n\n[Shares a photo of the view from the top]",
     )}
     assert found == {
         "Caroline: Absolutely, that sounds great!": [],
@@ -156,6 +158,8 @@ def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(ext
         "Note: Lena joined Acme Inc.": [("Lena", "person"), ("Acme Inc", "org")],  # a statement is about her
         "Caroline: Painting's been fun. Life's too short!": [],  # the 's says "has", "is"
         "Caroline's sister paints.": [("Caroline", "person")],
+        "Tim: it seems never-ending... Trying my best though.": [],  # a line goes on after an ellipsis
+        "Nature sure is amazing!\n\n[Shares a photo of the view from the top]": [],
     }
 
 
