@@ -331,7 +331,7 @@ class Memory:
         # up to date by each commit (dropped, to be read again, when one retypes or merges entities)
         self._place_ids: frozenset[str] | None = None
         self._places_lock = threading.Lock()
-        self._place_writes = 0  # commits that added, retyped or merged entities (a read overlapping one is not kept)
+        self._place_writes = 0  # commits adding, retyping or merging entities (overlapping reads are dropped)
         self._writes = 0  # writes of events by this process (see _read_keys)
         self._keys_read = False
         self._blocks: NameBlocks | None = None  # names a new name may join (built at the first need)
@@ -1920,7 +1920,7 @@ class Memory:
         ))
         named_times = tuple(near_bound(m.interval, self.tz) for m in named.times)  # "before 4 October": just before
         chosen = preset_named(preset)
-        places = tuple(sorted(self._places())) if chosen.place and asks_where(query) else ()
+        places = tuple(self._places()) if chosen.place and asks_where(query) else ()
         ranked = rank(self.index, query, k, filters=filters, preset=chosen, now=anchor,
                       named_entities=named_entities, named_times=named_times, asks_when=asks_when(query),
                       places=places, asks_title=asks_title(query))

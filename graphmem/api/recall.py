@@ -30,9 +30,11 @@ class ScoreParts:
     time: float = strawberry.field(default=0.0, description="1 when it happened in a time the query names")
     dated: float = strawberry.field(default=0.0, description="1 when the query asks when and it says when: an "
                                                             "event naming the time it is about, a state's start")
-    place: float = strawberry.field(default=0.0, description="1 when the query asks where and it mentions a place")
-    title: float = strawberry.field(default=0.0, description="1 when the query asks for titles or names (books, "
-                                                            "films, pets) and it names one")
+    place: float = strawberry.field(
+        default=0.0, description="1 when the query asks where and it mentions a place")
+    title: float = strawberry.field(
+        default=0.0,
+        description="1 when the query asks for titles or names (books, films, pets) and it names one")
     recency: float = 0.0
     words: float = strawberry.field(
         default=0.0, description="word-by-word match with the query's words, among the best candidates (0-1)")

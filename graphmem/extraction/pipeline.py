@@ -628,9 +628,9 @@ class _Spans:
 
 
 def _opens_line(tokens: _Tokens, i: int) -> bool:
-    """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, or after a colon ("Caroline:
-    Absolutely, ..."), an ellipsis ("never-ending... Trying my best") or a paragraph break and a bracket
-    ("\n\n[Shares a photo ...]")."""
+    """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, or after a colon
+    ("Caroline: Absolutely, ..."), an ellipsis ("never-ending... Trying my best") or a paragraph break and a
+    bracket ("\n\n[Shares a photo ...]")."""
     k = i
     while k > 0 and (tokens.words[k - 1].isspace() or tokens.words[k - 1] in _OPENING_MARKS):
         k -= 1

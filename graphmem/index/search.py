@@ -45,8 +45,8 @@ __all__ = ["IndexStatus", "SearchIndex"]
 
 log = logging.getLogger("graphmem")
 
-# 2: the period each event talks about; 3: the entities each document is about; 4: transaction times; 5: words;
-# 6: whether each document names a title
+# 2: the period each event talks about; 3: the entities each document is about; 4: transaction times;
+# 5: words; 6: whether each document names a title
 FORMAT = 6
 EMBED_BATCH = 256
 EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
@@ -592,7 +592,8 @@ class SearchIndex:
                                      ("private", index._private), ("time", index._time),
                                      ("about_lo", index._about_lo), ("about_hi", index._about_hi),
                                      ("thread", index._thread), ("live", index._live),
-                                     ("titled", index._titled), ("embedded", index._embedded), ("recorded", index._recorded),
+                                     ("titled", index._titled), ("embedded", index._embedded),
+                                     ("recorded", index._recorded),
                                      ("word_start", index._word_start), ("word_count", index._word_count)):
                     column.data = np.full(room(n, n), column.fill, column.dtype)
                     column.data[:n] = c[name]

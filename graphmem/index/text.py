@@ -25,13 +25,13 @@ STOP_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# a title or a name: a quoted phrase that starts with a capital ("Little Women"), capitalised words run together
-# ("playing Apex Legends", "watched The Wheel of Time", "Battlefield 1"; opening a sentence, unless the run opens
-# with a greeting or "I": "Harry Potter and Game of Thrones are amazing", not "Hey Joanna", "Thanks Nate"), what
-# follows "called", "named" or "titled", or a Japanese title in 『』. One capitalised word inside a sentence is
-# most often the person spoken to ("Thanks, Joanna!"): not enough alone.
-_GREETINGS = ("Hey|Hi|Hello|Thanks|Thank|Wow|Oh|Yes|Yeah|Congrats|Congratulations|Good|Great|Happy|Hope|Nice|Sorry|"
-              "Bye|Love|Welcome|Dear|Awesome|Cool|Ok|Okay|Sure|Haha|Aww|Woah|Whoa|Yay|I")
+# a title or a name: a quoted phrase that starts with a capital ("Little Women"), capitalised words run
+# together ("playing Apex Legends", "watched The Wheel of Time", "Battlefield 1"; opening a sentence, unless
+# the run opens with a greeting or "I": "Harry Potter and Game of Thrones are amazing", not "Hey Joanna",
+# "Thanks Nate"), what follows "called", "named" or "titled", or a Japanese title in 『』. One capitalised word
+# inside a sentence is most often the person spoken to ("Thanks, Joanna!"): not enough alone.
+_GREETINGS = ("Hey|Hi|Hello|Thanks|Thank|Wow|Oh|Yes|Yeah|Congrats|Congratulations|Good|Great|Happy|Hope|Nice|"
+              "Sorry|Bye|Love|Welcome|Dear|Awesome|Cool|Ok|Okay|Sure|Haha|Aww|Woah|Whoa|Yay|I")
 _RUN_REST = r"(?:\s+(?:of|the|and|de|\d+|[A-Z][\w']*))*\s+(?:[A-Z][\w']*|\d+)\b"
 _TITLE = re.compile(
     r"[\"“][A-Z][^\"”\n]{0,80}[\"”]"

@@ -98,8 +98,9 @@ PRESETS: dict[str, Preset] = {
 
 
 _ASKS_WHERE = re.compile(
-    r"(?i)\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?(?:city|cities|country|countries|places?|locations?|states?|"
-    r"areas?|regions?|towns?)\b|\bbeen\s+to\b|\btravel+(?:s|ed|ing)?\b|\bvisit(?:s|ed|ing)?\b"
+    r"(?i)\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?"
+    r"(?:city|cities|country|countries|places?|locations?|states?|areas?|regions?|towns?)\b"
+    r"|\bbeen\s+to\b|\btravel+(?:s|ed|ing)?\b|\bvisit(?:s|ed|ing)?\b"
     r"|どこ|場所|どの(?:国|都市|町|地域)"
 )
 

@@ -103,13 +103,15 @@ def test_a_question_asking_where_or_for_titles_raises_what_names_a_place_or_a_ti
 ):
     # the first text names a place (a title), the second does not; asked where (for books), the first gains
     for ref, text in (("D3:1", named), ("D3:2", other)):
-        team.record(content=text, occurred_at="2023-08-01", thread="c/s3", source={"system": "chat", "ref": ref})
+        team.record(content=text, occurred_at="2023-08-01", thread="c/s3",
+                    source={"system": "chat", "ref": ref})
     asked = {h.refs[0]: h for h in team.recall(question, k=10)}
     assert asked["D3:1"].parts[part] == 1.0 and asked["D3:2"].parts[part] == 0.0
     assert list(asked)[0] == "D3:1"
     unasked = {h.refs[0]: h for h in team.recall(plain, k=10)}
     assert part not in unasked["D3:1"].parts
-    assert asked["D3:1"].score - unasked["D3:1"].score == pytest.approx(getattr(PRESETS["default"], part), abs=1e-5)
+    gain = asked["D3:1"].score - unasked["D3:1"].score
+    assert gain == pytest.approx(getattr(PRESETS["default"], part), abs=1e-5)
     assert [h for h in team.recall(question, k=10, preset="plain_bm25") if part in h.parts] == []
 
 
@@ -270,7 +272,7 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
     titled = index.titled(np.arange(n)) & allowed if asks_title and preset.title else np.zeros(n, bool)
     total = {}
     for d in range(n):
-        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:  # (naming a place or title: no match)
+        if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:  # (a place or a title: no match)
             age = (now.timestamp() - index.times()[d]) / 86_400
             total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
                         + preset.time * inside[d] + preset.dated * dated[d] + preset.place * placed[d]
