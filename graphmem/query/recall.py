@@ -230,11 +230,12 @@ def rank(
             candidates = sorted_union(candidates, np.flatnonzero(hit))
     if not len(candidates):
         return []
-    # what the question asks for, among the candidates only (like saying when, naming a place or a title is
-    # no match by itself; LoCoMo gave the same recall either way, and it bounds the work)
+    # what the question asks for, among the candidates only: saying when, naming a place or a title is no match
+    # by itself (for a place or a title LoCoMo gave the same recall either way, and it bounds the work)
     asked: tuple[tuple[str, float, Callable[[], np.ndarray]], ...] = (
         ("place", preset.place if places else 0.0, lambda: index.mentioning(places, n)[candidates]),
         ("title", preset.title if asks_title else 0.0, lambda: index.titled(candidates)),
+        ("dated", preset.dated if asks_when else 0.0, lambda: index.dated(candidates)),
     )
     for name, weight, flags in asked:
         if weight:
@@ -242,11 +243,6 @@ def rank(
             values[candidates] = flags()
             parts[name] = values
             total = _sum_at(n, candidates, total, values, weight)
-    if asks_when and preset.dated:  # among the candidates only: saying when is no match by itself
-        dated = np.zeros(n, np.float32)
-        dated[candidates] = index.dated(candidates)
-        parts["dated"] = dated
-        total = _sum_at(n, candidates, total, dated, preset.dated)
     if preset.recency:
         ages = (now.timestamp() - index.times(candidates)) / 86_400.0
         recency = np.zeros(n, np.float32)
