@@ -46,3 +46,22 @@ def test_sudachi_splits_words_when_installed():
     if split is None:
         pytest.skip("sudachipy is not installed (the ja extra); character pairs are used instead")
     assert "東京" in split("東京オフィスに移転した")
+
+
+@pytest.mark.parametrize(("sentence", "names"), [
+    ('I just watched "Little Women" and loved it', True),  # a quoted title
+    ("We finally read “The Hobbit” together", True),  # curly quotes
+    ("I'm playing Apex Legends tonight", True),  # capitalised words inside a sentence
+    ("my favourite is Battlefield 1 by far", True),  # a word and a number
+    ("Harry Potter and Game of Thrones are amazing", True),  # a run opening the text
+    ("Loved it. Game of Thrones is back", True),  # a run opening a later sentence
+    ("We adopted a puppy called Pixie.", True),  # called / named / titled
+    ("the band is named Muse", True),
+    ("昨日『君の名は』を観た", True),  # a Japanese title
+    ("Thanks, Joanna! See you soon.", False),  # one capitalised word: the person spoken to
+    ("Hey Joanna! Long time no talk.", False),  # a greeting
+    ("deploy review budget called off until next sprint", False),  # "called" but no name after it
+    ("nothing here is capitalised at all", False),
+])
+def test_names_a_title(sentence: str, names: bool) -> None:
+    assert text.names_a_title(sentence) is names
