@@ -127,8 +127,11 @@ class DocIds:
         return [bytes(i).decode() for i in self._ids[: self._n]]
 
     def encoded(self) -> NDArray[np.bytes_]:
-        """The ids as one fixed-width bytes array (no string object made for any of them)."""
-        return self._ids[: self._n].copy()
+        """The ids as one fixed-width bytes array (no string object made for any of them): a read-only view,
+        valid until the next id is added (to save it; a copy would cost ~40 MB at a million ids)."""
+        view = self._ids[: self._n]
+        view.flags.writeable = False
+        return view
 
     def _fold(self, hashes: NDArray[np.int64], numbers: NDArray[np.int64]) -> None:
         """Join ids (by their ``hashes``) with their ``numbers`` to the sorted arrays."""

@@ -659,8 +659,9 @@ def _flags(table: dict[str, array[int]], entities: Sequence[str], n: int) -> NDA
 def _packed(table: dict[str, array[int]]) -> tuple[list[str], NDArray[np.int64], NDArray[np.int32]]:
     """An entity -> documents table as its keys, offsets and one array of documents (to save)."""
     keys = list(table)
-    offsets = np.cumsum([0] + [len(table[k]) for k in keys])
-    docs = np.concatenate([np.frombuffer(table[k], np.int32) for k in keys]) if keys else np.zeros(0, np.int32)
+    offsets = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, table.values()), np.int64, len(keys)), out=offsets[1:])
+    docs = np.frombuffer(b"".join(table.values()), np.int32)  # the documents' bytes once, no array per key
     return keys, offsets, docs
 
 

@@ -340,3 +340,14 @@ def test_wait_after_close_returns():
     waiter.start()
     waiter.join(10)
     assert not waiter.is_alive()  # nothing is left to embed: no stopped worker is waited for
+
+
+@pytest.mark.parametrize("table", [{}, {"a": [1, 2, 3]}, {"a": [5], "b": [], "c": [2, 9, 11, 40]}])
+def test_an_entity_to_documents_table_packs_into_arrays_and_back(table):
+    from array import array
+
+    from graphmem.index.search import _packed, _unpacked
+
+    keys, offsets, docs = _packed({k: array("i", v) for k, v in table.items()})
+    assert keys == list(table) and offsets.tolist() == [0, *np.cumsum([len(v) for v in table.values()])]
+    assert docs.dtype == np.int32 and {k: list(v) for k, v in _unpacked(keys, offsets, docs).items()} == table
