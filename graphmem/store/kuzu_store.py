@@ -129,6 +129,10 @@ _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 CHECKPOINT_BYTES = 16 * 2**20
 CHECKPOINT_RETRY_S = 5.0
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
+# the rows of bulk writes are made into Arrow from the C allocator's memory (see graphmem/allocator.py), which
+# hands a freed table back at once: Arrow's own allocator keeps what it freed for later tables, and its
+# threads' leftovers added ~25 MB to a million-event load (bench/scale.py's phases sampled)
+_ARROW_POOL = pa.system_memory_pool()
 _ARROW_TYPES = {
     "STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(), "INT64": pa.int64(),
     "BOOLEAN": pa.bool_(), "STRING[]": pa.list_(pa.string()),
@@ -234,11 +238,11 @@ def _arrow(columns: Sequence[tuple[str, str]], items: Iterable[Mapping[str, Any]
     """``items`` as an Arrow table of ``columns`` (names and engine types), made ``COPY_CHUNK`` rows at a time
     from the iterable: no more than a chunk of a bulk write's rows (dicts of ~0.5-1 KB) exists at once."""
     schema = pa.schema([(name, _ARROW_TYPES[type_]) for name, type_ in columns])
-    names = schema.names
     chunks = []
     rows_ = iter(items)
     while chunk := list(itertools.islice(rows_, COPY_CHUNK)):
-        chunks.append(pa.record_batch([[i.get(name) for i in chunk] for name in names], schema=schema))
+        arrays = [pa.array([i.get(f.name) for i in chunk], f.type, memory_pool=_ARROW_POOL) for f in schema]
+        chunks.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
     return pa.Table.from_batches(chunks, schema)
 
 
@@ -473,7 +477,7 @@ class KuzuStore:
         once this process has written ``KNOWN_IDS_AFTER`` times, or warms up); a write then asks the engine
         only about the ids it may hold. The write lock held."""
         if self._known_events is None:
-            self._known_events = KnownIds(self._columns("MATCH (e:Event) RETURN e.id")[0])
+            self._known_events = KnownIds(self._values("MATCH (e:Event) RETURN e.id"))
         return self._known_events
 
     def _columns(self, query: str) -> list[list[Any]]:
@@ -481,6 +485,14 @@ class KuzuStore:
         self._settle()
         table = self._run(self._reader(), query).get_as_arrow(100_000)
         return [column.to_pylist() for column in table.columns]
+
+    def _values(self, query: str) -> Iterator[Any]:
+        """The values of a one-column read, as :meth:`_columns` reads them, made Python objects a chunk at a
+        time: a million event ids at once are ~90 MB of strings, where their hashes need none kept."""
+        self._settle()
+        table = self._run(self._reader(), query).get_as_arrow(100_000)
+        for chunk in table.column(0).chunks:
+            yield from chunk.to_pylist()
 
     def _confirmed_subjects(self, batch: WriteBatch) -> set[str] | None:
         """The subjects of the states ``batch`` confirms (a confirmation names only its state), if known."""

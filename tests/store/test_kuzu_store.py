@@ -591,3 +591,18 @@ def test_a_lookup_of_many_keys_in_chunks_reads_what_one_key_at_a_time_reads(tmp_
     # two lookups (the subjects' edges, then their 23 states by id), each in chunks of 4, then each in one join
     assert subjects_read(2, 4) == (one_by_one, 12)
     assert subjects_read(2, 10**6) == (one_by_one, 2)
+
+
+def test_bulk_rows_are_made_in_memory_the_c_allocator_hands_back():
+    """Not in Arrow's default pool, which keeps what a freed table held for later tables."""
+    import pyarrow as pa
+
+    from graphmem.store.kuzu_store import _arrow
+
+    before = pa.default_memory_pool().bytes_allocated()
+    held = pa.system_memory_pool().bytes_allocated()
+    table = _arrow([("id", "STRING"), ("n", "INT64"), ("at", "TIMESTAMP")],
+                   ({"id": f"ev_{i}", "n": i, "at": dt.datetime(2025, 11, 27)} for i in range(10_000)))
+    assert table.num_rows == 10_000 and table.column("id")[9_999].as_py() == "ev_9999"
+    assert pa.default_memory_pool().bytes_allocated() == before
+    assert pa.system_memory_pool().bytes_allocated() - held >= table.nbytes
