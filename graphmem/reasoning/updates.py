@@ -113,7 +113,8 @@ def plan_assert(
             plan.revise(match, RevisionAction.CONFIRM, reason, now, evidence)
             plan.results.append(match)
             continue
-        added.append(new.model_copy(update={"created_at": now, "recorded_at": now}))
+        stamped = new.created_at == now and new.recorded_at == now  # (as the memory makes them: no copy)
+        added.append(new if stamped else new.model_copy(update={"created_at": now, "recorded_at": now}))
         plan.evidence_targets.append((new.id, evidence))
         plan.results.append(new)
         seqs[new.id] = seq
@@ -278,6 +279,10 @@ def plan_merge(
 
 
 def _resolved(s: State, r: Resolved, now: dt.datetime) -> State:
+    """``s`` as its timeline resolved it (``s`` itself when that changes nothing: a bulk write's states are
+    ~1 KB each, and three of each at once were most of the memory it peaked at)."""
+    if s.valid.end == r.valid_to and s.status is r.status and s.recorded_at == now:
+        return s
     return s.model_copy(
         update={"valid": Interval.model_construct(start=s.valid.start, end=r.valid_to), "status": r.status,
                 "recorded_at": now}

@@ -26,3 +26,25 @@ def test_a_value_added_to_a_long_timeline_changes_only_the_one_it_follows(clock)
         current = mem.store.states(StateQuery(subject_id=subject, predicate="lives_in", include_private=True))
         whole = resolve_timeline([_assertion(s) for s in current], single_valued=True)
         assert all(whole[s.id].valid_to == s.valid.end and whole[s.id].status is s.status for s in current)
+
+
+def test_a_new_state_its_timeline_leaves_as_stated_is_planned_as_it_came_not_copied():
+    """A bulk write holds tens of thousands: each copy of one is ~1 KB at the moment the write peaks."""
+    import datetime as dt
+
+    from graphmem.ontology import load_ontology
+    from graphmem.ontology.models import Interval, State, TimePoint
+    from graphmem.reasoning.updates import plan_assert
+
+    now = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
+
+    def state(city: str, year: int) -> State:
+        return State(id=f"st_{city}", kind="relation", subject_id="peter", subject="Peter", predicate="lives_in",
+                     object=city, text=f"Peter lives in {city}", recorded_at=now, created_at=now,
+                     valid=Interval(start=TimePoint(at=dt.datetime(year, 1, 1, tzinfo=dt.UTC)), end=None))
+
+    lives_in = load_ontology().predicate("lives_in")
+    berlin, porto = state("Berlin", 2020), state("Porto", 2024)
+    plan = plan_assert([], [(berlin, (), "stated"), (porto, (), "stated")], lives_in, now)
+    assert plan.results[1] is porto  # the latest: nothing of it changed
+    assert plan.results[0] is not berlin and plan.results[0].valid.end == porto.valid.start  # ended by Porto
