@@ -620,7 +620,7 @@ class Memory:
         content_hash = hashlib.sha256(decision.content.encode()).hexdigest()
         return Event.model_construct(
             **{
-                **dict(draft),
+                **draft.__dict__,  # its fields as validated (dict(draft) walks them one by one: ~9 us an event)
                 "content": decision.content,
                 "id": _event_id(draft, content_hash, timed=occurred is not None),
                 "recorded_at": dt.datetime.min.replace(tzinfo=UTC),
