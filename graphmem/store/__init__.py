@@ -11,10 +11,13 @@ __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "
 # primary-key indexes a commit works on and the joins of reads. Measured with bench/scale.py at a million
 # events (a 897 MB database): 256 MiB runs it all since a read of many subjects' states takes two reads instead
 # of one join that held every state edge with all its columns (see KuzuStore._read_subjects); the peak RSS was
-# 1,972 MB with 256 MiB and 2,122 MB with 512, at the same speed within the noise. Earlier defaults: a quarter
-# of the machine's memory (4 GiB here; ~620 MB resident by the end of that run), then 512 MiB. A larger memory
-# may want more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
-DEFAULT_BUFFER_POOL_MB = 256
+# 1,972 MB with 256 MiB and 2,122 MB with 512, at the same speed within the noise. The cache filled to 225-235
+# MiB of its 256 in the phases where the run peaked (the states' writes, the as-of reads, the close); with 192
+# MiB the peak was 1,940 MB against 1,987-2,007 in four runs at 256, with bulk, one-by-one and as-of figures
+# inside their spread at 256 (as-of p95 3.2 ms). Earlier defaults: a quarter of the machine's memory (4 GiB
+# here; ~620 MB resident by the end of that run), 512 MiB, then 256. A larger memory may want more:
+# Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
+DEFAULT_BUFFER_POOL_MB = 192
 
 
 def open_store(path: str, *, buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB, read_only: bool = False) -> GraphStore:
