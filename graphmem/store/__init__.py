@@ -14,9 +14,9 @@ __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "
 # 1,972 MB with 256 MiB and 2,122 MB with 512, at the same speed within the noise. The cache filled to 225-235
 # MiB of its 256 in the phases where the run peaked (the states' writes, the as-of reads, the close); with 192
 # MiB the peak was 1,922-1,940 MB in four runs against 1,987-2,007 in four at 256, bulk and one-by-one rates
-# about the same, as-of p95 2.97-3.97 ms against 3.00-3.12. Earlier defaults: a quarter of the machine's memory (4 GiB
-# here; ~620 MB resident by the end of that run), 512 MiB, then 256. A larger memory may want more:
-# Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
+# about the same, as-of p95 2.97-3.97 ms against 3.00-3.12. Earlier defaults: a quarter of the machine's
+# memory (4 GiB here; ~620 MB resident by the end of that run), 512 MiB, then 256. A larger memory may want
+# more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
 DEFAULT_BUFFER_POOL_MB = 192
 
 
