@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util  # noqa: F401  (kuzu's Arrow import path needs importlib.util loaded)
 import dataclasses
 import datetime as dt
+import functools
 import itertools
 import logging
 import os
@@ -99,6 +100,13 @@ GROUP_FROM = 2
 # ENTITIES_PER_GROUPED_EVENT entities the memory holds
 EVENT_GROUP_FROM = 4
 ENTITIES_PER_GROUPED_EVENT = 4_000
+# a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
+# it joins (~0.16 us a row: the engine looks no row up by a key from another row), where a statement for each
+# row looks it up (~0.45 ms a statement). So a transaction's edges between existing nodes, and its
+# confirmations of held states, go in one statement from JOIN_GROUP_FROM rows, and when there is a row for
+# every ROWS_SCANNED_PER_JOINED_ROW rows of the tables the statement scans
+JOIN_GROUP_FROM = 4
+ROWS_SCANNED_PER_JOINED_ROW = 2_500
 EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
 ENTITY_CACHE = 50_000  # entities kept parsed; every change to one passes through write(), which refreshes it
 STATE_CACHE = 20_000  # states by id, kept current the same way
@@ -332,7 +340,10 @@ class KuzuStore:
         self._checkpoint_after = 0.0  # (monotonic) not before: the last attempt failed
         self._copy_at = COPY_THRESHOLD  # rows of one table above which the transaction being written uses COPY
         self._copying = True  # whether the transaction being written copies (else loads: see LOAD_MAX_ROWS)
-        self._entity_count: int | None = None  # the entities the engine holds, read once a transaction (if asked)
+        # rows of the tables whose size decides how a write is made: read before the first write, kept up by
+        # this process's writes; during a transaction, with the rows it adds (an upper bound)
+        self._held: dict[str, int] | None = None
+        self._sizes: dict[str, int] = {}
         if read_only:
             self._check_journal_applied()
         else:
@@ -515,6 +526,8 @@ class KuzuStore:
         with self._engine_lock:  # the caches change with the commit: no writer reads them in between
             if _single_event(batch):
                 self._write_event_rows(self._writer, batch)  # one statement commits by itself: no BEGIN
+                if self._held is not None:
+                    self._held["Event"] += 1
             elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
                   and len(batch) == 2 + len(batch.evidence) + len(batch.confirmations)
                   and batch.revisions[0].state_id == batch.state_versions[0].id
@@ -532,7 +545,12 @@ class KuzuStore:
         """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held.
         ``columns``: those each of its state versions changes, worked out when it was acknowledged."""
         self._copying = len(batch) > LOAD_MAX_ROWS
-        self._entity_count = None
+        if self._held is None:
+            self._held = {t: int(self._run(self._writer, f"MATCH (n:{t}) RETURN count(*)").get_all()[0][0])
+                          for t in _SIZED}
+        added = {"Entity": len(batch.entities), "Event": len(batch.events), "State": len(batch.new_states),
+                 "Revision": len(batch.revisions), "Thread": len(batch.threads)}
+        self._sizes = {t: self._held[t] + added[t] for t in _SIZED}  # (a version is not a new row)
         with self._in_transaction() as tx:
             self._write_merges(tx, batch)
             self._write_nodes(tx, batch)
@@ -540,6 +558,7 @@ class KuzuStore:
             self._write_states(tx, batch, self._version_columns(batch) if columns is None else columns)
             if mark is not None:
                 self._run(tx, _MARK, {"seq": mark})
+        self._held = self._sizes
 
     # -- the journal and its applier -----------------------------------------------------------------------
 
@@ -800,10 +819,19 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
-        if len(b.events) > self._copy_at and (self._copying or not self._groups_events(tx, len(b.events))):
+        if len(b.events) > self._copy_at and (self._copying or not self._groups_events(len(b.events))):
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
             self._write_event_rows(tx, b)
+
+    def _write_confirmations(self, tx: Any, confirmations: dict[str, dt.datetime], riding: _Riders) -> None:
+        """States confirmed, with the events that are their evidence, in one statement (see
+        JOIN_GROUP_FROM); their revisions and the states they supersede are left to the batch's others."""
+        items = [{"id": state_id, "at": rows.naive(at), "evidence": [
+                     {"event": event_id, "stance": stance.value, "at": rows.naive(seen)}
+                     for event_id, _, stance, seen in riding.take_evidence(state_id)]}
+                 for state_id, at in confirmations.items()]
+        self._run(tx, _CONFIRM_MANY[any(item["evidence"] for item in items)], {"rows": items})
 
     def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
         """The events of ``b`` with their own edges, row by row: in one statement for each group large
@@ -832,20 +860,23 @@ class KuzuStore:
             by_threads.setdefault(min(len(own[event.id].threads), 2), []).append(event)
         for count, events in by_threads.items():
             if count < 2 and len(events) >= EVENT_GROUP_FROM:
-                if self._groups_events(tx, len(events)):
+                if self._groups_events(len(events)):
                     self._write_event_group(tx, events, own, with_thread=count == 1)
                     continue
             for event in events:
                 edges = own[event.id]
                 self._write_one_event(tx, event, edges.threads, list(edges.mentions), edges.annotation)
 
-    def _groups_events(self, tx: Any, events: int) -> bool:
+    def _joins_pay(self, rows_: int, *tables: str) -> bool:
+        """Whether one statement joining ``rows_`` rows to ``tables`` beats a statement for each row (see
+        JOIN_GROUP_FROM)."""
+        return (rows_ >= JOIN_GROUP_FROM
+                and rows_ * ROWS_SCANNED_PER_JOINED_ROW >= sum(self._sizes.get(t, 0) for t in tables))
+
+    def _groups_events(self, events: int) -> bool:
         """Whether a statement for ``events`` events pays for its scan of every entity (see
-        ENTITIES_PER_GROUPED_EVENT). The count (~0.5 ms at 300k entities) is read once a transaction: its
-        entities are written before its events, and the events' writes add none."""
-        if self._entity_count is None:
-            self._entity_count = int(self._run(tx, "MATCH (n:Entity) RETURN count(*)").get_all()[0][0])
-        return events * ENTITIES_PER_GROUPED_EVENT >= self._entity_count
+        ENTITIES_PER_GROUPED_EVENT)."""
+        return events * ENTITIES_PER_GROUPED_EVENT >= self._sizes["Entity"]
 
     def _write_event_group(self, tx: Any, events: list[Event], own: dict[str, _EventEdges], *,
                            with_thread: bool) -> None:
@@ -942,10 +973,13 @@ class KuzuStore:
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
             self._run(tx, _STATE_RETRACT + riding.on(s.id, params), params)
-        for state_id, at in dict(_unversioned_confirmations(b)).items():  # the last one of each state stays
-            params = {"id": state_id, "at": rows.naive(at)}
-            self._run(tx, "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at" + riding.on(state_id, params),
-                      params)
+        confirmations = dict(_unversioned_confirmations(b))  # the last one of each state stays
+        if self._joins_pay(len(confirmations), "State", "Event"):
+            self._write_confirmations(tx, confirmations, riding)
+        else:
+            for state_id, at in confirmations.items():
+                params = {"id": state_id, "at": rows.naive(at)}
+                self._run(tx, _CONFIRM + riding.on(state_id, params), params)
         revisions, evidence, supersedes = riding.left()
         self._link(tx, "EVIDENCE", "Event", "State",
                    [(e, s, {"stance": st.value, "at": rows.naive(at)}) for e, s, st, at in evidence])
@@ -994,6 +1028,11 @@ class KuzuStore:
                          f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
             made = self._load(tx, statement, [("from", "STRING"), ("to", "STRING"), *_TABLES[rel].columns],
                               ({"from": a, "to": b, **props} for a, b, props in edges))
+            _counted(made, len(edges), f"{rel} links")
+            return
+        if self._joins_pay(len(edges), src, dst):
+            made = self._run(tx, _link_many(rel, src, src_key, dst, dst_key),
+                             {"rows": [{"from": a, "to": b, **props} for a, b, props in edges]})
             _counted(made, len(edges), f"{rel} links")
             return
         props = ", ".join(f"{c}: ${c}" for c in _TABLES[rel].column_names)
@@ -1128,6 +1167,7 @@ class KuzuStore:
         with self._transaction() as tx:
             self._run(tx, "MATCH (a:Annotation) WHERE a.event_id IN $ids DELETE a", {"ids": list(ids)})
             self._run(tx, "MATCH (e:Event) WHERE e.id IN $ids DETACH DELETE e", {"ids": list(ids)})
+        self._held = None  # (read again before the next write)
         self._events.update(drop=ids)
 
     def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
@@ -1474,6 +1514,27 @@ class KuzuStore:
 
 
 RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
+_CONFIRM = "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at"
+# many at once, with their evidence or without (the rows' fields cast: statements are prepared untyped)
+_CONFIRM_EACH = ("UNWIND $rows AS r MATCH (s:State {id: CAST(r.id AS STRING)}) "
+                 "SET s.last_confirmed_at = CAST(r.at AS TIMESTAMP)")
+_EVIDENCE_ROWS = "STRUCT(event STRING, stance STRING, at TIMESTAMP)[]"
+_CONFIRM_MANY = {
+    False: _CONFIRM_EACH,
+    True: f"{_CONFIRM_EACH} WITH s, r UNWIND CAST(r.evidence AS {_EVIDENCE_ROWS}) AS x "
+          "MATCH (e:Event {id: x.event}) CREATE (e)-[:EVIDENCE {stance: x.stance, at: x.at}]->(s)",
+}
+_SIZED = ("Entity", "Event", "State", "Revision", "Thread")  # see KuzuStore._held
+
+
+@functools.cache
+def _link_many(rel: str, src: str, src_key: str, dst: str, dst_key: str) -> str:
+    """Edges from the parameter ``rows`` (``from``, ``to`` and the edge's columns, each cast: see
+    _GROUP_CREATE), one MATCH clause for each end (both in one is a cross product)."""
+    props = ", ".join(f"{c}: CAST(r.{c} AS {t})" for c, t in _TABLES[rel].columns)
+    return (f"UNWIND $rows AS r MATCH (a:{src} {{{src_key}: CAST(r.`from` AS STRING)}}) "
+            f"MATCH (b:{dst} {{{dst_key}: CAST(r.`to` AS STRING)}}) CREATE (a)-[:{rel} {{{props}}}]->(b) "
+            "RETURN count(*)")
 
 
 def _applier(ref: weakref.ref[KuzuStore], queue: threading.Condition) -> None:
@@ -1607,6 +1668,7 @@ class _Riders:
                        _RidingKind(b.evidence, lambda x: x[1], bulk),
                        _RidingKind(b.supersedes, lambda x: x[0], bulk))
         self.taken: set[str] = set()  # states whose riders went with their statement
+        self._evidence_taken: set[str] = set()  # states whose evidence alone went with a statement
 
     def on(self, state_id: str, params: dict[str, Any]) -> str:
         """``WITH s ...`` clauses creating what hangs on ``state_id`` (its parameters go into ``params``);
@@ -1619,10 +1681,17 @@ class _Riders:
         self.taken.add(state_id)
         return _riders(revisions, evidence, supersedes, params)
 
+    def take_evidence(self, state_id: str) -> list[tuple[str, str, EvidenceStance, dt.datetime]]:
+        """The evidence for ``state_id`` that has not gone with a statement yet, for the caller to write."""
+        if self.bulk or state_id in self.taken or state_id in self._evidence_taken:
+            return []
+        self._evidence_taken.add(state_id)
+        return self._kinds[1].of(state_id)
+
     def left(self) -> tuple[list[Revision], list[tuple[str, str, EvidenceStance, dt.datetime]],
                             list[tuple[str, str, dt.datetime]]]:
-        revisions, evidence, supersedes = (kind.unridden(self.taken) for kind in self._kinds)
-        return revisions, evidence, supersedes
+        revisions, supersedes = (kind.unridden(self.taken) for kind in (self._kinds[0], self._kinds[2]))
+        return revisions, self._kinds[1].unridden(self.taken | self._evidence_taken), supersedes
 
 
 class _RidingKind:

@@ -208,6 +208,52 @@ def test_what_rides_on_a_states_statement_is_what_row_by_row_writes_make(monkeyp
     assert riding == alone
 
 
+def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statement_each_makes(monkeypatch):
+    """Confirmations of held states with their evidence, and a transaction's edges between held nodes, written
+    by one statement that joins its rows to the nodes leave the graph a statement per row leaves."""
+    from tests.conftest import FakeClock
+
+    people = [f"Person {i}" for i in range(6)]
+
+    def story(mem: Memory) -> dict:
+        first = mem.record_many([{"content": f"{p} lives in Oslo.", "occurred_at": "2025-03-01"}
+                                 for p in people])
+        mem.assert_states([StateInput(subject=p, predicate="lives_in", object="Oslo", valid_from="2025-03",
+                                      evidence=[r.event.id]) for p, r in zip(people, first, strict=True)])
+        again = mem.record_many([{"content": f"{p} still lives in Oslo.", "occurred_at": "2025-06-01"}
+                                 for p in people])
+        # each a confirmation with its evidence and a revision; two with a second piece of evidence
+        mem.assert_states([StateInput(subject=p, predicate="lives_in", object="Oslo", valid_from="2025-03",
+                                      evidence=[r.event.id, *([first[0].event.id] if i < 2 else [])])
+                           for i, (p, r) in enumerate(zip(people, again, strict=True))])
+        return _graph_dump(mem)
+
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        joined = story(mem)
+        assert all(s[3] is not None for s in joined["states"])  # every state confirmed
+    monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        alone = story(mem)
+    assert len(joined["evidence"]) == 6 + 6 + 2 and len(joined["revisions"]) >= 12
+    assert joined == alone
+
+
+def test_a_joined_statement_is_chosen_only_while_the_tables_it_scans_are_small(monkeypatch):
+    """The rows the engine holds of each table are counted once, then kept up by the writes; a statement
+    joining rows to nodes is chosen only when its scans cost less than a statement for each row."""
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        mem.record_many([{"content": f"note {i}", "entities": ["Ann"]} for i in range(300)])
+        store = mem.store
+        assert store._held == {"Entity": 1, "Event": 300, "State": 0, "Revision": 0, "Thread": 0}
+        assert store._joins_pay(4, "Event", "State") and not store._joins_pay(3, "Event", "State")
+        monkeypatch.setattr(kuzu_store, "ROWS_SCANNED_PER_JOINED_ROW", 10)
+        assert not store._joins_pay(4, "Event", "State") and store._joins_pay(30, "Event", "State")
+        store.remove_events([mem.events(limit=1)[0].id])
+        assert store._held is None  # read again before the next write
+        mem.record_many([{"content": "one more"}, {"content": "and another"}])
+        store.settle()  # (the applier's transaction)
+        assert store._held["Event"] == 301
+
 def test_events_and_nodes_written_in_one_statement_make_the_graph_one_statement_each_makes(monkeypatch):
     """Events of every shape (in a thread or none, naming no entity or several, with and without the period
     their text talks about, optional columns null in some and set in others) written by one UNWIND statement
