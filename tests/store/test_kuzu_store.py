@@ -594,6 +594,74 @@ def test_a_write_the_engine_refuses_after_acknowledging_it_fails_every_later_cal
         assert mem.stats().events == 1
 
 
+def _told(i: int, rng) -> str:
+    """A 200-character note in which extraction finds moves, jobs, opinions and times."""
+    people = ["Peter", "Anna Schmidt", "Bob", "Maria", "Kenji", "Lena"]
+    who = rng.choice(people)
+    said = rng.choice([f"{who} moved to {rng.choice(['Berlin', 'Lisbon', 'Tokyo'])} last week.",
+                       f"{who} joined {rng.choice(['Acme Inc', 'Globex', 'Initech'])} in March.",
+                       f"{who} thinks that the migration needs two more weeks.",
+                       f"@{who.split()[0].lower()} said the deploy from yesterday broke the export."])
+    notes = " Notes: retro went fine, backlog groomed, incidents closed, pricing page drafted."
+    return (said + notes)[:200] + f" #{i}"
+
+
+def test_after_the_engine_refuses_a_group_of_journalled_writes_each_is_applied_on_its_own(
+        tmp_path, monkeypatch):
+    """The applier writes queued records together; when the engine refuses the transaction, it writes them one
+    by one. Those writes change rows the refused transaction had changed: they all land (the engine is
+    checkpointed after a rollback; without it, most runs ended in a write-write conflict or a crash)."""
+    import random
+    import threading
+
+    rng = random.Random(5)
+    texts = [_told(i, rng) for i in range(3_400)]
+    refused: list[int] = []
+    write_states = KuzuStore._write_states
+
+    def refusing(self, tx, b, columns):
+        write_states(self, tx, b, columns)
+        if threading.current_thread().name == "graphmem-applier" and len(b.events) > 1 and not refused:
+            refused.append(len(b.events))
+            raise StoreError("database error: refused")
+
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        for start in range(0, 3_000, 500):  # (more events than the engine keeps in one node group)
+            mem.record_many([{"content": t, "occurred_at": "2025-11-27", "thread": "t"}
+                             for t in texts[start : start + 500]])
+        monkeypatch.setattr(KuzuStore, "_write_states", refusing)
+        for t in texts[3_000:]:
+            mem.record(content=t, occurred_at="2025-11-27", thread="t")
+        mem.store.settle()
+        assert refused and mem.stats().events == 3_400
+        assert not mem.store._rolled_back
+
+
+def test_a_checkpoint_beside_reads_runs_at_once(tmp_path):
+    """The engine makes a checkpoint wait for the reads under way; a read starting beside it could hold both
+    until the engine gave up (~6 s, the checkpoint failed). Reads and checkpoints now take turns."""
+    import threading
+
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        made = mem.record_many([{"content": f"note {i}", "entities": ["Ann"]} for i in range(300)])
+        store, ids, stop = mem.store, [r.event.id for r in made], threading.Event()
+
+        def read() -> None:
+            while not stop.is_set():
+                store.existing_event_ids(ids[:3])
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            for i in range(20):
+                mem.record(content=f"more {i}")
+                mem.store.settle()
+                with store._engine_lock:
+                    store._checkpoint_now()  # raises when the engine gives up waiting
+        finally:
+            stop.set()
+            reader.join()
+
 def test_after_a_few_writes_the_stored_event_ids_answer_from_a_filter_and_replays_are_still_caught(
         tmp_path, monkeypatch):
     from graphmem.store import kuzu_store
