@@ -563,6 +563,8 @@ class KuzuStore:
                           for i, at in batch.confirmations)):
                 # a reweighed opinion, a confirmed preference: one statement
                 self._write_alone(lambda: self._write_one_version(batch))
+                if self._held is not None:
+                    self._held["Revision"] += 1
             else:
                 self._write_in_transaction(batch)
             self._committed(batch)
