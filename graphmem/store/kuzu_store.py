@@ -421,27 +421,37 @@ class KuzuStore:
     def _in_transaction(self) -> Iterator[Any]:
         """One engine transaction on the writer connection (the engine lock held by the caller)."""
         conn = self._writer
+        with self._undone_cleared():
+            self._run(conn, "BEGIN TRANSACTION")
+            self._copied = False
+            try:
+                yield conn
+            except BaseException:
+                with suppress(RuntimeError):  # the engine may have rolled the failed transaction back already
+                    conn.execute("ROLLBACK")
+                raise
+            with self._gate.alone() if self._copied else nullcontext():  # (it checkpoints: see _ReadGate)
+                self._run(conn, "COMMIT")
+
+    @contextmanager
+    def _undone_cleared(self) -> Iterator[None]:
+        """Around a write (the engine lock held): a checkpoint after it if it fails (the engine rolls it
+        back), and before it while an earlier failed one is not cleared yet (see _after_rollback)."""
         if self._rolled_back:
             self._after_rollback()
-        self._run(conn, "BEGIN TRANSACTION")
-        self._copied = False
         try:
-            yield conn
+            yield
         except BaseException:
-            with suppress(RuntimeError):  # the engine may have rolled the failed transaction back already
-                conn.execute("ROLLBACK")
             self._rolled_back = True
             self._after_rollback()
             raise
-        with self._gate.alone() if self._copied else nullcontext():  # (it checkpoints: see _ReadGate)
-            self._run(conn, "COMMIT")
 
     def _after_rollback(self) -> None:
         """A checkpoint once a write transaction was rolled back (the engine lock held). The engine (Kuzu
         0.11.3) keeps traces of a rolled-back transaction's row changes: a later transaction changing the same
         rows can fail with a write-write conflict, or crash the process. A checkpoint clears them (one engine
         refusal in a group of journalled writes, then the group's writes one by one: 2 of 3 runs failed, 14 of
-        14 passed with it). If it cannot finish, it is tried again before the next transaction."""
+        14 passed with it). If it cannot finish, it is tried again before the next write."""
         try:
             self._checkpoint_now()
         except StoreError as exc:
@@ -549,10 +559,9 @@ class KuzuStore:
         """``batch`` committed by the engine before this returns, in one statement when it can be."""
         batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         with self._engine_lock:  # the caches change with the commit: no writer reads them in between
-            if self._rolled_back:
-                self._after_rollback()
             if _single_event(batch):
-                self._write_alone(lambda: self._write_event_rows(self._writer, batch))
+                with self._undone_cleared():  # one statement commits by itself: no BEGIN
+                    self._write_event_rows(self._writer, batch)
                 if self._held is not None:
                     self._held["Event"] += 1
             elif (len(batch.state_versions) == len(batch.revisions) == 1 and len(batch.evidence) <= 1
@@ -561,23 +570,14 @@ class KuzuStore:
                   and all(state_id == batch.state_versions[0].id for _, state_id, _, _ in batch.evidence)
                   and all(i == batch.state_versions[0].id and batch.state_versions[0].last_confirmed_at == at
                           for i, at in batch.confirmations)):
-                # a reweighed opinion, a confirmed preference: one statement
-                self._write_alone(lambda: self._write_one_version(batch))
+                with self._undone_cleared():  # a reweighed opinion, a confirmed preference: one statement
+                    self._write_one_version(batch)
                 if self._held is not None:
                     self._held["Revision"] += 1
             else:
                 self._write_in_transaction(batch)
             self._committed(batch)
             self._checkpoint()
-
-    def _write_alone(self, write: Callable[[], None]) -> None:
-        """A write of one statement, committed by itself (no BEGIN); the engine rolls it back on failure."""
-        try:
-            write()
-        except BaseException:
-            self._rolled_back = True
-            self._after_rollback()
-            raise
 
     def _write_in_transaction(self, batch: WriteBatch, mark: int | None = None,
                               columns: Sequence[Sequence[str]] | None = None) -> None:
