@@ -662,6 +662,36 @@ def test_a_checkpoint_beside_reads_runs_at_once(tmp_path):
             stop.set()
             reader.join()
 
+
+def test_bulk_writes_beside_reads_commit(tmp_path):
+    """A write large enough to be copied commits through a checkpoint. With reads running beside it, the
+    engine gave up waiting for them (~6 s) and the write failed; with one-by-one writes in the mix the
+    process later crashed. Reads now wait while such a commit runs."""
+    import threading
+
+    stop = threading.Event()
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        mem.record_many([{"content": f"first {i}", "entities": ["Ann"]} for i in range(10)])
+
+        def read() -> None:
+            while not stop.is_set():
+                mem.events(limit=5)
+
+        readers = [threading.Thread(target=read) for _ in range(2)]
+        for reader in readers:
+            reader.start()
+        try:
+            for b in range(2):  # each more rows than LOAD_MAX_ROWS: copied
+                mem.record_many([{"content": f"bulk {b}-{i}", "entities": ["Ann", f"P{i % 300}"],
+                                  "thread": f"t{i % 50}"} for i in range(9_000)])
+                for i in range(20):
+                    mem.record(content=f"one {b}-{i}", entities=["Ann"])
+        finally:
+            stop.set()
+            for reader in readers:
+                reader.join()
+        assert mem.stats().events == 10 + 2 * (9_000 + 20)
+
 def test_after_a_few_writes_the_stored_event_ids_answer_from_a_filter_and_replays_are_still_caught(
         tmp_path, monkeypatch):
     from graphmem.store import kuzu_store
