@@ -2,6 +2,8 @@ import dataclasses
 import datetime as dt
 import subprocess
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -612,7 +614,6 @@ def test_after_the_engine_refuses_a_group_of_journalled_writes_each_is_applied_o
     by one. Those writes change rows the refused transaction had changed: they all land (the engine is
     checkpointed after a rollback; without it, most runs ended in a write-write conflict or a crash)."""
     import random
-    import threading
 
     rng = random.Random(5)
     texts = [_told(i, rng) for i in range(3_400)]
@@ -637,59 +638,52 @@ def test_after_the_engine_refuses_a_group_of_journalled_writes_each_is_applied_o
         assert not mem.store._rolled_back
 
 
+@contextmanager
+def _read_beside(read, threads: int = 1):
+    """``read`` called over and over by ``threads`` threads while the block runs."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            read()
+
+    readers = [threading.Thread(target=loop) for _ in range(threads)]
+    for reader in readers:
+        reader.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+
+
 def test_a_checkpoint_beside_reads_runs_at_once(tmp_path):
     """The engine makes a checkpoint wait for the reads under way; a read starting beside it could hold both
     until the engine gave up (~6 s, the checkpoint failed). Reads and checkpoints now take turns."""
-    import threading
-
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
         made = mem.record_many([{"content": f"note {i}", "entities": ["Ann"]} for i in range(300)])
-        store, ids, stop = mem.store, [r.event.id for r in made], threading.Event()
-
-        def read() -> None:
-            while not stop.is_set():
-                store.existing_event_ids(ids[:3])
-
-        reader = threading.Thread(target=read)
-        reader.start()
-        try:
+        store, ids = mem.store, [r.event.id for r in made]
+        with _read_beside(lambda: store.existing_event_ids(ids[:3])):
             for i in range(20):
                 mem.record(content=f"more {i}")
                 mem.store.settle()
                 with store._engine_lock:
                     store._checkpoint_now()  # raises when the engine gives up waiting
-        finally:
-            stop.set()
-            reader.join()
 
 
 def test_bulk_writes_beside_reads_commit(tmp_path):
     """A write large enough to be copied commits through a checkpoint. With reads running beside it, the
     engine gave up waiting for them (~6 s) and the write failed; with one-by-one writes in the mix the
     process later crashed. Reads now wait while such a commit runs."""
-    import threading
-
-    stop = threading.Event()
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
         mem.record_many([{"content": f"first {i}", "entities": ["Ann"]} for i in range(10)])
-
-        def read() -> None:
-            while not stop.is_set():
-                mem.events(limit=5)
-
-        readers = [threading.Thread(target=read) for _ in range(2)]
-        for reader in readers:
-            reader.start()
-        try:
+        with _read_beside(lambda: mem.events(limit=5), threads=2):
             for b in range(2):  # each more rows than LOAD_MAX_ROWS: copied
                 mem.record_many([{"content": f"bulk {b}-{i}", "entities": ["Ann", f"P{i % 300}"],
                                   "thread": f"t{i % 50}"} for i in range(9_000)])
                 for i in range(20):
                     mem.record(content=f"one {b}-{i}", entities=["Ann"])
-        finally:
-            stop.set()
-            for reader in readers:
-                reader.join()
         assert mem.stats().events == 10 + 2 * (9_000 + 20)
 
 def test_after_a_few_writes_the_stored_event_ids_answer_from_a_filter_and_replays_are_still_caught(
