@@ -114,6 +114,7 @@ from graphmem.reasoning import (
     make_id,
     plan_assert,
     plan_close,
+    plan_confirm,
     plan_merge,
     plan_preference,
     plan_restate,
@@ -993,11 +994,9 @@ class Memory:
         )
 
     def confirm_state(self, state_id: str, *, evidence: Sequence[str] = (), reason: str = "confirmed") -> State:
-        """Record that a state was seen to hold again (``last_confirmed_at``)."""
-        def build(state: State, current: list[State], now: dt.datetime) -> Plan:
-            return plan_assert(current, [(state, evidence,
-                                          reason)], self.ontology.predicate(state.predicate), now)
-        return self._update(build, state_id, evidence)
+        """Record that a state was seen to hold again (``last_confirmed_at``, a ``confirm`` revision and its
+        evidence). A retracted state, or a revoked preference, cannot be confirmed: assert it again."""
+        return self._update(lambda state, _, now: plan_confirm(state, now, reason, evidence), state_id, evidence)
 
     def define_predicate(
         self,

@@ -79,6 +79,37 @@ def test_restating_what_holds_confirms_instead_of_duplicating(mem):
     assert [r.action.value for r in mem.revisions(first.id)] == ["assert", "confirm"]
 
 
+def test_confirming_a_state_stamps_that_state_whatever_its_interval(tmp_path):
+    """On disk, where writes are journalled and applied behind the call: a confirmation once planned a state
+    it could not match (closed at its own start) as new, under the id it already had; the database refused
+    that write after the call had returned, and every later call failed."""
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        never = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+        mem.close_state(never.id, valid_to="2020")  # [2020, 2020): it never held
+        ended = mem.assert_state("Ana", "works_at", "Acme", valid_from="2019", valid_to="2021")
+        ev = mem.record(content="Ana's old Acme badge turned up.")
+        for state in (never, ended):
+            confirmed = mem.confirm_state(state.id, evidence=[ev.id])
+            assert confirmed.id == state.id and confirmed.last_confirmed_at is not None
+        assert len(mem.timeline("Peter", "lives_in")) == 1
+        assert [r.action.value for r in mem.revisions(ended.id)] == ["assert", "confirm"]
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        assert all(mem.state(s.id).last_confirmed_at is not None for s in (never, ended))
+        assert [e.event_id for e in mem.state(ended.id).evidence] == [ev.id]
+
+
+def test_a_retracted_state_cannot_be_confirmed_and_nothing_is_written(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        wrong = mem.assert_state("Peter", "lives_in", "Madrid", valid_from="2024")
+        mem.retract_state(wrong.id, reason="it was a typo")
+        with pytest.raises(InvalidInput, match="retracted.*assert it again") as refused:
+            mem.confirm_state(wrong.id)
+        assert refused.value.field == "state_id"
+        assert [r.action.value for r in mem.revisions(wrong.id)] == ["assert", "retract"]
+        assert mem.state(wrong.id).last_confirmed_at is None
+        assert mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025").object == "Lisbon"
+
+
 def test_disjoint_intervals_of_the_same_value_are_not_merged(mem):
     s = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2010", valid_to="2012")
     mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2015")

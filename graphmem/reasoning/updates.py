@@ -1,4 +1,4 @@
-"""Applying state updates: assert (with confirm), close, retract, mark_done.
+"""Applying state updates: assert (with confirm), confirm, close, retract, mark_done.
 
 Each function takes the current states of one (subject, predicate) and returns a :class:`Plan`: the new
 states, the new versions of states whose validity changed (supersede, split, reopen), the revisions with
@@ -26,7 +26,8 @@ from graphmem.ontology import (
 from graphmem.reasoning.timeline import Assertion, Resolved, bounded, order_key, resolve_timeline
 from graphmem.temporal import holds_at
 
-__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_merge", "plan_retract", "plan_revise"]
+__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_confirm", "plan_merge", "plan_retract",
+           "plan_revise"]
 
 
 def make_id(prefix: str, *parts: object) -> str:
@@ -63,6 +64,12 @@ class Plan:
                 confidence=state.confidence, evidence_ids=tuple(evidence),
             )
         )
+
+    def confirm(self, state: State, evidence: Sequence[str], reason: str, at: dt.datetime) -> None:
+        """``state`` seen to hold again: stamped ``last_confirmed_at``, with its evidence and a revision."""
+        self.confirmations.append((state.id, at))
+        self.evidence_targets.append((state.id, evidence))
+        self.revise(state, RevisionAction.CONFIRM, reason, at, evidence)
 
 
 def _assertion(s: State, seq: int = 0, *, end_status: StateStatus | None = None) -> Assertion:
@@ -108,9 +115,7 @@ def plan_assert(
     for seq, (new, evidence, reason) in enumerate(requests, start=1):
         match = next((s for s in (*live, *added) if _confirms(s, new)), None)
         if match is not None:
-            plan.confirmations.append((match.id, now))
-            plan.evidence_targets.append((match.id, evidence))
-            plan.revise(match, RevisionAction.CONFIRM, reason, now, evidence)
+            plan.confirm(match, evidence, reason, now)
             plan.results.append(match)
             continue
         stamped = new.created_at == now and new.recorded_at == now  # (as the memory makes them: no copy)
@@ -127,6 +132,22 @@ def plan_assert(
         plan.revise(s, RevisionAction.ASSERT, reason, now, evidence)
     plan.results = [next((n for n in final_new if n.id == r.id), r) for r in plan.results]
     _diff(changed, resolved, now, plan, successors=final_new)
+    return plan
+
+
+def plan_confirm(state: State, now: dt.datetime, reason: str, evidence: Sequence[str]) -> Plan:
+    """Confirm ``state`` itself, whatever its interval: ended or not, it was seen to be so. A state memory no
+    longer believes (retracted, or a revoked preference) is refused: confirming it would have to state it anew.
+    """
+    if state.status in (StateStatus.RETRACTED, StateStatus.REVOKED):
+        raise InvalidInput(
+            f"state {state.id!r} is {state.status.value}: memory no longer holds it, so it cannot be confirmed; "
+            "assert it again (assert_state) to state it anew",
+            field="state_id",
+        )
+    plan = Plan()
+    plan.confirm(state, evidence, reason, now)
+    plan.results.append(state.model_copy(update={"last_confirmed_at": now}))
     return plan
 
 
