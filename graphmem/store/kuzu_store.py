@@ -423,7 +423,6 @@ class KuzuStore:
         conn = self._writer
         with self._undone_cleared():
             self._run(conn, "BEGIN TRANSACTION")
-            self._copied = False
             try:
                 yield conn
             except BaseException:
@@ -436,15 +435,45 @@ class KuzuStore:
     @contextmanager
     def _undone_cleared(self) -> Iterator[None]:
         """Around a write (the engine lock held): a checkpoint after it if it fails (the engine rolls it
-        back), and before it while an earlier failed one is not cleared yet (see _after_rollback)."""
+        back), and before it while an earlier failed one is not cleared yet (see _after_rollback). A failed
+        write that had copied rows stops the store instead (see _stop_after_failed_copy)."""
         if self._rolled_back:
             self._after_rollback()
+        self._copied = False
         try:
             yield
-        except BaseException:
+        except BaseException as exc:
+            if self._copied:
+                self._stop_after_failed_copy(exc)
+                raise
             self._rolled_back = True
             self._after_rollback()
             raise
+
+    def _stop_after_failed_copy(self, exc: BaseException) -> None:
+        """After the engine refused a transaction that had copied rows, nothing more goes to it. In Kuzu
+        0.11.3 such a rollback leaves the engine unsound for the rest of the process: with a checkpoint after
+        it, later relationship copies silently miss nodes of their own transaction (raw engine, 2,000-row
+        copies with one duplicate key each time: after 21 rounds 87,978 events and 87,072 of their edges)
+        and then the database file grows without bound; without one, a later commit fails and the process
+        aborts (round 5). A fresh open is sound (40 of 40 rounds). So this process stops writing, and the
+        engine does not checkpoint when it closes (that crashed the process): what was committed is in its
+        log, what was acknowledged is in the journal, and a reopen applies both. The usual refusal, a stored
+        event, is caught before the engine sees the write (see write)."""
+        with suppress(RuntimeError):
+            self._writer.execute("CALL force_checkpoint_on_close=false")
+        kept = self._journal.path if self._journal is not None and self._journal.path else None
+        failure = StoreError(
+            f"the database refused a bulk write ({exc}); after that the engine cannot take more writes "
+            "safely in this process: close and reopen the memory"
+            + (f" (writes acknowledged before it are kept in {kept} and applied when it opens)"
+               if kept else "")
+        )
+        log.error("%s", failure)
+        with self._queue:
+            if self._failure is None:
+                self._failure = failure
+            self._queue.notify_all()
 
     def _after_rollback(self) -> None:
         """A checkpoint once a write transaction was rolled back (the engine lock held). The engine (Kuzu
@@ -490,18 +519,19 @@ class KuzuStore:
                 raise StoreError(f"database {self.path!r} is open read-only; open it without read_only to write")
             if self._evidenced is not None:  # before the commit: the set may say more than is stored, never less
                 self._evidenced.update(state_id for _, state_id, _, _ in batch.evidence)
+            ids = [e.id for e in batch.events]
             if size > JOURNAL_MAX_ROWS or self._journal is None:
                 self._settle()  # the journalled writes ahead of it land first
+                # a refused bulk write stops the store (see _stop_after_failed_copy): stored events are
+                # found first, from the filter of stored ids (built on the first such write)
+                self._refuse_stored(ids, self._known_event_ids())
                 self._write_now(batch)
-                if self._known_events is not None:
-                    self._known_events.add(e.id for e in batch.events)
+                self._known_event_ids().add(ids)
                 return
-            ids = [e.id for e in batch.events]
             self._journalled += 1
-            known = self._known_events or (self._known_event_ids() if self._journalled > KNOWN_IDS_AFTER else None)
-            stored = self.existing_event_ids(known.maybe(ids) if known else ids) if ids else set()
-            if stored:  # the engine would refuse it, after it was acknowledged
-                raise DuplicateKey(f"event {sorted(stored)[0]} is already stored")
+            # the engine would refuse a stored event after the write was acknowledged
+            self._refuse_stored(ids, self._known_events or (
+                self._known_event_ids() if self._journalled > KNOWN_IDS_AFTER else None))
             payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
             try:
                 seq = self._journal.append(payload)
@@ -520,6 +550,13 @@ class KuzuStore:
                     self._applier = threading.Thread(target=_applier, args=(weakref.ref(self), self._queue),
                                                      name="graphmem-applier", daemon=True)
                     self._applier.start()
+
+    def _refuse_stored(self, ids: list[str], known: KnownIds | None) -> None:
+        """:class:`DuplicateKey` when the engine holds one of the events ``ids``; ``known`` narrows the ids
+        the engine is asked about."""
+        stored = self.existing_event_ids(known.maybe(ids) if known else ids) if ids else set()
+        if stored:
+            raise DuplicateKey(f"event {sorted(stored)[0]} is already stored")
 
     def _known_event_ids(self) -> KnownIds:
         """The ids of the stored events, as a filter (read in one scan: ~0.5 s at a million events, so only
@@ -681,6 +718,8 @@ class KuzuStore:
                 finally:
                     self._copy_at = COPY_THRESHOLD
         except Exception as exc:  # noqa: BLE001 - retried one by one, then reported to every later caller
+            if self._failure is not None:  # (the store stopped: see _stop_after_failed_copy)
+                return False
             if len(group) > 1:
                 log.warning("journal records %d-%d failed together (%s); retrying them one at a time",
                             group[0].seq, group[-1].seq, exc)

@@ -638,6 +638,52 @@ def test_after_the_engine_refuses_a_group_of_journalled_writes_each_is_applied_o
         assert not mem.store._rolled_back
 
 
+def _notes(start: int, stop: int) -> list[dict]:
+    return [{"content": f"note {i}", "occurred_at": "2025-11-27", "thread": "t"} for i in range(start, stop)]
+
+
+def _events_and_thread_edges(mem) -> tuple[int, int]:
+    conn = mem.store._reader()
+    events = conn.execute("MATCH (e:Event) RETURN count(*)").get_all()[0][0]
+    edges = conn.execute("MATCH (e:Event)-[:IN_THREAD]->(:Thread) RETURN count(*)").get_all()[0][0]
+    return events, edges
+
+
+def test_a_bulk_write_holding_a_stored_event_is_refused_before_the_engine_sees_it(tmp_path, monkeypatch):
+    """A copying write the engine refuses leaves it unsound (see the next test): a stored event is found
+    first, so the batch is written without it and the engine never rolls anything back."""
+    monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 100)  # (300 events go by COPY)
+    undone: list[str] = []
+    monkeypatch.setattr(KuzuStore, "_after_rollback", lambda self: undone.append("rollback"))
+    monkeypatch.setattr(KuzuStore, "_stop_after_failed_copy", lambda self, exc: undone.append(str(exc)),
+                        raising=False)
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        first = mem.record_many(_notes(0, 300))
+        again = mem.record_many(_notes(150, 450))
+        assert [r.id for r in again[:150]] == [r.id for r in first[150:]]
+        assert [r.status for r in again] == ["duplicate"] * 150 + ["created"] * 150
+        assert _events_and_thread_edges(mem) == (450, 450)
+    assert undone == []
+
+
+def test_after_the_engine_refuses_a_copying_write_the_store_stops_and_a_reopen_holds_every_acknowledged_one(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 100)
+    monkeypatch.setattr(KuzuStore, "_refuse_stored", lambda self, ids, known: None)  # the engine finds it
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        mem.record_many(_notes(0, 300))
+        for i in range(300, 305):
+            mem.record(content=f"note {i}", occurred_at="2025-11-27", thread="t")  # journalled
+        with pytest.raises(StoreError, match="close and reopen the memory"):
+            mem.record_many(_notes(200, 500))  # holds stored events: refused by the engine's copy
+        with pytest.raises(StoreError, match="close and reopen the memory"):
+            mem.stats()
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        assert _events_and_thread_edges(mem) == (305, 305)
+        mem.record_many(_notes(305, 605))
+        assert _events_and_thread_edges(mem) == (605, 605)
+
+
 @contextmanager
 def _read_beside(read, threads: int = 1):
     """``read`` called over and over by ``threads`` threads while the block runs."""
