@@ -155,11 +155,12 @@ class Soak:
                 op(r)
                 with self.lock:
                     self.ops[op.__name__] += 1
-            except StoreError as exc:  # the store's own failure: never expected here
-                self.failures.append(f"{op.__name__}: {type(exc).__name__}: {exc}")
             except GraphmemError as exc:
-                with self.lock:
-                    self.refusals[f"{op.__name__}: {type(exc).__name__}"] += 1
+                if isinstance(exc, StoreError):  # the store's own failure: never expected here
+                    self.failures.append(f"{op.__name__}: {exc}\n{traceback.format_exc()}")
+                else:
+                    with self.lock:
+                        self.refusals[f"{op.__name__}: {type(exc).__name__}"] += 1
             except Exception as exc:  # noqa: BLE001 - counted, with its stack
                 self.failures.append(f"{op.__name__}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
 

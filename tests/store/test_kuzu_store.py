@@ -684,6 +684,19 @@ def test_after_the_engine_refuses_a_copying_write_the_store_stops_and_a_reopen_h
         assert _events_and_thread_edges(mem) == (605, 605)
 
 
+def test_reading_every_event_for_the_index_fits_a_small_page_cache(tmp_path):
+    """The engine holds a read's whole answer in its page cache: every event at once (here ~20 MB of text) did
+    not fit 24 MiB, so opening the memory (the index catches up) and the janitor's scan for leaks failed."""
+    text = "lorem ipsum dolor sit amet " * 45
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        for start in range(0, 15_000, 5_000):
+            mem.record_many([{"content": f"note {i} {text}", "occurred_at": "2025-11-27"}
+                             for i in range(start, start + 5_000)])
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none", buffer_pool_mb=24) as mem:
+        assert sum(len(chunk) for chunk in mem.store.indexable()) == 15_000
+        assert mem.janitor(dry_run=True).masked == []
+
+
 @contextmanager
 def _read_beside(read, threads: int = 1):
     """``read`` called over and over by ``threads`` threads while the block runs."""
