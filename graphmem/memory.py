@@ -312,6 +312,7 @@ class Memory:
     ) -> None:
         self.store = store
         self._closed = False
+        self._reindexing = threading.Lock()  # one reindex at a time (see reindex)
         _OPEN.add(self)
         self.extract = extract  # record() reads entities, times and statements out of text by default
         self._extractor: Extractor | None = None
@@ -2434,17 +2435,20 @@ class Memory:
         self.store.put_cursors(cursors)
 
     def reindex(self) -> IndexStatus:
-        """Rebuild the search index from the database (after a model change, or to compact it)."""
-        with self.store.write_lock():
-            old = self.index
-            old.close()
-            self._index_whole = False  # event pages read the store until the new index holds everything
-            self.index = SearchIndex(old.directory, old.embedder)
-            self._catch_up()
-            self._index_whole = True
-        self.index.wait()
-        self.index.save()
-        return self.index.status()
+        """Rebuild the search index from the database (after a model change, or to compact it). One rebuild
+        at a time: each closes the index the one before waits on. Writes go on while the vectors are made."""
+        with self._reindexing:
+            with self.store.write_lock():
+                old = self.index
+                old.close()
+                self._index_whole = False  # event pages read the store until the new index holds everything
+                index = self.index = SearchIndex(old.directory, old.embedder)
+                self._catch_up()
+                self._index_whole = True
+            index.wait()
+            if not index.closed:  # (the memory was closed meanwhile: its close saved the index)
+                index.save()
+            return index.status()
 
 
 _MIN = dt.datetime.min.replace(tzinfo=UTC)

@@ -410,3 +410,24 @@ def test_a_bulk_write_holding_stored_events_reports_them_as_duplicates_and_write
         assert [r.id for r in again[:10]] == [r.id for r in first]
         assert {r.status for r in again[10:]} == {"created"}
         assert mem.stats().events == 1000
+
+
+def test_reindexes_called_at_once_each_return_and_the_index_holds_every_event(tmp_path):
+    """A reindex waits for the vectors of the index it built; another reindex closed that index meanwhile, and
+    the wait never returned (three at once hung the process)."""
+    import threading
+
+    with Memory.open(tmp_path / "m.kuzu", extract=False) as mem:
+        mem.record_many([{"content": f"note {i} about the launch", "occurred_at": "2025-11-27"}
+                         for i in range(3_000)])
+        statuses: list = []
+        threads = [threading.Thread(target=lambda: statuses.append(mem.reindex()), daemon=True)
+                   for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads)
+        assert len(statuses) == 3
+        status = mem.index_status()  # the last rebuild waited for every vector of its index
+        assert (status.documents, status.vectors, status.lag) == (3_000, 3_000, 0)

@@ -175,6 +175,7 @@ class SearchIndex:
         self._places: dict[int, tuple[int, list[int], dict[int, int]]] = {}  # read-side copy, by version
         self.watermark: dt.datetime | None = None
         self._lock = threading.Lock()  # writers of columns and the id map
+        self._saving = threading.Lock()  # a save writes a fresh copy beside the directory, then swaps it in
         self._pending: queue.Queue[tuple[int, str] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._closing = threading.Event()  # the worker stops after its batch; what waits is saved as pending
@@ -365,11 +366,22 @@ class SearchIndex:
             self._word_count.scatter(docs, sizes)
 
     def wait(self) -> None:
-        """Block until every document added so far has its vector."""
-        if self.vectors is not None and self._worker is not None:
-            if self._worker.is_alive():  # (a stopped worker would never take the marker: join would not return)
-                self._pending.put(_FLUSH)  # the batch in hand stops waiting for more
-            self._pending.join()
+        """Block until every document added so far has its vector, or the index is closed (what still waits
+        is then saved as pending): a wait beside a close, such as a reindex beside another, would otherwise
+        never return (a closed worker leaves its queue unfinished)."""
+        if self.vectors is None or self._worker is None:
+            return
+        if self._worker.is_alive():
+            self._pending.put(_FLUSH)  # the batch in hand stops waiting for more
+        done = self._pending.all_tasks_done
+        with done:
+            while (self._pending.unfinished_tasks and not self._closing.is_set()
+                   and (worker := self._worker) is not None and worker.is_alive()):
+                done.wait(timeout=0.1)
+
+    @property
+    def closed(self) -> bool:
+        return self._closing.is_set()
 
     # -- reading --------------------------------------------------------------------------------------
 
@@ -533,10 +545,13 @@ class SearchIndex:
     # -- files ----------------------------------------------------------------------------------------
 
     def save(self) -> None:
-        """Write the index to its directory (a new copy, swapped in whole)."""
+        """Write the index to its directory (a new copy, swapped in whole; one save at a time)."""
         if self.directory is None:
             return
-        target = self.directory
+        with self._saving:
+            self._save(self.directory)
+
+    def _save(self, target: Path) -> None:
         fresh = target.with_name(target.name + ".new")
         shutil.rmtree(fresh, ignore_errors=True)
         fresh.mkdir(parents=True)
