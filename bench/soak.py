@@ -4,7 +4,8 @@ acknowledged event is there.
 Each thread picks operations at random for ``--seconds``: ``record`` (extraction on), ``record_many`` of 30
 events with extraction and of 300 / 1,500 / 9,000 without (the last goes to the engine by bulk copy), state
 asserts, closes, retractions and confirmations, as-of / during / known-at questions, entity views and pages,
-timelines, recall, opinions weighed by events, entity merges, event removals, the janitor, tidy and snapshots.
+timelines, recall, opinions weighed by events, preferences, aliases, session checkpoints and summaries, resume
+packs, entity merges, event removals, the janitor, tidy, snapshots and (rarely) a rebuild of the search index.
 A refusal the API documents (bad input, a state already retracted, a name a merge took) is counted by its
 kind; any other exception is a failure. After the threads stop the memory is closed and opened again, and
 every event some call acknowledged (and no removal took back) must be there.
@@ -119,6 +120,29 @@ class Soak:
         for event_id in self.some(self.acked, r):
             self.mem.weigh_opinion(held.id, event_id, stance=r.choice(["supports", "contradicts"]))
 
+    def preference(self, r: random.Random) -> None:
+        self.mem.update_preference(r.choice(["upsert_candidate", "confirm", "revoke"]), r.choice(CITIES),
+                                   polarity=r.choice(["like", "dislike"]), holder=r.choice(PEOPLE[:5]))
+
+    def alias(self, r: random.Random) -> None:
+        self.mem.add_alias(r.choice(PEOPLE), f"{r.choice(PEOPLE)[:3]}{r.randrange(50)}")
+
+    def session(self, r: random.Random) -> None:
+        session = f"soak-{r.randrange(4)}"
+        how = r.choice(["checkpoint", "finalize", "resume"])
+        if how == "checkpoint":
+            result = self.mem.checkpoint(session, f"step {r.randrange(100)}",
+                                         f"{r.choice(PEOPLE)} did {r.random()}")
+            self.acknowledge([result.id])
+        elif how == "finalize":
+            self.acknowledge([self.mem.finalize_session(session).id])
+        else:
+            self.mem.resume_pack(session=session)
+
+    def reindex(self, r: random.Random) -> None:
+        if r.random() < 0.1:
+            self.mem.reindex()
+
     def merge(self, r: random.Random) -> None:
         keep, merge = r.sample(PEOPLE, 2)
         self.mem.merge_entities(keep, merge)
@@ -146,7 +170,8 @@ class Soak:
         r = random.Random(seed)
         ops: list[tuple[Callable[[random.Random], None], int]] = [
             (self.record, 6), (self.record_many, 2), (self.assert_state, 2), (self.change_state, 4),
-            (self.ask, 8), (self.opinion, 1), (self.merge, 1), (self.remove, 1), (self.upkeep, 2),
+            (self.ask, 8), (self.opinion, 1), (self.preference, 1), (self.alias, 1), (self.session, 1),
+            (self.merge, 1), (self.remove, 1), (self.upkeep, 2), (self.reindex, 1),
         ]
         calls, weights = zip(*ops, strict=True)
         while not stop.is_set():
