@@ -463,12 +463,15 @@ class KuzuStore:
         with suppress(RuntimeError):
             self._writer.execute("CALL force_checkpoint_on_close=false")
         kept = self._journal.path if self._journal is not None and self._journal.path else None
-        failure = StoreError(
-            f"the database refused a bulk write ({exc}); after that the engine cannot take more writes "
-            "safely in this process: close and reopen the memory"
-            + (f" (writes acknowledged before it are kept in {kept} and applied when it opens)"
-               if kept else "")
-        )
+        if self.path in ("", ":memory:"):
+            then = ("this memory lives in memory only: it takes nothing more, and what it holds goes when it "
+                    "closes")
+        else:
+            then = "close and reopen the memory" + (
+                f" (writes acknowledged before it are kept in {kept} and applied when it opens)"
+                if kept else "")
+        failure = StoreError(f"the database refused a bulk write ({exc}); after that the engine cannot take "
+                             f"more writes safely in this process: {then}")
         log.error("%s", failure)
         with self._queue:
             if self._failure is None:
@@ -1549,7 +1552,7 @@ class KuzuStore:
             try:
                 found = self._run(self._reader(), query, {**params, "lo": lo, "hi": lo + span}).get_all()
             except StoreError as exc:
-                if "buffer pool is full" not in str(exc) or span == 1:
+                if _POOL_FULL not in str(exc) or span == 1:
                     raise
                 span = max(1, span // 4)
                 continue
@@ -1785,9 +1788,15 @@ class _EventEdges:
 
 
 def _database_error(what: str, exc: RuntimeError) -> StoreError:
-    """The engine's error as ours: a key stored already is a :class:`DuplicateKey` (a writer may retry)."""
+    """The engine's error as ours: a key stored already is a :class:`DuplicateKey` (a writer may retry); a
+    full page cache names the setting that grows it."""
     kind = DuplicateKey if "duplicated primary key" in str(exc) else StoreError
-    return kind(f"{what}: {exc}")
+    hint = ("; the database's page cache is full: open the memory with a larger buffer_pool_mb (a memory "
+            "that lives in memory keeps all its data there)") if _POOL_FULL in str(exc) else ""
+    return kind(f"{what}: {exc}{hint}")
+
+
+_POOL_FULL = "buffer pool is full"  # (the engine's words)
 
 
 def _single_event(b: WriteBatch) -> bool:

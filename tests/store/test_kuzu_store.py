@@ -697,6 +697,17 @@ def test_reading_every_event_for_the_index_fits_a_small_page_cache(tmp_path):
         assert mem.janitor(dry_run=True).masked == []
 
 
+def test_a_memory_in_memory_that_fills_its_page_cache_says_which_setting_grows_it(monkeypatch):
+    monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 100)  # (the batches go by COPY, as large ones do)
+    with Memory.in_memory(extract=False, embedder="none", buffer_pool_mb=32) as mem:
+        with pytest.raises(StoreError, match="larger buffer_pool_mb"):
+            for start in range(0, 1_000_000, 2_000):
+                mem.record_many(_notes(start, start + 2_000))
+        with pytest.raises(StoreError, match="lives in memory only") as stopped:
+            mem.record(content="one more")
+        assert "reopen" not in str(stopped.value)
+
+
 @contextmanager
 def _read_beside(read, threads: int = 1):
     """``read`` called over and over by ``threads`` threads while the block runs."""
