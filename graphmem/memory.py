@@ -938,23 +938,28 @@ class Memory:
                 have |= {(e, n) for e, found in self.store.mentions(stored).items() for n in found}
             batch.mentions.extend(m for m in dict.fromkeys(wanted) if m not in have)
 
-    def _timeline_of(self, state_id: str) -> tuple[State, list[State]]:
+    def _timeline_of(self, state_id: str, *, whole: bool = True) -> tuple[State, list[State]]:
+        """The state, and (``whole``) the current states of its subject and predicate."""
         found = self.store.states_by_id([state_id])
         if not found:
             raise NotFound("state", state_id, field="state_id", hint="list ids with mem.timeline(subject=...)")
         state = found[0]
+        if not whole:
+            return state, []
         current = self.store.states(
             StateQuery(subject_id=state.subject_id, predicate=state.predicate, include_private=True)
         )
         return state, current
 
     def _update(self, build: Callable[[State, list[State], dt.datetime], Plan], state_id: str,
-                evidence: Sequence[str]) -> State:
+                evidence: Sequence[str], *, timeline: bool = True) -> State:
+        """One update of a state, planned by ``build`` from the state and (``timeline``: when the update can
+        change other states) the current states of its subject and predicate."""
         with self.store.write_lock():
             missing = set(evidence) - self.store.existing_event_ids(evidence)
             if missing:
                 raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
-            state, current = self._timeline_of(state_id)
+            state, current = self._timeline_of(state_id, whole=timeline)
             now = self.now()
             plan = build(state, current, now)
             batch = WriteBatch()
@@ -997,7 +1002,8 @@ class Memory:
     def confirm_state(self, state_id: str, *, evidence: Sequence[str] = (), reason: str = "confirmed") -> State:
         """Record that a state was seen to hold again (``last_confirmed_at``, a ``confirm`` revision and its
         evidence). A retracted state, or a revoked preference, cannot be confirmed: assert it again."""
-        return self._update(lambda state, _, now: plan_confirm(state, now, reason, evidence), state_id, evidence)
+        return self._update(lambda state, _, now: plan_confirm(state, now, reason, evidence), state_id,
+                            evidence, timeline=False)
 
     def define_predicate(
         self,
@@ -2044,9 +2050,9 @@ class Memory:
         if not evidence:
             raise InvalidInput("evidence must name at least one event that contradicts the state", field="evidence")
         return self._update(
-            lambda state, current, now: plan_revise(state, now, RevisionAction.DISPUTE, reason, evidence,
-                                                    contradicts=True),
-            state_id, evidence,
+            lambda state, _, now: plan_revise(state, now, RevisionAction.DISPUTE, reason, evidence,
+                                              contradicts=True),
+            state_id, evidence, timeline=False,
         )
 
     def tidy(self, *, dry_run: bool = False) -> TidyReport:
