@@ -20,7 +20,7 @@ from graphmem.errors import (
     StoreLocked,
     UnknownPredicate,
 )
-from graphmem.memory import EntityView, Memory, MergeResult, RecordResult, StateInput
+from graphmem.memory import Backup, EntityView, Memory, MergeResult, RecordResult, StateInput
 from graphmem.ontology import (
     Entity,
     Event,
@@ -40,6 +40,7 @@ from graphmem.privacy import PrivacyPolicy
 __version__ = "0.1.0"
 
 __all__ = [
+    "Backup",
     "DuplicateKey",
     "Entity",
     "EntityView",

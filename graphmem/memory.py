@@ -139,6 +139,7 @@ from graphmem.store.rows import state_words
 from graphmem.temporal import asks_when, holds_at, near_bound, parse_expression, parse_point, period_end
 
 __all__ = [
+    "Backup",
     "EntityView",
     "JanitorReport",
     "Memory",
@@ -253,6 +254,16 @@ class ReflectResult:
 
     pages: list[Path]
     written: list[Path]
+
+
+@dataclass(frozen=True)
+class Backup:
+    """A copy of a memory's database: its file, its size, the events it holds and the time the copy took."""
+
+    path: str
+    bytes: int
+    events: int
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -1864,6 +1875,29 @@ class Memory:
 
     def stats(self) -> StoreStats:
         return self.store.stats()
+
+    def backup(self, dest: str | Path) -> Backup:
+        """Copy this memory's database, with every write acknowledged so far, to the new file ``dest`` (its
+        search index is rebuilt from it when the copy is opened). Writes wait while the file is copied; reads
+        go on. Open the copy with :meth:`open`, or put it in the place of a database that cannot be opened.
+
+        >>> import tempfile, os
+        >>> folder = tempfile.mkdtemp()
+        >>> mem = Memory.open(os.path.join(folder, "memory.kuzu"))
+        >>> _ = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
+        >>> copy = mem.backup(os.path.join(folder, "copy.kuzu"))
+        >>> Memory.open(copy.path).stats().events
+        1
+        """
+        target = Path(dest)
+        if target.exists():
+            raise InvalidInput(f"{str(target)!r} exists already; name a new file for the backup", field="dest")
+        if not target.parent.is_dir():
+            raise InvalidInput(f"the folder {str(target.parent)!r} does not exist; create it first", field="dest")
+        started = time.perf_counter()
+        size = self.store.backup(target)
+        return Backup(path=str(target), bytes=size, events=self.store.stats().events,
+                      seconds=round(time.perf_counter() - started, 3))
 
     def index_status(self) -> IndexStatus:
         """Documents in the search index, vectors, how many still wait for a vector, and the embedder."""

@@ -116,6 +116,20 @@ def init(ctx: Context) -> None:
 
 
 @main.command()
+@click.argument("dest", type=click.Path(path_type=Path))
+@pass_ctx
+@_errors
+def backup(ctx: Context, dest: Path) -> None:
+    """Copy the database, with every write acknowledged so far, to the new file DEST (writes wait meanwhile).
+
+    A database the engine cannot open again (its process was killed while it checkpointed) is replaced by
+    its latest backup. Example: graphmem --db memory.kuzu backup backups/memory-2025-11-27.kuzu
+    """
+    copy = ctx.memory().backup(dest)
+    ctx.emit(copy, f"backed up {copy.events} events to {copy.path} ({copy.bytes / 2**20:,.1f} MB, {copy.seconds:.2f} s)")
+
+
+@main.command()
 @click.argument("content")
 @click.option("--occurred-at", help="When it happened (default: now).")
 @click.option("--agent", "agent_id", default="cli", show_default=True)

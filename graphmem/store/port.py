@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, Source, State, Thread
@@ -290,6 +291,11 @@ class GraphStore(Protocol):
         ...
 
     def stats(self) -> StoreStats: ...
+
+    def backup(self, dest: Path) -> int:
+        """Copy the stored memory, with every write acknowledged so far, to the new file ``dest``; returns its
+        size in bytes. Writes wait meanwhile; reads go on."""
+        ...
 
     def warm(self) -> None:
         """Read ahead, in bulk, what the first requests would otherwise read row by row (a server does this

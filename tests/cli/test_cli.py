@@ -167,3 +167,14 @@ def test_alias_and_merge_from_the_command_line(run):
     assert [(s["object"], s["status"]) for s in timeline] == [("Paris", "superseded"), ("Lisbon", "active")]
     again = run("merge", "Peter Smith", "Pete")
     assert again.exit_code == 2 and "merge" in again.output
+
+
+def test_backup_copies_the_database_and_refuses_a_file_that_exists(run, tmp_path):
+    run("record", "Peter moved to Marrakesh.", "--occurred-at", "2025-11-27")
+    dest = tmp_path / "backup.kuzu"
+    copy = json.loads(run("--json", "backup", str(dest)).output)
+    assert copy["events"] == 1 and copy["path"] == str(dest) and copy["bytes"] == dest.stat().st_size
+    again = run("backup", str(dest))
+    assert again.exit_code == 2 and "exists already" in again.output
+    restored = CliRunner().invoke(main, ["--db", str(dest), "--json", "stats"], catch_exceptions=False)
+    assert json.loads(restored.output)["events"] == 1

@@ -3,6 +3,7 @@ import datetime as dt
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -814,3 +815,67 @@ def test_bulk_rows_are_made_in_memory_the_c_allocator_hands_back():
     assert table.num_rows == 10_000 and table.column("id")[9_999].as_py() == "ev_9999"
     assert pa.default_memory_pool().bytes_allocated() == before
     assert pa.system_memory_pool().bytes_allocated() - held >= table.nbytes
+
+
+def test_a_backup_holds_every_acknowledged_write_and_opens_as_a_memory(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu") as mem:
+        first = mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27")  # journalled, maybe unapplied
+        mem.record_many([{"content": f"note {i}", "occurred_at": "2025-11-27"} for i in range(600)])  # bulk
+        state = mem.assert_state(subject="Peter", predicate="lives_in", object="Porto", valid_from="2025-12-01",
+                                 evidence=[first.id])
+        copy = mem.backup(tmp_path / "copy.kuzu")
+        later = mem.record(content="written after the backup", occurred_at="2025-11-28")
+        assert (copy.events, copy.path) == (601, str(tmp_path / "copy.kuzu"))
+    assert not (tmp_path / "copy.kuzu.partial").exists()
+    with Memory.open(copy.path) as restored:
+        assert restored.stats().events == copy.events
+        assert restored.get([first.id])[0].content == "Peter moved to Lisbon."
+        assert not restored.get([later.id])
+        assert [s.object for s in restored.as_of("2025-12-02").states(subject="Peter")] == ["Porto"]
+        assert restored.state(state.id).evidence[0].event_id == first.id
+        assert restored.recall("Lisbon", k=3)  # its search index was rebuilt from the copy
+
+
+def test_a_backup_waits_for_writes_under_way_and_they_for_it(tmp_path):
+    with Memory.open(tmp_path / "m.kuzu") as mem:
+        done: list[str] = []
+
+        def write():
+            for i in range(200):
+                done.append(mem.record(content=f"event {i} under way", occurred_at="2025-11-27").id)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        while len(done) < 20:
+            time.sleep(0.001)
+        before = list(done)  # each returned before the backup was asked for
+        copy = mem.backup(tmp_path / "copy.kuzu")
+        writer.join()
+        assert len(done) == 200
+    with Memory.open(copy.path) as restored:
+        held = {e.id for e in restored.get(done)}
+        assert set(before) <= held
+        assert restored.stats().events == len(held) == copy.events
+
+
+def test_a_backup_is_refused_an_existing_file_a_missing_folder_and_a_memory_in_memory(tmp_path):
+    from graphmem import InvalidInput
+
+    (tmp_path / "taken.kuzu").write_text("")
+    with Memory.open(tmp_path / "m.kuzu") as mem:
+        with pytest.raises(InvalidInput, match="exists already") as exc:
+            mem.backup(tmp_path / "taken.kuzu")
+        assert exc.value.field == "dest"
+        with pytest.raises(InvalidInput, match="does not exist"):
+            mem.backup(tmp_path / "nowhere" / "copy.kuzu")
+    with pytest.raises(StoreError, match="lives in memory only"):
+        Memory.in_memory().backup(tmp_path / "copy.kuzu")
+    assert (tmp_path / "taken.kuzu").read_text() == ""
+
+
+def test_a_log_the_engine_cannot_replay_is_named_with_the_remedy_and_the_files_are_left():
+    error = kuzu_store._open_error("/data/m.kuzu", RuntimeError(
+        "Runtime exception: Found duplicated primary key value ev_1, which violates the uniqueness constraint"))
+    assert "'/data/m.kuzu.wal'" in str(error) and "graphmem backup" in str(error) and "left as they are" in str(error)
+    other = kuzu_store._open_error("/data/m.kuzu", RuntimeError("IO exception: no space left"))
+    assert str(other) == "cannot open database '/data/m.kuzu': IO exception: no space left"
