@@ -35,6 +35,10 @@ class Settings(BaseModel):
     port: int = Field(default=8765, ge=1, le=65535, description="port the server listens on")
     tokens: str | None = Field(default=None, description="tokens file (YAML or JSON): agents, scopes, roles")
     max_body_bytes: int = Field(default=1_000_000, ge=1024, description="largest request body accepted")
+    backup_dir: str | None = Field(default=None,
+                                   description="folder the server copies its database to on a schedule")
+    backup_every_h: float = Field(default=24.0, gt=0, description="hours between two scheduled backups")
+    backup_keep: int = Field(default=3, ge=1, description="scheduled backups kept (the oldest are deleted)")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:

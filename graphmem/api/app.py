@@ -16,9 +16,9 @@ import contextlib
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -55,6 +55,14 @@ _PUBLIC = ("/health",)  # answered without a token (no memory content)
 def principal_of(request: Request) -> Principal:
     principal: Principal = request.scope[_PRINCIPAL]
     return principal
+
+
+class Background(Protocol):
+    """Work a server runs beside its requests on the same memory (see ``create_app``)."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 class _GraphQLApp(GraphQL[Context, None]):
@@ -155,12 +163,14 @@ def create_app(
     workers: int = WORKERS,
     close_memory: bool = False,
     freeze_heap: bool = False,
+    background: Sequence[Background] = (),
 ) -> ASGIApp:
     """The server for ``memory``. ``close_memory``: close the database when the server shuts down.
     ``freeze_heap``: the process is this server's alone, and what it built before its first request (modules,
     the extraction pipeline, the search index, the warmed caches) stays until it exits, so the garbage
     collector's full passes leave it out (``gc.freeze``): under load each pass stopped every request for
-    0.1-0.4 s at 100k events, growing with the heap."""
+    0.1-0.4 s at 100k events, growing with the heap. ``background``: work that runs beside the server on
+    the same memory (scheduled backups), started once it is ready and stopped before the database closes."""
     policy = access or AccessPolicy.open()
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="graphmem")
     graphql = _GraphQLApp(memory, executor)
@@ -182,7 +192,11 @@ def create_app(
             gc.collect()  # (what is garbage now would otherwise never be freed)
             gc.freeze()
         log.info("ready in %.1f s", time.perf_counter() - started)
+        for job in background:
+            job.start()
         yield
+        for job in background:
+            await _in_pool(executor, job.stop)
         executor.shutdown(wait=True)  # in-flight memory calls finish before the database closes
         if close_memory:
             memory.close()

@@ -33,7 +33,14 @@ import click
 
 from graphmem.cli.render import state_rows, table, to_json
 from graphmem.errors import GraphmemError, InvalidInput
-from graphmem.io import TailReport, WorkspaceReport, import_claude_mem, ingest_workspace, tail_sessions
+from graphmem.io import (
+    BackupSchedule,
+    TailReport,
+    WorkspaceReport,
+    import_claude_mem,
+    ingest_workspace,
+    tail_sessions,
+)
 from graphmem.memory import Memory
 from graphmem.query.packs import event_line
 from graphmem.samples import load_sample, sample_workspace
@@ -126,7 +133,8 @@ def backup(ctx: Context, dest: Path) -> None:
     its latest backup. Example: graphmem --db memory.kuzu backup backups/memory-2025-11-27.kuzu
     """
     copy = ctx.memory().backup(dest)
-    ctx.emit(copy, f"backed up {copy.events} events to {copy.path} ({copy.bytes / 2**20:,.1f} MB, {copy.seconds:.2f} s)")
+    ctx.emit(copy, f"backed up {copy.events} events to {copy.path} "
+                   f"({copy.bytes / 2**20:,.1f} MB, {copy.seconds:.2f} s)")
 
 
 @main.command()
@@ -839,14 +847,18 @@ KEEP_ALIVE_S = 75
 @click.option("--port", type=int, default=None, help="Port to listen on (default 8765).")
 @click.option("--tokens", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Tokens file: agents, their scopes and roles. Without it only loopback is served.")
+@click.option("--backup-dir", type=click.Path(file_okay=False), default=None,
+              help="Copy the database to this folder on a schedule (GRAPHMEM_BACKUP_EVERY_H, default 24 h; "
+                   "GRAPHMEM_BACKUP_KEEP copies kept, default 3).")
 @pass_ctx
 @_errors
-def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) -> None:
+def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None, backup_dir: str | None) -> None:
     """Serve the GraphQL API (GraphiQL at /graphql), /health and the compatibility routes.
 
-    This process owns the database: other processes send their reads and writes here.
+    This process owns the database: other processes send their reads and writes here, and it takes the
+    scheduled backups (--backup-dir).
 
-    Example: graphmem --db memory.kuzu serve --port 8765 --tokens tokens.yaml
+    Example: graphmem --db memory.kuzu serve --port 8765 --tokens tokens.yaml --backup-dir backups
     """
     import logging
 
@@ -856,8 +868,8 @@ def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) 
 
     logging.basicConfig(level=logging.INFO, format="graphmem: %(message)s")
 
-    settings = ctx.settings.model_copy(update={k: v for k, v in
-                                               {"host": host, "port": port, "tokens": tokens}.items() if v})
+    settings = ctx.settings.model_copy(update={k: v for k, v in {"host": host, "port": port, "tokens": tokens,
+                                                                 "backup_dir": backup_dir}.items() if v})
     access = AccessPolicy.from_file(settings.tokens) if settings.tokens else AccessPolicy.open()
     bind = settings.host
     if not access.enabled and bind not in LOOPBACK:
@@ -865,9 +877,11 @@ def serve(ctx: Context, host: str | None, port: int | None, tokens: str | None) 
                    "other machines", err=True)
         bind = "127.0.0.1"
     memory = ctx.memory()
+    backups = ([BackupSchedule(memory, settings.backup_dir, every_s=settings.backup_every_h * 3600,
+                               keep=settings.backup_keep)] if settings.backup_dir else [])
     ctx.release()  # the server closes the database itself, after in-flight requests finish
     app = create_app(memory, access=access, max_body_bytes=settings.max_body_bytes, close_memory=True,
-                      freeze_heap=True)
+                     freeze_heap=True, background=backups)
     who = f"{len(access.agents)} agents with tokens" if access.enabled else "no tokens: local use only"
     click.echo(f"graphmem serving {settings.db} at http://{bind}:{settings.port}/graphql ({who})", err=True)
     uvicorn.run(app, host=bind, port=settings.port, log_level="warning", timeout_graceful_shutdown=30,

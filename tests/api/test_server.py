@@ -131,3 +131,22 @@ def _response_head(conn):
     while len(body) < length:
         body += conn.recv(65536)
     return lines
+
+
+def test_the_server_backs_its_database_up_when_asked_to(tmp_path):
+    db, backups = tmp_path / "memory.kuzu", tmp_path / "backups"
+    proc, url = start(db, "--backup-dir", str(backups))
+    try:
+        r = httpx.post(f"{url}/graphql", json={"query": RECORD, "variables": {
+            "i": {"content": "kept in the first backup?", "occurredAt": "2025-11-27", "extract": False}}}, timeout=60)
+        assert r.json()["data"]["recordEvent"]["id"]
+        deadline = time.monotonic() + 60
+        while not list(backups.glob("memory-*.kuzu")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    copies = list(backups.glob("memory-*.kuzu"))
+    assert len(copies) == 1, proc.stderr.read()
+    with Memory.open(copies[0]) as copy:  # the copy opens as a memory (the event may have come after it)
+        assert copy.stats().events in (0, 1)
