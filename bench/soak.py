@@ -5,9 +5,10 @@ Each thread picks operations at random for ``--seconds``: ``record`` (extraction
 events with extraction and of 300 / 1,500 / 9,000 without (the last goes to the engine by bulk copy), state
 asserts, closes, retractions and confirmations, as-of / during / known-at questions, entity views and pages,
 timelines, recall, opinions weighed by events, preferences, aliases, session checkpoints and summaries, resume
-packs, entity merges, event removals, the janitor, tidy, snapshots and (rarely) a rebuild of the search index.
-A refusal the API documents (bad input, a state already retracted, a name a merge took) is counted by its
-kind; any other exception is a failure. After the threads stop the memory is closed and opened again, and
+packs, entity merges, event removals, the janitor, tidy, snapshots, backups (each copy opened and checked for
+the events acknowledged before it) and (rarely) a rebuild of the search index. A refusal the API documents
+(bad input, a state already retracted, a name a merge took) is counted by its kind; any other exception is a
+failure. After the threads stop the memory is closed and opened again, and
 every event some call acknowledged (and no removal took back) must be there.
 
     python bench/soak.py [--seconds 60] [--threads 8] [--seed 1]
@@ -23,6 +24,7 @@ import argparse
 import collections
 import faulthandler
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -46,6 +48,7 @@ class Soak:
         self.lock = threading.Lock()
         self.acked: set[str] = set()
         self.removed: set[str] = set()
+        self.removing: set[str] = set()  # removals under way (a backup beside one may or may not hold them)
         self.states: list[str] = []
         self.ops: collections.Counter[str] = collections.Counter()
         self.refusals: collections.Counter[str] = collections.Counter()
@@ -150,19 +153,49 @@ class Soak:
     def remove(self, r: random.Random) -> None:
         picked = self.some(self.acked, r, 3)
         if picked:
-            self.mem.remove_events(picked, approved_by="soak", reason="soak", only_expired=False)
             with self.lock:
-                self.removed.update(picked)
-                self.acked.difference_update(picked)
+                self.removing.update(picked)
+            try:
+                self.mem.remove_events(picked, approved_by="soak", reason="soak", only_expired=False)
+                with self.lock:
+                    self.removed.update(picked)
+                    self.acked.difference_update(picked)
+            finally:
+                with self.lock:
+                    self.removing.difference_update(picked)
 
     def upkeep(self, r: random.Random) -> None:
-        how = r.choice(["janitor", "tidy", "snapshot"])
+        how = r.choice(["janitor", "tidy", "snapshot", "backup"])
         if how == "janitor":
             self.mem.janitor()
         elif how == "tidy":
             self.mem.tidy()
-        else:
+        elif how == "snapshot":
             self.mem.snapshot(agent_id="soak")
+        elif r.random() < 0.25:
+            self.backup()
+
+    def backup(self) -> None:
+        """A backup while the others write: every event acknowledged before it began (and not removed since)
+        is in the copy, which opens as a memory."""
+        from graphmem import Memory
+
+        with self.lock:
+            before = set(self.acked)
+        name = f"backup-{threading.get_ident()}-{time.monotonic_ns()}.kuzu"
+        target = Path(self.mem.stats().path).with_name(name)
+        self.mem.backup(target)
+        try:
+            with Memory.open(target, embedder="none", extract=False) as copy:
+                with self.lock:
+                    wanted = before - self.removed - self.removing
+                held = {e.id for e in copy.get(sorted(wanted))}
+        finally:
+            for leftover in target.parent.glob(target.name + "*"):
+                shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+        if wanted - held:
+            self.failures.append(f"backup: {len(wanted - held)} events acknowledged before it are not in the "
+                                 f"copy, e.g. {sorted(wanted - held)[:3]}")
 
     def worker(self, seed: int, stop: threading.Event) -> None:
         from graphmem.errors import GraphmemError, StoreError
