@@ -1827,9 +1827,9 @@ def _open_error(path: str, exc: RuntimeError) -> StoreError:
     if "duplicated primary key" in str(exc):
         return StoreError(
             f"cannot open database {path!r}: the engine cannot replay its write-ahead log {path + '.wal'!r} "
-            f"({exc}). The process that wrote it was stopped while the engine folded that log into the database "
-            "file, which this engine version cannot recover from. Both files are left as they are: restore the "
-            "latest backup (graphmem backup) in their place, and keep these two for inspection")
+            f"({exc}). Kuzu 0.11.3 fails so when the process writing the database was killed while it folded that "
+            "log into the database file. Both files are left as they are: restore the latest backup (graphmem "
+            "backup, or a server's --backup-dir) in their place, and keep these two for inspection")
     return StoreError(f"cannot open database {path!r}: {exc}")
 
 
