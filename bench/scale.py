@@ -8,8 +8,9 @@ printed), ``record`` one by one (each call durable when it returns: one journal 
 graph applies journalled writes in the background, and the backlog left at the end and the time to apply it
 are printed), then ``record`` from 8 threads at once (concurrent calls share journal appends), then as-of
 entity queries and timeline queries on random entities (a read of the database waits for queued writes that
-change its answer). Text extraction is off here (the synthetic events name their entities; extraction has its
-own benchmark, bench/extraction.py). Prints rates, p50/p95 latencies, database size and peak RSS.
+change its answer), then a backup of the database (writes wait that long). Text extraction is off here (the
+synthetic events name their entities; extraction has its own benchmark, bench/extraction.py). Prints rates,
+p50/p95 latencies, database size, backup time and peak RSS.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1]
 
@@ -121,6 +122,9 @@ def run_size(n_events: int, path: str) -> dict:
         stats = mem.stats()
         result["stored_events"] = stats.events
         result["stored_states"] = stats.states
+        copy = mem.backup(Path(path).with_name("backup.kuzu"))  # (writes would wait this long)
+        result["backup_s"], result["backup_mb"] = copy.seconds, copy.bytes / 2**20
+        Path(copy.path).unlink()
     size = sum(p.stat().st_size for p in Path(path).parent.glob(Path(path).name + "*"))
     result["db_mb"] = size / 2**20
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -169,11 +173,11 @@ def main() -> None:
              f"{r['record_concurrent_per_s']:,.0f}",
              f"{r['as_of_entity']['p50_ms']:.2f} / {r['as_of_entity']['p95_ms']:.2f}",
              f"{r['timeline']['p50_ms']:.2f} / {r['timeline']['p95_ms']:.2f}",
-             f"{r['db_mb']:,.0f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
+             f"{r['db_mb']:,.0f}", f"{r['backup_s']:.2f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
     print()
     print(table(["events", "run", "bulk ev/s", "bulk states/s", "index catch-up s", "record ev/s",
                  "backlog / applied in ms", f"record x{WRITERS} ev/s", "as-of p50/p95 ms",
-                 "timeline p50/p95 ms", "DB MB", "peak RSS MB"], rows))
+                 "timeline p50/p95 ms", "DB MB", "backup s", "peak RSS MB"], rows))
     with tempfile.TemporaryDirectory() as tmp:
         sync = disk_sync_ms(tmp)
     print(f"\ndisk sync (4 KiB write + fsync) here: {sync:.2f} ms median")
