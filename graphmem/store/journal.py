@@ -29,7 +29,7 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["Journal"]
+__all__ = ["Journal", "replace_synced"]
 
 _HEAD = struct.Struct("<QII")
 COMPACT_BYTES = 64 * 2**20
@@ -51,6 +51,22 @@ def parse_records(data: bytes) -> tuple[list[tuple[int, bytes]], int]:
         found.append((seq, data[at + _HEAD.size : end]))
         at = end
     return found, at
+
+
+def replace_synced(fresh: str | Path, target: str | Path) -> None:
+    """Put the file ``fresh`` in the place of ``target`` so that a crash leaves one or the other, whole: its
+    data on disk first, then the rename, then the folder's record of it."""
+    fd = os.open(fresh, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(fresh, target)
+    directory = os.open(os.path.dirname(os.path.abspath(target)), os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 def _record(seq: int, payload: bytes) -> bytes:
@@ -170,15 +186,9 @@ class Journal:
         fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(fd, kept + bytes(GROW_BYTES))
-            os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(fresh, self.path)
-        directory = os.open(os.path.dirname(self.path) or ".", os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        replace_synced(fresh, self.path)
         os.close(self._fd)
         self._fd = os.open(self.path, os.O_RDWR)
         self._size, self._capacity = len(kept), os.fstat(self._fd).st_size

@@ -54,7 +54,7 @@ from graphmem.ontology import (
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache, KnownIds
-from graphmem.store.journal import Journal, parse_records
+from graphmem.store.journal import Journal, parse_records, replace_synced
 from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.port import declared_subjects
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
@@ -1611,18 +1611,11 @@ class KuzuStore:
                     self._checkpoint_now()
                 try:
                     shutil.copyfile(self.path, partial)
-                    with open(partial, "rb+") as copied:
-                        os.fsync(copied.fileno())
-                    os.replace(partial, dest)
+                    replace_synced(partial, dest)
                 except OSError as exc:
                     with suppress(OSError):
                         os.remove(partial)
                     raise StoreError(f"cannot write the backup {str(dest)!r}: {exc}") from exc
-        directory = os.open(dest.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
         return dest.stat().st_size
 
     def close(self) -> None:
