@@ -1895,9 +1895,10 @@ class Memory:
         if not target.parent.is_dir():
             raise InvalidInput(f"the folder {str(target.parent)!r} does not exist; create it first", field="dest")
         started = time.perf_counter()
-        size = self.store.backup(target)
-        return Backup(path=str(target), bytes=size, events=self.store.stats().events,
-                      seconds=round(time.perf_counter() - started, 3))
+        with self.store.write_lock():  # (no write between the copy and the count of what it holds)
+            size = self.store.backup(target)
+            events = self.store.stats().events
+        return Backup(path=str(target), bytes=size, events=events, seconds=round(time.perf_counter() - started, 3))
 
     def index_status(self) -> IndexStatus:
         """Documents in the search index, vectors, how many still wait for a vector, and the embedder."""
