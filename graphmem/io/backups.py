@@ -54,18 +54,20 @@ class BackupSchedule:
 
     def copies(self) -> list[Path]:
         """The copies in the folder, oldest first."""
+        return [p for _, _, p in self._found()]
+
+    def _found(self) -> list[tuple[str, int, Path]]:
+        """Each copy in the folder with its time stamp and its number within that second, oldest first."""
         if not self.directory.is_dir():
             return []
-        found = [(m.group(1), int(m.group(2) or 0), p) for p in self.directory.iterdir()
-                 if (m := self._pattern.fullmatch(p.name))]
-        return [p for _, _, p in sorted(found)]  # by time, then by the number of a second copy in one second
+        return sorted((m.group(1), int(m.group(2) or 0), p) for p in self.directory.iterdir()
+                      if (m := self._pattern.fullmatch(p.name)))
 
     def take(self) -> Backup:
         """Make a copy now, then delete the oldest beyond ``keep``."""
         self.directory.mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-        taken = [int(m.group(2) or 0) for p in self.copies()
-                 if (m := self._pattern.fullmatch(p.name)) and m.group(1) == stamp]
+        taken = [n for at, n, _ in self._found() if at == stamp]
         # a second copy in one second is numbered after the last (the oldest may be deleted meanwhile)
         target = self.directory / (f"{self.stem}-{stamp}-{max(taken) + 1}.kuzu" if taken
                                    else f"{self.stem}-{stamp}.kuzu")
