@@ -17,6 +17,10 @@ acknowledged), damaged or out of sequence, or at the zeros; what follows is zero
 appends do not follow garbage. Once every record is applied the records are zeroed and the next append starts
 at the beginning again; under a steady stream of writes the file is rewritten with only the unapplied
 records once they reach ``COMPACT_BYTES``.
+
+A journal that keeps records ``keep_after`` a number holds every record past it even once applied: those
+are what a recovery copy of the database taken at that number lacks (see store/recovery.py). Only records up
+to both numbers are dropped.
 """
 
 from __future__ import annotations
@@ -85,10 +89,14 @@ class Journal:
     [(1, b'first'), (2, b'second')]
     """
 
-    def __init__(self, path: str | Path | None, *, after: int = 0) -> None:
+    def __init__(self, path: str | Path | None, *, after: int = 0, keep_after: int | None = None) -> None:
         self.path = None if path is None else str(path)
         self._lock = threading.Lock()
         self._last = after  # the number of the last record appended (or applied)
+        self._applied = after  # the number of the last record the database holds
+        self._keep_after = keep_after  # records past it are kept though applied (None: none are)
+        self._first = 0  # the number of the first record in the file (0: none)
+        self._last_at = 0  # where the last record starts
         self._size = 0  # where the records end
         self._capacity = 0  # the file's size: zeros from _size on
         self._fd: int | None = None
@@ -102,10 +110,12 @@ class Journal:
         self._capacity = os.fstat(self._fd).st_size
         data = os.pread(self._fd, self._capacity, 0)
         found, self._size = parse_records(data)
-        if found and found[-1][0] <= self._last:  # every record is applied: start again at the beginning
+        if found and found[-1][0] <= self._droppable():  # nothing in it is needed: start again at the beginning
             self._size = 0
         elif found:
-            self._last = found[-1][0]
+            self._last = max(self._last, found[-1][0])
+            self._first = found[0][0]
+            self._last_at = self._size - _HEAD.size - len(found[-1][1])
         changed = False
         garbage = len(data.rstrip(b"\0"))
         if garbage > self._size:
@@ -124,6 +134,15 @@ class Journal:
     @property
     def last(self) -> int:
         return self._last
+
+    @property
+    def size(self) -> int:
+        """Bytes the records take."""
+        return self._size
+
+    def _droppable(self) -> int:
+        """Records up to this number are neither waiting for the database nor kept for a recovery copy."""
+        return self._applied if self._keep_after is None else min(self._applied, self._keep_after)
 
     def records(self) -> list[tuple[int, bytes]]:
         """The intact records in the file, in order."""
@@ -149,9 +168,26 @@ class Journal:
                     with contextlib.suppress(OSError):
                         os.pwrite(self._fd, bytes(len(record)), self._size)
                     raise
+                if not self._size:
+                    self._first = seq
+                self._last_at = self._size
                 self._size += len(record)
             self._last = seq
             return seq
+
+    def retract(self, seq: int) -> None:
+        """Take back the last record, ``seq``, before it was acknowledged (the database refused its write):
+        zeroed on disk, so no later open applies it."""
+        with self._lock:
+            if seq != self._last or seq <= self._applied:
+                raise ValueError(f"record {seq} is not the last unapplied record of {self.path}")
+            if self._fd is not None and self._size:
+                os.pwrite(self._fd, bytes(self._size - self._last_at), self._last_at)
+                os.fdatasync(self._fd)
+                self._size = self._last_at
+                if not self._size:
+                    self._first = 0
+            self._last = seq - 1
 
     def _grow(self, needed: int) -> None:
         """Zeros added to the file until it holds ``needed`` bytes: at least ``GROW_BYTES``, or as much as it
@@ -164,20 +200,33 @@ class Journal:
         self._capacity = size
 
     def applied(self, through: int) -> None:
-        """Records up to ``through`` reached the database: zero them when no other waits, else rewrite the
-        file with only those that wait once they have grown past ``COMPACT_BYTES``."""
-        if self._fd is None:
-            return
+        """Records up to ``through`` reached the database: zero them when no other waits or is kept, else
+        rewrite the file with only those once the records have grown past ``COMPACT_BYTES``."""
         with self._lock:
-            if self._last <= through:
-                if self._size:
-                    # not synced: the next append's sync takes these zeros to disk with it, and until then a
-                    # crash leaves records the database holds, which the next open zeroes
-                    os.pwrite(self._fd, bytes(self._size), 0)
-                    self._size = 0
-            elif self._size > COMPACT_BYTES:
-                found, _ = parse_records(os.pread(self._fd, self._size, 0))
-                self._rewrite([(s, p) for s, p in found if s > through])
+            self._applied = max(self._applied, through)
+            self._drop(compact_at=COMPACT_BYTES)
+
+    def keep_after(self, seq: int | None) -> None:
+        """Keep the records past ``seq`` though applied (a recovery copy holds those up to it; ``None``: keep
+        none); those up to it go now."""
+        with self._lock:
+            self._keep_after = seq
+            self._drop(compact_at=0)
+
+    def _drop(self, *, compact_at: int) -> None:
+        """Records no longer needed leave the file (the lock held): all of them zeroed, or the file rewritten
+        without them once the records take more than ``compact_at`` bytes."""
+        if self._fd is None or not self._size:
+            return
+        bound = self._droppable()
+        if self._last <= bound:
+            # not synced: the next append's sync takes these zeros to disk with it, and until then a crash
+            # leaves records the database (and any recovery copy) holds, which the next open zeroes
+            os.pwrite(self._fd, bytes(self._size), 0)
+            self._size = self._first = 0
+        elif self._first <= bound and self._size > compact_at:
+            found, _ = parse_records(os.pread(self._fd, self._size, 0))
+            self._rewrite([(s, p) for s, p in found if s > bound])
 
     def _rewrite(self, keep: Sequence[tuple[int, bytes]]) -> None:
         assert self.path is not None and self._fd is not None
@@ -192,6 +241,8 @@ class Journal:
         os.close(self._fd)
         self._fd = os.open(self.path, os.O_RDWR)
         self._size, self._capacity = len(kept), os.fstat(self._fd).st_size
+        self._first = keep[0][0] if keep else 0
+        self._last_at = self._size - _HEAD.size - len(keep[-1][1]) if keep else 0
 
     def close(self) -> None:
         with self._lock:

@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from graphmem.store import journal as journal_module
 from graphmem.store.journal import Journal, parse_records
 
@@ -112,3 +114,47 @@ def test_a_record_out_of_sequence_stops_the_reading(tmp_path):
     stray = journal_module._record(5, b"five")  # e.g. left over from before, where a record ended
     _changed(path, end, stray)
     assert Journal(path).records() == [(1, b"one"), (2, b"two")]
+
+
+def test_records_past_a_recovery_copy_are_kept_though_applied(tmp_path):
+    path = tmp_path / "db.journal"
+    j = Journal(path, keep_after=0)  # a copy taken before any record: every record stays
+    for payload in (b"a", b"b", b"c"):
+        j.append(payload)
+    j.applied(3)
+    assert [s for s, _ in j.records()] == [1, 2, 3]
+    j.close()
+    j = Journal(path, after=3, keep_after=0)  # a reopen keeps them too
+    assert [s for s, _ in j.records()] == [1, 2, 3]
+    j.keep_after(2)  # a new copy holds records 1 and 2
+    assert j.records() == [(3, b"c")]
+    assert j.append(b"d") == 4
+    j.applied(4)
+    j.keep_after(4)  # the copy holds them all: the file is emptied
+    assert j.records() == [] and j.size == 0
+    j.close()
+    assert Journal(path, after=4, keep_after=4).records() == []
+
+
+def test_without_a_recovery_copy_only_unapplied_records_are_kept(tmp_path):
+    path = tmp_path / "db.journal"
+    j = Journal(path, keep_after=0)
+    j.append(b"a")
+    j.append(b"b")
+    j.applied(2)
+    j.keep_after(None)  # the copy was dropped: nothing is kept for it
+    assert j.records() == []
+
+
+def test_the_last_record_can_be_taken_back_before_it_is_applied(tmp_path):
+    path = tmp_path / "db.journal"
+    j = Journal(path)
+    j.append(b"kept")
+    seq = j.append(b"refused" * 100)
+    j.retract(seq)
+    assert j.last == 1 and j.records() == [(1, b"kept")]
+    assert j.append(b"next") == 2  # the number is given again
+    j.close()
+    assert Journal(path).records() == [(1, b"kept"), (2, b"next")]
+    with pytest.raises(ValueError, match="not the last unapplied"):
+        Journal(path, after=2).retract(2)  # applied: not the journal's to take back
