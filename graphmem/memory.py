@@ -386,12 +386,16 @@ class Memory:
         read_only: bool = False,
         extract: bool = True,
         embedder: str | Embedder | None = "auto",
+        recovery: bool = True,
     ) -> Memory:
         """Open (or create) the memory stored at ``path``.
 
         Its search index lives beside it in ``<path>.index`` and is rebuilt from the database when missing.
         ``embedder`` names the vector model: ``auto`` (the static model when it has been built, else none),
         ``static``, ``static:DIR``, ``minilm``, ``none``, or an :class:`~graphmem.index.Embedder`.
+        ``recovery`` keeps a copy of the database file and the journal of the writes since, from which the
+        database is made again if the engine cannot open it after a crash (see graphmem/store/recovery.py);
+        it takes disk space of about one and a half times the database's.
 
         >>> import tempfile, os
         >>> mem = Memory.open(os.path.join(tempfile.mkdtemp(), "memory.kuzu"))
@@ -403,7 +407,7 @@ class Memory:
             path.parent.mkdir(parents=True, exist_ok=True)
         allocator.tune()  # before the engine starts its threads
         model = embedder_named(embedder) if isinstance(embedder, str) else embedder
-        store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only)
+        store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only, recovery=recovery)
         directory = None if str(path) == ":memory:" else path.with_name(path.name + ".index")
         index = (SearchIndex.load(directory, model) if directory else None) or SearchIndex(directory, model)
         return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock,

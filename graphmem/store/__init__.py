@@ -20,8 +20,9 @@ __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "
 DEFAULT_BUFFER_POOL_MB = 192
 
 
-def open_store(path: str, *, buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB, read_only: bool = False) -> GraphStore:
+def open_store(path: str, *, buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB, read_only: bool = False,
+               recovery: bool = True) -> GraphStore:
     """The default embedded store at ``path`` (``":memory:"`` for a throwaway one)."""
     from graphmem.store.kuzu_store import KuzuStore
 
-    return KuzuStore(path, buffer_pool_mb=buffer_pool_mb, read_only=read_only)
+    return KuzuStore(path, buffer_pool_mb=buffer_pool_mb, read_only=read_only, recovery=recovery)

@@ -12,7 +12,10 @@ Engine facts this adapter is built around:
   journal (``<path>.journal``, one disk sync; see store/journal.py) and a background applier moves the writes
   queued there into the engine, many per transaction. Reads see every acknowledged write: a read waits for the
   applier when a queued write could change its answer, and the few lookups a write itself makes (is this
-  event stored? which entity has this name key?) consult the queued writes as well as the engine.
+  event stored? which entity has this name key?) consult the queued writes as well as the engine;
+* a process killed while the engine folds its log into the file can leave a database the engine cannot open
+  again, so a recovery copy of the file and the journal records since are kept to make it again from
+  (see store/recovery.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import logging
 import os
 import pickle
 import shutil
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -57,6 +62,7 @@ from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.journal import Journal, parse_records, replace_synced
 from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.port import declared_subjects
+from graphmem.store.recovery import RecoveryCopy, copy_open_file
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -140,6 +146,18 @@ _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 # and tries again a little later when reads keep it from finishing
 CHECKPOINT_BYTES = 16 * 2**20
 CHECKPOINT_RETRY_S = 5.0
+RECOVERY_RETRY_S = 60.0  # after a recovery copy could not be taken (a full disk), the next try waits this long
+# opens the database in a process of its own and says how it went: after an unclean stop the engine may fail
+# to open it, or crash the process that tries (the probe's exit: 0 opened, 3 held by another process)
+_PROBE = """
+import sys, kuzu
+try:
+    kuzu.Database(sys.argv[1], buffer_pool_size=int(sys.argv[2]) * 2**20, auto_checkpoint=False).close()
+except RuntimeError as exc:
+    print(exc, file=sys.stderr)
+    sys.exit(3 if "lock" in str(exc).lower() else 1)
+"""
+PROBE_TIMEOUT_S = 600.0
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
 # the rows of bulk writes are made into Arrow from the C allocator's memory (see graphmem/allocator.py), which
 # hands a freed table back at once: Arrow's own allocator keeps what it freed for later tables, and its
@@ -300,25 +318,20 @@ class KuzuStore:
     0
     """
 
-    def __init__(self, path: str | Path, *, buffer_pool_mb: int = 1024, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, buffer_pool_mb: int = 1024, read_only: bool = False,
+                 recovery: bool = True) -> None:
         self.path = str(path)
         self._read_only = read_only
-        try:
-            self._db = kuzu.Database(  # checkpoints are this adapter's to make: see _checkpoint
-                self.path, buffer_pool_size=buffer_pool_mb * 1024 * 1024, read_only=read_only, auto_checkpoint=False
-            )
-        except RuntimeError as exc:
-            if "lock" in str(exc).lower():
-                raise StoreLocked(
-                    f"database {self.path!r} is open in another process; only one process may hold it. "
-                    "Send reads and writes to the process that holds it (graphmem serve), or stop that process"
-                ) from exc
-            raise _open_error(self.path, exc) from exc
-        self._writer = kuzu.Connection(self._db)
+        # (see store/recovery.py) kept for a database on disk that this process writes
+        self._recovery = (RecoveryCopy(self.path) if recovery and not read_only and self.path not in ("", ":memory:")
+                          else None)
+        self._recovery_after = 0.0  # (monotonic) no copy is tried before: the last attempt failed
+        self.restored_from: list[str] = []  # the files set aside when this open made the database again
+        self._buffer_pool_mb = buffer_pool_mb
+        self._unclean = False  # the engine's files said its last process did not close the database
+        self._connect(self._open_database())
         self._write_lock = threading.RLock()  # one logical writer: a write is planned and acknowledged under it
         self._engine_lock = threading.Lock()  # one engine write transaction at a time (the applier's, or another)
-        self._local = threading.local()
-        self._prepared: dict[tuple[int, str], Any] = {}
         self._events: ByIdCache[Event] = ByIdCache(EVENT_CACHE)
         self._entities: ByIdCache[Entity] = ByIdCache(ENTITY_CACHE)
         self._states: ByIdCache[State] = ByIdCache(STATE_CACHE)
@@ -353,7 +366,110 @@ class KuzuStore:
         else:
             self._migrate()
             if "JournalMark" in self._tables():  # (absent only where a test holds the migrations back)
+                lost = self._lost_writes()
+                if lost is not None:
+                    self._disconnect()
+                    assert self._recovery is not None
+                    self._restore(self._recovery, lost)
+                    self._connect(self._engine())
+                    self._migrate()
                 self._journal = self._open_journal()
+                if self._recovery is not None and self._recovery.mark() is None:
+                    self._take_recovery_copy()
+
+    def _engine(self) -> Any:
+        # checkpoints are this adapter's to make: see _checkpoint
+        return kuzu.Database(self.path, buffer_pool_size=self._buffer_pool_mb * 1024 * 1024,
+                             read_only=self._read_only, auto_checkpoint=False)
+
+    def _connect(self, db: Any) -> None:
+        self._db = db
+        # the database file, read through this for copies: the engine's lock on it against other processes
+        # goes with any close of the file in this process (see recovery.copy_open_file)
+        self._file: int | None = None if self.path in ("", ":memory:") else os.open(self.path, os.O_RDONLY)
+        self._writer = kuzu.Connection(self._db)
+        self._local = threading.local()
+        self._prepared: dict[tuple[int, str], Any] = {}
+
+    def _disconnect(self) -> None:
+        """Close the engine, and then the file held for copies (the engine's lock goes with its close)."""
+        self._writer.close()
+        self._db.close()
+        if self._file is not None:
+            os.close(self._file)
+            self._file = None
+
+    def _open_database(self) -> Any:
+        """The engine's database; made again from the recovery copy when the engine cannot open the file. After
+        an unclean stop the engine is tried in a process of its own first: it may crash the one that tries."""
+        engine = self._engine
+        copy = self._recovery if self._recovery is not None and self._recovery.mark() is not None else None
+        self._unclean = copy is not None and copy.unclean()
+        if copy is not None and self._unclean:
+            failure = _probe(self.path, self._buffer_pool_mb)
+            if failure is not None:
+                self._restore(copy, failure)
+        try:
+            return engine()
+        except RuntimeError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLocked(
+                    f"database {self.path!r} is open in another process; only one process may hold it. "
+                    "Send reads and writes to the process that holds it (graphmem serve), or stop that process"
+                ) from exc
+            if copy is None or self.restored_from:
+                raise _open_error(self.path, exc) from exc
+            self._restore(copy, str(exc))
+        try:
+            return engine()
+        except RuntimeError as exc:
+            raise _open_error(self.path, exc) from exc
+
+    def _lost_writes(self) -> str | None:
+        """After an unclean stop, with a recovery copy: what the engine lost of the writes the journal keeps for
+        the copy (``None``: nothing). A kill in the middle of the engine's checkpoint can leave a file that
+        opens but holds a write's mark without its rows (bench/crash_soak.py: the 8,999 events of the bulk
+        write under way were gone, its mark kept), or rows without their mark. So every event the journal
+        kept is looked for: those of the writes the mark says were applied must all be there, and those of a
+        write after it all or none (all: the engine kept the write but not its mark; see _open_journal)."""
+        if not self._unclean or self._recovery is None or self.restored_from:
+            return None
+        path = self._journal_path()
+        if path is None or not os.path.exists(path):
+            return None
+        with open(path, "rb") as f:
+            records, _ = parse_records(f.read())
+        applied = self._mark(self._writer)
+        base = self._recovery.mark() or 0
+        for seq, payload in records:
+            if seq <= base:
+                continue
+            ids = [e.id for e in pickle.loads(payload).events]  # noqa: S301 - this process's own file
+            held = len(self._lookup("(e:Event)", "e.id", "e.id AS id", ids, settled=False)) if ids else 0
+            if seq <= applied and held < len(ids):
+                return (f"journal record {seq} is marked applied but {len(ids) - held} of its {len(ids)} events "
+                        "are not in the database")
+            if seq > applied and 0 < held < len(ids):
+                return f"{held} of the {len(ids)} events of journal record {seq}, not yet applied, are in the database"
+        return None
+
+    def _restore(self, copy: RecoveryCopy, failure: str) -> None:
+        """Put the recovery copy in place of a database the engine cannot open (its journal then applies
+        every acknowledged write the copy lacks), once the engine has opened the copy: a database it cannot
+        read at all (made by another version of it) stays where it is."""
+        try:
+            kuzu.Database(copy.copy_path, read_only=True, buffer_pool_size=64 * 2**20).close()
+        except RuntimeError as exc:
+            raise StoreError(f"cannot open database {self.path!r} ({failure}), nor its recovery copy "
+                             f"{copy.copy_path!r} ({exc}); both are left as they are") from exc
+        try:
+            self.restored_from = copy.restore()
+        except OSError as exc:
+            raise StoreError(f"cannot open database {self.path!r} ({failure}), and cannot put its recovery copy "
+                             f"{copy.copy_path!r} in its place: {exc}") from exc
+        log.error("the engine cannot open database %s (%s): it was made again from its recovery copy, and the "
+                  "journal applies the writes since; the files that failed are kept as %s", self.path, failure,
+                  ", ".join(self.restored_from))
 
     # -- connections and statements ---------------------------------------------------------------------
 
@@ -529,7 +645,7 @@ class KuzuStore:
                 # a refused bulk write stops the store (see _stop_after_failed_copy): stored events are
                 # found first, from the filter of stored ids (built on the first such write)
                 self._refuse_stored(ids, self._known_event_ids())
-                self._write_now(batch)
+                self._write_bulk(batch)
                 self._known_event_ids().add(ids)
                 return
             self._journalled += 1
@@ -554,6 +670,73 @@ class KuzuStore:
                     self._applier = threading.Thread(target=_applier, args=(weakref.ref(self), self._queue),
                                                      name="graphmem-applier", daemon=True)
                     self._applier.start()
+
+    def _write_bulk(self, batch: WriteBatch) -> None:
+        """A large write committed by the engine before this returns (the write lock held, nothing queued).
+        While a recovery copy is kept it is journalled first, as the copy lacks it; a write the engine refuses
+        is taken back out of the journal."""
+        if self._recovery is None or self._journal is None:
+            self._write_now(batch)
+            return
+        try:
+            seq = self._journal.append(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:
+            raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
+        try:
+            self._write_now(batch, mark=seq)
+        except BaseException:
+            landed = False
+            with suppress(Exception):  # (a commit can report an error after it landed: the mark moved with it)
+                with self._engine_lock:
+                    landed = self._mark(self._writer) == seq
+            if not landed:
+                self._journal.retract(seq)
+            raise
+        with self._queue:
+            self._applied = seq
+        self._journal.applied(seq)
+        self._keep_recovery_copy()
+
+    def _keep_recovery_copy(self) -> None:
+        """A new recovery copy once the journal keeps enough records for the last one (see store/recovery.py);
+        one that cannot be taken now is tried again later. No lock held."""
+        copy, journal = self._recovery, self._journal
+        if (copy is None or journal is None or time.monotonic() < self._recovery_after
+                or not copy.due(journal.size) or self._failure is not None):
+            return
+        try:
+            self._take_recovery_copy()
+        except (OSError, StoreError) as exc:
+            self._recovery_after = time.monotonic() + RECOVERY_RETRY_S
+            log.warning("recovery copy of %s not taken (tried again in %.0f s): %s", self.path, RECOVERY_RETRY_S,
+                        exc)
+
+    def _take_recovery_copy(self) -> None:
+        """Copy the database, with everything the engine holds folded into its file, and drop the journal
+        records the copy holds. Journalled writes go on being acknowledged meanwhile; the engine waits."""
+        assert self._recovery is not None and self._journal is not None
+        with self._engine_lock:
+            self._checkpoint_now()
+            self._check_folded()
+            mark = self._mark(self._writer)
+            assert self._file is not None
+            self._recovery.take(self._file, mark)
+        self._journal.keep_after(mark)
+
+    def _recopy_after_removal(self) -> None:
+        """After events were removed or masked: a recovery copy without them, and no journal record with them.
+        When it cannot be taken the copy goes, and the journal keeps nothing for it: the removed text must
+        not stay on disk, and a new copy is taken later."""
+        if self._recovery is None or self._journal is None:
+            return
+        try:
+            self._take_recovery_copy()
+        except (OSError, StoreError) as exc:
+            self._recovery.drop()
+            self._journal.keep_after(None)
+            self._recovery_after = time.monotonic() + RECOVERY_RETRY_S
+            log.error("recovery copy of %s dropped: a new one, without the removed events, could not be taken "
+                      "(%s); it is tried again later", self.path, exc)
 
     def _refuse_stored(self, ids: list[str], known: KnownIds | None) -> None:
         """:class:`DuplicateKey` when the engine holds one of the events ``ids``; ``known`` narrows the ids
@@ -596,11 +779,14 @@ class KuzuStore:
             subjects.update(held)
         return subjects
 
-    def _write_now(self, batch: WriteBatch) -> None:
-        """``batch`` committed by the engine before this returns, in one statement when it can be."""
+    def _write_now(self, batch: WriteBatch, mark: int | None = None) -> None:
+        """``batch`` committed by the engine before this returns, in one statement when it can be (and the
+        journal's mark moved to ``mark`` with it)."""
         batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         with self._engine_lock:  # the caches change with the commit: no writer reads them in between
-            if _single_event(batch):
+            if mark is not None:
+                self._write_in_transaction(batch, mark)
+            elif _single_event(batch):
                 with self._undone_cleared():  # one statement commits by itself: no BEGIN
                     self._write_event_rows(self._writer, batch)
                 if self._held is not None:
@@ -652,15 +838,21 @@ class KuzuStore:
         """The journal, once the engine holds every record it kept (a crash left them unapplied)."""
         applied = self._mark(self._writer)
         path = self._journal_path()
+        # while a recovery copy is kept, the records after its mark stay (all of them while its mark is unknown)
+        keep = None if self._recovery is None else (self._recovery.mark() or 0)
         try:
-            journal = Journal(path, after=applied)
+            journal = Journal(path, after=applied, keep_after=keep)
             waiting = [(seq, payload) for seq, payload in journal.records() if seq > applied]
         except OSError as exc:
             raise StoreError(f"cannot open the journal {path}: {exc}") from exc
         for seq, payload in waiting:  # one at a time: a record the engine refuses is set aside, not lost
             try:
                 batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
+                ids = [e.id for e in batch.events]
                 with self._engine_lock:
+                    if ids and len(self._lookup("(e:Event)", "e.id", "e.id AS id", ids, settled=False)) == len(ids):
+                        self._run(self._writer, _MARK, {"seq": seq})  # held, its mark lost (see _lost_writes)
+                        continue
                     self._write_in_transaction(batch, mark=seq)  # (read here, held by nothing else)
             except Exception as exc:  # noqa: BLE001 - every cause is handled the same way: set aside, said
                 rejected = f"{path}.rejected"
@@ -668,6 +860,10 @@ class KuzuStore:
                     out.write(len(payload).to_bytes(8, "little") + payload)
                     out.flush()
                     os.fsync(out.fileno())
+                if self._failure is not None:  # a refused copy leaves the engine unsound (see
+                    self._disconnect()  # _stop_after_failed_copy); a fresh open of it is sound
+                    self._connect(self._engine())
+                    self._failure = None
                 with self._engine_lock:
                     self._run(self._writer, _MARK, {"seq": seq})
                 log.error("journal record %d of %s could not be applied (%s); it is kept in %s", seq, self.path,
@@ -750,6 +946,7 @@ class KuzuStore:
         if idle:
             with self._engine_lock:
                 self._checkpoint()
+        self._keep_recovery_copy()
         return True
 
     def _checkpoint(self) -> None:
@@ -772,6 +969,14 @@ class KuzuStore:
         """A checkpoint (the engine lock held), while no read runs (see _ReadGate)."""
         with self._gate.alone():
             self._run(self._writer, "CHECKPOINT")
+
+    def _check_folded(self) -> None:
+        """After a checkpoint, before the file is copied: the engine's log must be empty (the engine deletes it
+        at a checkpoint), else a copy of the file alone would lack what it holds."""
+        with suppress(FileNotFoundError):
+            if os.path.getsize(self.path + ".wal"):
+                raise StoreError(f"the engine's log {self.path + '.wal'!r} still holds writes after a checkpoint: "
+                                 "the database file alone is not a whole copy; try again later")
 
     def _check_failure(self) -> None:
         if self._failure is not None:
@@ -1248,6 +1453,7 @@ class KuzuStore:
                 self._run(tx, "MATCH (e:Event {id: $id}) SET e.content = $content, e.redactions = $redactions",
                           {"id": e.id, "content": e.content, "redactions": list(e.redactions)})
         self._events.update(put=[(e.id, e) for e in masked])
+        self._recopy_after_removal()
 
     def remove_events(self, ids: Sequence[str]) -> None:
         self._settle()
@@ -1256,6 +1462,7 @@ class KuzuStore:
             self._run(tx, "MATCH (e:Event) WHERE e.id IN $ids DETACH DELETE e", {"ids": list(ids)})
         self._held = None  # (read again before the next write)
         self._events.update(drop=ids)
+        self._recopy_after_removal()
 
     def superseded(self, event_ids: Sequence[str], known_at: dt.datetime | None = None) -> set[str]:
         wanted = list(dict.fromkeys(event_ids))
@@ -1609,8 +1816,10 @@ class KuzuStore:
                                          "file does not: open it without read_only to back it up")
                 else:
                     self._checkpoint_now()
+                    self._check_folded()
                 try:
-                    shutil.copyfile(self.path, partial)
+                    assert self._file is not None
+                    copy_open_file(self._file, partial)
                     replace_synced(partial, dest)
                 except OSError as exc:
                     with suppress(OSError):
@@ -1635,8 +1844,7 @@ class KuzuStore:
                 self._journal.close()
             with self._engine_lock:
                 self._prepared.clear()
-                self._writer.close()
-                self._db.close()
+                self._disconnect()
 
 
 RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
@@ -1811,6 +2019,21 @@ class _EventEdges:
     threads: list[str] = dataclasses.field(default_factory=list)
     mentions: dict[str, None] = dataclasses.field(default_factory=dict)
     annotation: Annotation | None = None
+
+
+def _probe(path: str, buffer_pool_mb: int) -> str | None:
+    """Why the engine cannot open the database at ``path``, tried in a process of its own (``None``: it
+    opens, or another process holds it, which the open then says)."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE, path, str(buffer_pool_mb)], capture_output=True,
+                              text=True, timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        log.warning("could not try opening %s in a process of its own (%s): opening it here", path, exc)
+        return None
+    if done.returncode in (0, 3):
+        return None
+    said = done.stderr.strip().splitlines()
+    return said[-1] if said and done.returncode > 0 else f"the engine crashed opening it (exit {done.returncode})"
 
 
 def _open_error(path: str, exc: RuntimeError) -> StoreError:

@@ -1,0 +1,222 @@
+"""The recovery copy: a database the engine cannot open is made again from its copy and the journal."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from graphmem import Memory, StateInput, StoreError, StoreLocked
+from graphmem.store import kuzu_store, recovery
+from graphmem.store.journal import parse_records
+from graphmem.store.recovery import RecoveryCopy
+
+
+def _events(n: int, tag: str) -> list[dict]:
+    return [{"content": f"{tag} note {i}", "occurred_at": "2025-11-27", "entities": [f"topic {i % 3}"]}
+            for i in range(n)]
+
+
+def _unreadable(path: Path) -> None:
+    """What the engine finds after a kill in the middle of its checkpoint, as far as opening goes: a file
+    it refuses."""
+    with open(path, "r+b") as f:
+        f.write(os.urandom(4096))
+
+
+def _journalled(path: Path) -> list[int]:
+    return [seq for seq, _ in parse_records(Path(str(path) + ".journal").read_bytes())[0]]
+
+
+def test_a_memory_on_disk_keeps_a_copy_from_its_first_open(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False):
+        copy = RecoveryCopy(str(path))
+        assert copy.exists() and copy.mark() == 0
+    with Memory.open(tmp_path / "plain.kuzu", extract=False, recovery=False) as mem:
+        mem.record(content="a note", occurred_at="2025-11-27")
+    assert not RecoveryCopy(str(tmp_path / "plain.kuzu")).exists()
+    assert _journalled(tmp_path / "plain.kuzu") == []  # applied, and nothing kept
+
+
+@pytest.mark.slow
+def test_a_database_the_engine_cannot_open_is_made_again_with_every_acknowledged_write(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        small = [mem.record(**e).id for e in _events(5, "small")]
+        bulk = [r.id for r in mem.record_many(_events(400, "bulk"))]  # the engine's directly, journalled too
+        state = mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025-11-27", evidence=[small[0]])
+        assert _journalled(path) == [1, 2, 3, 4, 5, 6, 7]
+    _unreadable(path)
+    with Memory.open(path, extract=False) as mem:
+        assert mem.store.restored_from == [f"{path}.broken-{mem.store.restored_from[0].rsplit('-', 1)[1]}"]
+        assert Path(mem.store.restored_from[0]).exists()  # kept for inspection
+        held = {e.id: e.content for e in mem.get(small + bulk)}
+        assert [held[i] for i in small] == [f"small note {i}" for i in range(5)]
+        assert len(bulk) == 400 and all(i in held for i in bulk)
+        assert mem.stats().events == 405
+        assert [s.id for s in mem.as_of("2025-11-30").states(subject="Peter")] == [state.id]
+        later = mem.record(content="after the restore", occurred_at="2025-11-28").id
+    with Memory.open(path, extract=False) as mem:  # a sound database again: it opens as usual
+        assert mem.store.restored_from == []
+        assert mem.get([later])[0].content == "after the restore"
+
+
+CRASHING_WRITER = """
+import os, sys
+from graphmem import Memory
+mem = Memory.open(sys.argv[1], extract=False)
+for i in range(20):
+    print(mem.record(content=f"note {i}", occurred_at="2025-11-27").id, flush=True)
+mem.store.settle()  # in the engine's log, not yet folded into its file
+os._exit(0)  # no close: as if killed
+"""
+
+
+def _crashed(path: Path) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", CRASHING_WRITER, str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert RecoveryCopy(str(path)).unclean()
+    return done.stdout.split()
+
+
+@pytest.mark.slow
+def test_after_an_unclean_stop_the_engine_is_tried_apart_before_the_copy_is_used(tmp_path):
+    path = tmp_path / "m.kuzu"
+    acked = _crashed(path)
+    with Memory.open(path, extract=False) as mem:  # the engine replays its own log: nothing to restore
+        assert mem.store.restored_from == []
+        assert [e.content for e in mem.get(acked)] == [f"note {i}" for i in range(20)]
+    broken = tmp_path / "broken.kuzu"
+    acked = _crashed(broken)
+    _unreadable(broken)
+    with Memory.open(broken, extract=False) as mem:  # the trial open failed: made again from the copy
+        assert len(mem.store.restored_from) == 2  # the file and the engine's log
+        assert [e.content for e in mem.get(acked)] == [f"note {i}" for i in range(20)]
+
+
+TAMPERING_WRITER = """
+import os, sys
+from graphmem import Memory
+from graphmem.store import kuzu_store
+mem = Memory.open(sys.argv[1], extract=False)
+ids = [mem.record(content=f"note {i}", occurred_at="2025-11-27").id for i in range(20)]
+store = mem.store
+store.settle()
+if sys.argv[2] == "rows-lost":  # the engine keeps the marks of writes whose rows it lost
+    store._run(store._writer, "MATCH (e:Event {id: $id}) DETACH DELETE e", {"id": ids[3]})
+else:  # it keeps the rows of writes whose marks it lost
+    store._run(store._writer, kuzu_store._MARK, {"seq": 12})
+print(" ".join(ids), flush=True)
+os._exit(0)  # no close: as if killed
+"""
+
+
+def _tampered(path: Path, how: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", TAMPERING_WRITER, str(path), how], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.split()
+
+
+@pytest.mark.slow
+def test_after_an_unclean_stop_writes_the_engine_lost_are_found_and_the_copy_used(tmp_path):
+    path = tmp_path / "m.kuzu"
+    acked = _tampered(path, "rows-lost")
+    with Memory.open(path, extract=False) as mem:
+        assert mem.store.restored_from  # the file opened, but lacked an event its mark said it held
+        assert [e.content for e in mem.get(acked)] == [f"note {i}" for i in range(20)]
+
+
+@pytest.mark.slow
+def test_writes_held_without_their_mark_are_not_applied_twice(tmp_path):
+    path = tmp_path / "m.kuzu"
+    acked = _tampered(path, "mark-lost")
+    with Memory.open(path, extract=False) as mem:
+        assert mem.store.restored_from == []  # consistent: records 13-20 held, marked now
+        assert [e.content for e in mem.get(acked)] == [f"note {i}" for i in range(20)]
+        assert mem.stats().events == 20
+    assert not Path(str(path) + ".journal.rejected").exists()
+
+
+def test_a_copy_the_engine_cannot_open_either_is_not_put_in_place(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        mem.record(content="a note", occurred_at="2025-11-27")
+    _unreadable(path)
+    _unreadable(Path(str(path) + ".recovery"))
+    with pytest.raises(StoreError, match="nor its recovery copy"):
+        Memory.open(path, extract=False)
+    assert sorted(p.name for p in tmp_path.iterdir() if "broken" in p.name) == []
+
+
+def test_a_new_copy_is_taken_once_the_journal_outgrows_the_last(tmp_path, monkeypatch):
+    monkeypatch.setattr(recovery, "RECOVERY_MIN_BYTES", 0)
+    monkeypatch.setattr(recovery, "RECOVERY_SHARE", 0.0)  # any kept record is reason enough
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        mem.record_many(_events(400, "bulk"))
+        assert RecoveryCopy(str(path)).mark() == 1 and _journalled(path) == []
+        mem.record(content="a note", occurred_at="2025-11-27")
+        mem.store.settle()  # the applier takes the next copy once it has applied the write
+        deadline = time.monotonic() + 30
+        while (RecoveryCopy(str(path)).mark(), _journalled(path)) != (2, []) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert RecoveryCopy(str(path)).mark() == 2 and _journalled(path) == []
+
+
+def test_a_bulk_write_the_engine_refuses_leaves_no_record_to_apply(tmp_path, monkeypatch):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        mem.record(content="kept", occurred_at="2025-11-27")
+        mem.store.settle()
+
+        def refused(*args, **kwargs):
+            raise StoreError("refused")
+
+        monkeypatch.setattr(mem.store, "_write_in_transaction", refused)
+        with pytest.raises(StoreError, match="refused"):
+            mem.record_many(_events(400, "refused"))
+        monkeypatch.undo()
+        assert _journalled(path) == [1]
+    with Memory.open(path, extract=False) as mem:
+        assert mem.stats().events == 1
+
+
+def test_removed_events_leave_the_journal_and_a_new_copy_is_taken(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        gone = mem.record(content="the albatross-crocodile plan", occurred_at="2025-11-27").id
+        mem.record(content="another note", occurred_at="2025-11-27")
+        mem.store.settle()
+        assert b"albatross" in Path(str(path) + ".journal").read_bytes()
+        mem.remove_events([gone], approved_by="ana", reason="asked to forget", only_expired=False)
+        assert b"albatross" not in Path(str(path) + ".journal").read_bytes()
+        assert RecoveryCopy(str(path)).mark() == mem.store._mark(mem.store._writer)
+    _unreadable(path)
+    with Memory.open(path, extract=False) as mem:
+        assert mem.store.restored_from and mem.get([gone]) == []
+
+
+def test_copies_keep_the_database_locked_against_other_processes(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        mem.record(content="a note", occurred_at="2025-11-27")
+        mem.backup(tmp_path / "backup.kuzu")
+        mem.store._take_recovery_copy()
+        code = ("import sys\nfrom graphmem import Memory, StoreLocked\n"
+                "try:\n    Memory.open(sys.argv[1])\nexcept StoreLocked as e:\n    print(e.code)\n")
+        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == StoreLocked.code, out.stderr[-2000:]
+
+
+def test_a_read_only_open_neither_takes_nor_uses_a_copy(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False, recovery=False):
+        pass
+    store = kuzu_store.KuzuStore(path, read_only=True)
+    store.close()
+    assert not RecoveryCopy(str(path)).exists()
