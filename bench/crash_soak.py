@@ -13,7 +13,8 @@ a journal sync, a commit or one of the engine's checkpoints.
 Prints each round's check and a summary; writes bench/results/crash_soak.json. Exits 1 when an acknowledged
 event or state is missing or altered, a writer fails, or the database cannot be opened again. A kill while
 the engine folds its log into the database file can leave a log the engine cannot replay at the next open
-(Kuzu 0.11.3); the summary then says after how many kills, with the engine's error.
+(Kuzu 0.11.3): the memory is then made again from its recovery copy and journal (graphmem/store/recovery.py),
+and the round's check says so; ``--no-recovery`` opens without one, to see the engine's failure.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from _common import table, write_results
@@ -37,9 +39,10 @@ import hashlib, json, random, sys, threading, time, faulthandler
 faulthandler.enable()
 from graphmem import Memory, GraphmemError, InvalidInput
 path, acked_file, seed, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+recovery = sys.argv[5] == "1"
 started = time.perf_counter()
 try:
-    mem = Memory.open(path)
+    mem = Memory.open(path, recovery=recovery)
 except GraphmemError as exc:
     print("OPEN", json.dumps({"code": exc.code, "error": str(exc)}), flush=True)
     sys.exit(3)
@@ -66,7 +69,8 @@ for key in states:
         missing.append(key)
 print("CHECK", json.dumps({"opened_s": round(opened, 2), "events": len(events), "states": len(states),
                           "missing": missing[:5], "n_missing": len(missing), "altered": altered[:5],
-                          "held_events": mem.stats().events}), flush=True)
+                          "held_events": mem.stats().events, "restored": bool(mem.store.restored_from)}),
+      flush=True)
 out = threading.Lock()
 def say(lines):
     with out:
@@ -127,17 +131,21 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--max-seconds", type=float, default=6.0, help="a writer runs up to this long")
+    parser.add_argument("--no-recovery", action="store_true", help="open the memory without a recovery copy")
+    parser.add_argument("--dir", help="work in this folder and keep its files (default: a temporary one)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     result: dict = {"rounds": 0, "kills": 0, "acknowledged_events": 0, "acknowledged_states": 0,
-                    "missing": 0, "altered": 0, "writer_failures": [], "reopen_failure": None, "checks": []}
-    with tempfile.TemporaryDirectory() as tmp:
+                    "missing": 0, "altered": 0, "writer_failures": [], "reopen_failure": None, "checks": [],
+                    "recovery": not args.no_recovery, "restored_after_kills": []}
+    with (nullcontext(args.dir) if args.dir else tempfile.TemporaryDirectory()) as tmp:
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         db, acked = Path(tmp) / "crash.kuzu", Path(tmp) / "acknowledged"
         acked.touch()
         for round_ in range(args.rounds + 1):  # the last round only checks
             proc = subprocess.Popen(
                 [sys.executable, "-c", WRITER, str(db), str(acked), str(args.seed * 1000 + round_),
-                 str(args.threads)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 str(args.threads), "0" if args.no_recovery else "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             first = proc.stdout.readline() if proc.stdout else ""
             if not first.startswith("CHECK"):
                 proc.kill()
@@ -150,9 +158,13 @@ def main() -> int:
             result["checks"].append(check)
             result["missing"] += check["n_missing"]
             result["altered"] += len(check["altered"])
+            if check["restored"]:
+                result["restored_after_kills"].append(result["kills"])
             print(f"round {round_}: {check['events']:,} events and {check['states']:,} states "
                   f"acknowledged so far; {check['n_missing']} missing, {len(check['altered'])} altered; "
-                  f"opened in {check['opened_s']} s")
+                  f"opened in {check['opened_s']} s"
+                  + (" (the engine could not open it: made again from the recovery copy)" if check["restored"]
+                     else ""))
             if check["n_missing"] or check["altered"] or round_ == args.rounds:
                 proc.kill()
                 proc.communicate(timeout=60)
@@ -192,6 +204,8 @@ def main() -> int:
         ["acknowledged, missing after a reopen", result["missing"]],
         ["acknowledged, altered after a reopen", result["altered"]],
         ["writer failures (besides the kill)", len(result["writer_failures"])],
+        ["opens that made the database again from its recovery copy (after kill)",
+         ", ".join(map(str, result["restored_after_kills"])) or "none"],
         ["database could not be opened again",
          f"after kill {failure['after_kills']}" if failure else "never"],
     ]))
