@@ -371,6 +371,7 @@ class KuzuStore:
                     self._disconnect()
                     assert self._recovery is not None
                     self._restore(self._recovery, lost)
+                    self._known_events = None  # (the ids of the file set aside)
                     self._connect(self._engine())
                     self._migrate()
                 self._journal = self._open_journal()
@@ -441,11 +442,12 @@ class KuzuStore:
             records, _ = parse_records(f.read())
         applied = self._mark(self._writer)
         base = self._recovery.mark() or 0
+        known = self._known_event_ids()  # (one scan; a rare collision of hashes would hide one lost event)
         for seq, payload in records:
             if seq <= base:
                 continue
             ids = [e.id for e in pickle.loads(payload).events]  # noqa: S301 - this process's own file
-            held = len(self._lookup("(e:Event)", "e.id", "e.id AS id", ids, settled=False)) if ids else 0
+            held = len(known.maybe(ids))
             if seq <= applied and held < len(ids):
                 return (f"journal record {seq} is marked applied but {len(ids) - held} of its {len(ids)} events "
                         "are not in the database")
@@ -850,10 +852,11 @@ class KuzuStore:
                 batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
                 ids = [e.id for e in batch.events]
                 with self._engine_lock:
-                    if ids and len(self._lookup("(e:Event)", "e.id", "e.id AS id", ids, settled=False)) == len(ids):
+                    if ids and len(self.existing_event_ids(self._known_event_ids().maybe(ids))) == len(ids):
                         self._run(self._writer, _MARK, {"seq": seq})  # held, its mark lost (see _lost_writes)
                         continue
                     self._write_in_transaction(batch, mark=seq)  # (read here, held by nothing else)
+                self._known_event_ids().add(ids)
             except Exception as exc:  # noqa: BLE001 - every cause is handled the same way: set aside, said
                 rejected = f"{path}.rejected"
                 with open(rejected, "ab") as out:
