@@ -10,9 +10,10 @@ are printed), then ``record`` from 8 threads at once (concurrent calls share jou
 entity queries and timeline queries on random entities (a read of the database waits for queued writes that
 change its answer), then a backup of the database (writes wait that long). Text extraction is off here (the
 synthetic events name their entities; extraction has its own benchmark, bench/extraction.py). Prints rates,
-p50/p95 latencies, database size, backup time and peak RSS.
+p50/p95 latencies, database size, the disk its recovery copy and journal take (graphmem/store/recovery.py),
+backup time and peak RSS.
 
-    python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1]
+    python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1] [--no-recovery]
 
 A durable commit costs at least one disk sync; the script prints the sync time of the disk it runs on.
 """
@@ -52,13 +53,13 @@ def event(i: int, n_entities: int, rng: random.Random) -> dict:
     }
 
 
-def run_size(n_events: int, path: str) -> dict:
+def run_size(n_events: int, path: str, recovery: bool = True) -> dict:
     from graphmem import Memory, StateInput
 
     rng = random.Random(n_events)
     n_entities = max(100, n_events // 10)
     result: dict = {"events": n_events, "entities": n_entities}
-    with Memory.open(path, extract=False) as mem:  # the storage path alone; bench/extraction.py measures extraction
+    with Memory.open(path, extract=False, recovery=recovery) as mem:  # the storage path alone; bench/extraction.py measures extraction
         t0 = time.perf_counter()
         for start in range(0, n_events, BATCH):
             mem.record_many([event(i, n_entities, rng) for i in range(start, min(n_events, start + BATCH))])
@@ -125,8 +126,12 @@ def run_size(n_events: int, path: str) -> dict:
         copy = mem.backup(Path(path).with_name("backup.kuzu"))  # (writes would wait this long)
         result["backup_s"], result["backup_mb"] = copy.seconds, copy.bytes / 2**20
         Path(copy.path).unlink()
-    size = sum(p.stat().st_size for p in Path(path).parent.glob(Path(path).name + "*"))
-    result["db_mb"] = size / 2**20
+    def mb(*suffixes: str) -> float:
+        return sum(os.path.getsize(path + x) for x in suffixes if os.path.exists(path + x)) / 2**20
+
+    result["db_mb"] = mb("", ".wal")
+    result["journal_mb"] = mb(".journal")  # the records a recovery copy lacks (and zeros it grew ahead)
+    result["recovery_copy_mb"] = mb(".recovery")
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
@@ -150,17 +155,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--runs", type=int, default=1, help="runs per size (medians of runs are reported)")
+    parser.add_argument("--no-recovery", action="store_true", help="without a recovery copy (to compare)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         with tempfile.TemporaryDirectory() as tmp:
-            print(json.dumps(run_size(args.child, os.path.join(tmp, "scale.kuzu"))))
+            print(json.dumps(run_size(args.child, os.path.join(tmp, "scale.kuzu"), not args.no_recovery)))
         return
     results = []
     for n in [int(s) for s in args.sizes.split(",")]:
         for run in range(args.runs):
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, __file__, "--child", str(n)], capture_output=True, text=True)
+            out = subprocess.run([sys.executable, __file__, "--child", str(n)] + ["--no-recovery"] * args.no_recovery,
+                                 capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit(f"the {n:,}-event run failed:\n{out.stderr[-4000:]}")
             res = json.loads(out.stdout.strip().splitlines()[-1])
@@ -173,11 +180,12 @@ def main() -> None:
              f"{r['record_concurrent_per_s']:,.0f}",
              f"{r['as_of_entity']['p50_ms']:.2f} / {r['as_of_entity']['p95_ms']:.2f}",
              f"{r['timeline']['p50_ms']:.2f} / {r['timeline']['p95_ms']:.2f}",
-             f"{r['db_mb']:,.0f}", f"{r['backup_s']:.2f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
+             f"{r['db_mb']:,.0f}", f"{r['journal_mb']:,.0f} / {r['recovery_copy_mb']:,.0f}",
+             f"{r['backup_s']:.2f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
     print()
     print(table(["events", "run", "bulk ev/s", "bulk states/s", "index catch-up s", "record ev/s",
                  "backlog / applied in ms", f"record x{WRITERS} ev/s", "as-of p50/p95 ms",
-                 "timeline p50/p95 ms", "DB MB", "backup s", "peak RSS MB"], rows))
+                 "timeline p50/p95 ms", "DB MB", "journal / recovery copy MB", "backup s", "peak RSS MB"], rows))
     with tempfile.TemporaryDirectory() as tmp:
         sync = disk_sync_ms(tmp)
     print(f"\ndisk sync (4 KiB write + fsync) here: {sync:.2f} ms median")
