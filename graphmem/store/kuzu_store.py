@@ -330,6 +330,8 @@ class KuzuStore:
         self._buffer_pool_mb = buffer_pool_mb
         self._unclean = False  # the engine's files said its last process did not close the database
         self._connect(self._open_database())
+        if not recovery and not read_only and self.path not in ("", ":memory:"):
+            RecoveryCopy(self.path).drop()  # its journal records go now: a copy left would be stale
         self._write_lock = threading.RLock()  # one logical writer: a write is planned and acknowledged under it
         self._engine_lock = threading.Lock()  # one engine write transaction at a time (the applier's, or another)
         self._events: ByIdCache[Event] = ByIdCache(EVENT_CACHE)

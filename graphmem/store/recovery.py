@@ -3,20 +3,24 @@ database is made again when the engine cannot open it.
 
 The engine (Kuzu 0.11.3) cannot always open a database whose writing process was killed while it folded its
 write-ahead log into the file (bench/crash_soak.py: after 5 to 18 kills of a busy writer): it finds a key
-stored twice while replaying the log, or crashes. Nothing in those files can be trusted to repair it. So
-beside a database ``<path>`` graphmem keeps ``<path>.recovery``, a copy of the file taken while the engine
-held exactly the journal records up to a number (its mark, in ``<path>.recovery.mark`` and in the copy's
-own journal mark), and the journal keeps every record after that number even once applied (see
-store/journal.py): large writes are journalled too while a copy is kept. When the database will not open,
-its files are moved aside (``<path>.broken-<UTC time>``, with the engine's log beside them), the copy is put
-in its place, and the usual replay of the journal applies every acknowledged write since.
+stored twice while replaying the log, or crashes; or it opens one that lacks the rows of the write under way
+while keeping that write's mark. Nothing in those files can be trusted to repair it. So beside a database
+``<path>`` graphmem keeps ``<path>.recovery``, a copy of the file taken while the engine held exactly the
+journal records up to a number (its mark, in ``<path>.recovery.mark`` and in the copy's own journal mark),
+and the journal keeps every record after that number even once applied (see store/journal.py): large writes
+are journalled too while a copy is kept. When the database will not open, or opens without events the
+journal says it holds (the store checks after an unclean stop), its files are moved aside
+(``<path>.broken-<UTC time>``, with the engine's log beside them), the copy is put in its place, and the
+usual replay of the journal applies every acknowledged write since.
 
 A copy is taken when a database has none, and again once the journal's kept records reach
 ``RECOVERY_SHARE`` of the copy's size (at least ``RECOVERY_MIN_BYTES``): the copy is rewritten about every
 time the memory grows by that much again, and a restore replays at most that much. Removing or masking
-events takes a fresh copy at once, so removed text does not stay in the copy or the journal. The import
-cursors (``SourceCursor``) are not journalled: after a restore an importer may read again what it had read,
-and finds those events held.
+events takes a fresh copy at once, and their journal records go: the copy then holds no more of them than
+the database file does (the engine leaves a removed row's bytes in pages it has not reused yet). A memory
+opened without a copy deletes the one it had, whose journal records it does not keep. The import cursors
+(``SourceCursor``) are not journalled: after a restore an importer may read again what it had read, and
+finds those events held.
 """
 
 from __future__ import annotations

@@ -35,10 +35,12 @@ def test_a_memory_on_disk_keeps_a_copy_from_its_first_open(tmp_path):
     with Memory.open(path, extract=False):
         copy = RecoveryCopy(str(path))
         assert copy.exists() and copy.mark() == 0
-    with Memory.open(tmp_path / "plain.kuzu", extract=False, recovery=False) as mem:
+    with Memory.open(path, extract=False, recovery=False) as mem:  # turned off: the copy goes
+        assert not RecoveryCopy(str(path)).exists()
         mem.record(content="a note", occurred_at="2025-11-27")
-    assert not RecoveryCopy(str(tmp_path / "plain.kuzu")).exists()
-    assert _journalled(tmp_path / "plain.kuzu") == []  # applied, and nothing kept
+    assert _journalled(path) == []  # applied, and nothing kept
+    with Memory.open(path, extract=False):  # on again: a copy of the memory as it is
+        assert RecoveryCopy(str(path)).mark() == 1
 
 
 @pytest.mark.slow
