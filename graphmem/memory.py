@@ -395,7 +395,7 @@ class Memory:
         ``static``, ``static:DIR``, ``minilm``, ``none``, or an :class:`~graphmem.index.Embedder`.
         ``recovery`` keeps a copy of the database file and the journal of the writes since, from which the
         database is made again if the engine cannot open it after a crash (see graphmem/store/recovery.py);
-        it takes disk space of about one and a half times the database's.
+        the copy and the journal take about as much disk again as the database.
 
         >>> import tempfile, os
         >>> mem = Memory.open(os.path.join(tempfile.mkdtemp(), "memory.kuzu"))

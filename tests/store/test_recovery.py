@@ -222,3 +222,13 @@ def test_a_read_only_open_neither_takes_nor_uses_a_copy(tmp_path):
     store = kuzu_store.KuzuStore(path, read_only=True)
     store.close()
     assert not RecoveryCopy(str(path)).exists()
+
+
+def test_the_trial_open_tells_a_crash_a_refusal_and_a_held_lock_apart(tmp_path, monkeypatch):
+    path = str(tmp_path / "m.kuzu")
+    monkeypatch.setattr(kuzu_store, "_PROBE", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    assert kuzu_store._probe(path, 64) == f"the engine crashed opening it (exit {-11})"
+    monkeypatch.setattr(kuzu_store, "_PROBE", "import sys; print('not a valid file', file=sys.stderr); sys.exit(1)")
+    assert kuzu_store._probe(path, 64) == "not a valid file"
+    monkeypatch.setattr(kuzu_store, "_PROBE", "import sys; sys.exit(3)")  # another process holds it
+    assert kuzu_store._probe(path, 64) is None
