@@ -145,7 +145,8 @@ def main() -> int:
         for round_ in range(args.rounds + 1):  # the last round only checks
             proc = subprocess.Popen(
                 [sys.executable, "-c", WRITER, str(db), str(acked), str(args.seed * 1000 + round_),
-                 str(args.threads), "0" if args.no_recovery else "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 str(args.threads), "0" if args.no_recovery else "1"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             first = proc.stdout.readline() if proc.stdout else ""
             if not first.startswith("CHECK"):
                 proc.kill()

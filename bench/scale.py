@@ -59,7 +59,8 @@ def run_size(n_events: int, path: str, recovery: bool = True) -> dict:
     rng = random.Random(n_events)
     n_entities = max(100, n_events // 10)
     result: dict = {"events": n_events, "entities": n_entities}
-    with Memory.open(path, extract=False, recovery=recovery) as mem:  # the storage path alone; bench/extraction.py measures extraction
+    # the storage path alone; bench/extraction.py measures extraction
+    with Memory.open(path, extract=False, recovery=recovery) as mem:
         t0 = time.perf_counter()
         for start in range(0, n_events, BATCH):
             mem.record_many([event(i, n_entities, rng) for i in range(start, min(n_events, start + BATCH))])
@@ -166,8 +167,8 @@ def main() -> None:
     for n in [int(s) for s in args.sizes.split(",")]:
         for run in range(args.runs):
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, __file__, "--child", str(n)] + ["--no-recovery"] * args.no_recovery,
-                                 capture_output=True, text=True)
+            command = [sys.executable, __file__, "--child", str(n)] + ["--no-recovery"] * args.no_recovery
+            out = subprocess.run(command, capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit(f"the {n:,}-event run failed:\n{out.stderr[-4000:]}")
             res = json.loads(out.stdout.strip().splitlines()[-1])
@@ -185,7 +186,8 @@ def main() -> None:
     print()
     print(table(["events", "run", "bulk ev/s", "bulk states/s", "index catch-up s", "record ev/s",
                  "backlog / applied in ms", f"record x{WRITERS} ev/s", "as-of p50/p95 ms",
-                 "timeline p50/p95 ms", "DB MB", "journal / recovery copy MB", "backup s", "peak RSS MB"], rows))
+                 "timeline p50/p95 ms", "DB MB", "journal / recovery copy MB", "backup s", "peak RSS MB"],
+                rows))
     with tempfile.TemporaryDirectory() as tmp:
         sync = disk_sync_ms(tmp)
     print(f"\ndisk sync (4 KiB write + fsync) here: {sync:.2f} ms median")

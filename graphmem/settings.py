@@ -39,8 +39,9 @@ class Settings(BaseModel):
                                    description="folder the server copies its database to on a schedule")
     backup_every_h: float = Field(default=24.0, gt=0, description="hours between two scheduled backups")
     backup_keep: int = Field(default=3, ge=1, description="scheduled backups kept (the oldest are deleted)")
-    recovery: bool = Field(default=True, description="keep a recovery copy of the database and the journal of the "
-                           "writes since, to make the database again if the engine cannot open it after a crash")
+    recovery: bool = Field(default=True, description="keep a recovery copy of the database and the journal of "
+                           "the writes since, to make the database again if the engine cannot open it after a "
+                           "crash")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:

@@ -62,7 +62,8 @@ class Context:
         if self._memory is None:
             s = self.settings
             self._memory = Memory.open(s.db, ontology=s.ontology, timezone=s.timezone, privacy=s.privacy,
-                                       buffer_pool_mb=s.buffer_pool_mb, embedder=s.embedder, recovery=s.recovery)
+                                       buffer_pool_mb=s.buffer_pool_mb, embedder=s.embedder,
+                                       recovery=s.recovery)
         return self._memory
 
     def emit(self, value: Any, text: str) -> None:

@@ -110,7 +110,7 @@ class Journal:
         self._capacity = os.fstat(self._fd).st_size
         data = os.pread(self._fd, self._capacity, 0)
         found, self._size = parse_records(data)
-        if found and found[-1][0] <= self._droppable():  # nothing in it is needed: start again at the beginning
+        if found and found[-1][0] <= self._droppable():  # none is needed: start again at the beginning
             self._size = 0
         elif found:
             self._last = max(self._last, found[-1][0])

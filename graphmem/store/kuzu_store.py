@@ -28,7 +28,6 @@ import itertools
 import logging
 import os
 import pickle
-import shutil
 import subprocess
 import sys
 import threading
@@ -146,7 +145,7 @@ _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 # and tries again a little later when reads keep it from finishing
 CHECKPOINT_BYTES = 16 * 2**20
 CHECKPOINT_RETRY_S = 5.0
-RECOVERY_RETRY_S = 60.0  # after a recovery copy could not be taken (a full disk), the next try waits this long
+RECOVERY_RETRY_S = 60.0  # after a recovery copy could not be taken (a full disk), the next try waits this
 # opens the database in a process of its own and says how it went: after an unclean stop the engine may fail
 # to open it, or crash the process that tries (the probe's exit: 0 opened, 3 held by another process)
 _PROBE = """
@@ -323,8 +322,8 @@ class KuzuStore:
         self.path = str(path)
         self._read_only = read_only
         # (see store/recovery.py) kept for a database on disk that this process writes
-        self._recovery = (RecoveryCopy(self.path) if recovery and not read_only and self.path not in ("", ":memory:")
-                          else None)
+        on_disk = self.path not in ("", ":memory:")
+        self._recovery = RecoveryCopy(self.path) if recovery and not read_only and on_disk else None
         self._recovery_after = 0.0  # (monotonic) no copy is tried before: the last attempt failed
         self.restored_from: list[str] = []  # the files set aside when this open made the database again
         self._buffer_pool_mb = buffer_pool_mb
@@ -403,8 +402,9 @@ class KuzuStore:
             self._file = None
 
     def _open_database(self) -> Any:
-        """The engine's database; made again from the recovery copy when the engine cannot open the file. After
-        an unclean stop the engine is tried in a process of its own first: it may crash the one that tries."""
+        """The engine's database; made again from the recovery copy when the engine cannot open the file.
+        After an unclean stop the engine is tried in a process of its own first: it may crash the one that
+        tries."""
         engine = self._engine
         copy = self._recovery if self._recovery is not None and self._recovery.mark() is not None else None
         self._unclean = copy is not None and copy.unclean()
@@ -429,8 +429,8 @@ class KuzuStore:
             raise _open_error(self.path, exc) from exc
 
     def _lost_writes(self) -> str | None:
-        """After an unclean stop, with a recovery copy: what the engine lost of the writes the journal keeps for
-        the copy (``None``: nothing). A kill in the middle of the engine's checkpoint can leave a file that
+        """After an unclean stop, with a recovery copy: what the engine lost of the writes the journal keeps
+        for the copy (``None``: nothing). A kill in the middle of the engine's checkpoint can leave a file that
         opens but holds a write's mark without its rows (bench/crash_soak.py: the 8,999 events of the bulk
         write under way were gone, its mark kept), or rows without their mark. So every event the journal
         kept is looked for: those of the writes the mark says were applied must all be there, and those of a
@@ -451,10 +451,11 @@ class KuzuStore:
             ids = [e.id for e in pickle.loads(payload).events]  # noqa: S301 - this process's own file
             held = len(known.maybe(ids))
             if seq <= applied and held < len(ids):
-                return (f"journal record {seq} is marked applied but {len(ids) - held} of its {len(ids)} events "
-                        "are not in the database")
+                return (f"journal record {seq} is marked applied but {len(ids) - held} of its {len(ids)} "
+                        "events are not in the database")
             if seq > applied and 0 < held < len(ids):
-                return f"{held} of the {len(ids)} events of journal record {seq}, not yet applied, are in the database"
+                return (f"{held} of the {len(ids)} events of journal record {seq}, not yet applied, are in the "
+                        "database")
         return None
 
     def _restore(self, copy: RecoveryCopy, failure: str) -> None:
@@ -469,11 +470,11 @@ class KuzuStore:
         try:
             self.restored_from = copy.restore()
         except OSError as exc:
-            raise StoreError(f"cannot open database {self.path!r} ({failure}), and cannot put its recovery copy "
-                             f"{copy.copy_path!r} in its place: {exc}") from exc
-        log.error("the engine cannot open database %s (%s): it was made again from its recovery copy, and the "
-                  "journal applies the writes since; the files that failed are kept as %s", self.path, failure,
-                  ", ".join(self.restored_from))
+            raise StoreError(f"cannot open database {self.path!r} ({failure}), and cannot put its recovery "
+                             f"copy {copy.copy_path!r} in its place: {exc}") from exc
+        log.error("the engine cannot open database %s (%s): it was made again from its recovery copy, and "
+                  "the journal applies the writes since; the files that failed are kept as %s", self.path,
+                  failure, ", ".join(self.restored_from))
 
     # -- connections and statements ---------------------------------------------------------------------
 
@@ -690,9 +691,9 @@ class KuzuStore:
             self._write_now(batch, mark=seq)
         except BaseException:
             landed = False
-            with suppress(Exception):  # (a commit can report an error after it landed: the mark moved with it)
-                with self._engine_lock:
-                    landed = self._mark(self._writer) == seq
+            # (a commit can report an error after it landed: the mark moved with it)
+            with suppress(Exception), self._engine_lock:
+                landed = self._mark(self._writer) == seq
             if not landed:
                 self._journal.retract(seq)
             raise
@@ -712,8 +713,8 @@ class KuzuStore:
             self._take_recovery_copy()
         except (OSError, StoreError) as exc:
             self._recovery_after = time.monotonic() + RECOVERY_RETRY_S
-            log.warning("recovery copy of %s not taken (tried again in %.0f s): %s", self.path, RECOVERY_RETRY_S,
-                        exc)
+            log.warning("recovery copy of %s not taken (tried again in %.0f s): %s", self.path,
+                        RECOVERY_RETRY_S, exc)
 
     def _take_recovery_copy(self) -> None:
         """Copy the database, with everything the engine holds folded into its file, and drop the journal
@@ -739,8 +740,8 @@ class KuzuStore:
             self._recovery.drop()
             self._journal.keep_after(None)
             self._recovery_after = time.monotonic() + RECOVERY_RETRY_S
-            log.error("recovery copy of %s dropped: a new one, without the removed events, could not be taken "
-                      "(%s); it is tried again later", self.path, exc)
+            log.error("recovery copy of %s dropped: a new one, without the removed events, could not be "
+                      "taken (%s); it is tried again later", self.path, exc)
 
     def _refuse_stored(self, ids: list[str], known: KnownIds | None) -> None:
         """:class:`DuplicateKey` when the engine holds one of the events ``ids``; ``known`` narrows the ids
@@ -842,7 +843,7 @@ class KuzuStore:
         """The journal, once the engine holds every record it kept (a crash left them unapplied)."""
         applied = self._mark(self._writer)
         path = self._journal_path()
-        # while a recovery copy is kept, the records after its mark stay (all of them while its mark is unknown)
+        # while a recovery copy is kept, the records after its mark stay (all while its mark is unknown)
         keep = None if self._recovery is None else (self._recovery.mark() or 0)
         try:
             journal = Journal(path, after=applied, keep_after=keep)
@@ -976,12 +977,12 @@ class KuzuStore:
             self._run(self._writer, "CHECKPOINT")
 
     def _check_folded(self) -> None:
-        """After a checkpoint, before the file is copied: the engine's log must be empty (the engine deletes it
-        at a checkpoint), else a copy of the file alone would lack what it holds."""
+        """After a checkpoint, before the file is copied: the engine's log must be empty (the engine deletes
+        it at a checkpoint), else a copy of the file alone would lack what it holds."""
         with suppress(FileNotFoundError):
             if os.path.getsize(self.path + ".wal"):
-                raise StoreError(f"the engine's log {self.path + '.wal'!r} still holds writes after a checkpoint: "
-                                 "the database file alone is not a whole copy; try again later")
+                raise StoreError(f"the engine's log {self.path + '.wal'!r} still holds writes after a "
+                                 "checkpoint: the database file alone is not a whole copy; try again later")
 
     def _check_failure(self) -> None:
         if self._failure is not None:
@@ -2038,19 +2039,23 @@ def _probe(path: str, buffer_pool_mb: int) -> str | None:
     if done.returncode in (0, 3):
         return None
     said = done.stderr.strip().splitlines()
-    return said[-1] if said and done.returncode > 0 else f"the engine crashed opening it (exit {done.returncode})"
+    if said and done.returncode > 0:
+        return said[-1]
+    return f"the engine crashed opening it (exit {done.returncode})"
 
 
 def _open_error(path: str, exc: RuntimeError) -> StoreError:
     """The engine's refusal to open a database, as ours. At an open the engine replays its write-ahead log,
     and Kuzu 0.11.3 cannot replay the log of a process killed while it checkpointed (bench/crash_soak.py):
-    the replay finds a key stored twice. The files are left as they are."""
+    the replay finds a key stored twice. The files are left as they are (with a recovery copy this is not
+    raised: the copy is put in their place, see _open_database)."""
     if "duplicated primary key" in str(exc):
         return StoreError(
             f"cannot open database {path!r}: the engine cannot replay its write-ahead log {path + '.wal'!r} "
             f"({exc}). Kuzu 0.11.3 fails so when the process writing the database was killed while it folded that "
-            "log into the database file. Both files are left as they are: restore the latest backup (graphmem "
-            "backup, or a server's --backup-dir) in their place, and keep these two for inspection")
+            "log into the database file. Both files are left as they are, and the memory kept no recovery copy "
+            "(it was opened with recovery off): restore the latest backup (graphmem backup, or a server's "
+            "--backup-dir) in their place, and keep these two for inspection")
     return StoreError(f"cannot open database {path!r}: {exc}")
 
 

@@ -554,7 +554,8 @@ def test_writes_journalled_before_a_crash_are_applied_at_the_next_open_exactly_o
         assert [e.content for e in mem.get(acked)] == [f"note {i}" for i in range(5)]
         assert mem.stats().events == 5 and mem.stats().entities == 2
         # applied, and kept: the recovery copy taken when the memory was made lacks them
-        assert [seq for seq, _ in parse_records(Path(str(path) + ".journal").read_bytes())[0]] == [1, 2, 3, 4, 5]
+        kept = parse_records(Path(str(path) + ".journal").read_bytes())[0]
+        assert [seq for seq, _ in kept] == [1, 2, 3, 4, 5]
     with Memory.open(path, extract=False) as mem:  # applied once: opening again changes nothing
         assert mem.stats().events == 5
         assert mem.recall("note 3", k=1)[0].id == acked[3]

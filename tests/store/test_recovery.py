@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import Memory, StateInput, StoreError, StoreLocked
+from graphmem import Memory, StoreError, StoreLocked
 from graphmem.store import kuzu_store, recovery
 from graphmem.store.journal import parse_records
 from graphmem.store.recovery import RecoveryCopy
@@ -79,7 +79,7 @@ os._exit(0)  # no close: as if killed
 
 def _crashed(path: Path) -> list[str]:
     done = subprocess.run([sys.executable, "-c", CRASHING_WRITER, str(path)], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert RecoveryCopy(str(path)).unclean()
     return done.stdout.split()
@@ -118,8 +118,8 @@ os._exit(0)  # no close: as if killed
 
 
 def _tampered(path: Path, how: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", TAMPERING_WRITER, str(path), how], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-c", TAMPERING_WRITER, str(path), how], capture_output=True,
+                          text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.split()
 
@@ -211,7 +211,8 @@ def test_copies_keep_the_database_locked_against_other_processes(tmp_path):
         mem.store._take_recovery_copy()
         code = ("import sys\nfrom graphmem import Memory, StoreLocked\n"
                 "try:\n    Memory.open(sys.argv[1])\nexcept StoreLocked as e:\n    print(e.code)\n")
-        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60,
+                             check=False)
     assert out.stdout.strip() == StoreLocked.code, out.stderr[-2000:]
 
 
@@ -228,7 +229,8 @@ def test_the_trial_open_tells_a_crash_a_refusal_and_a_held_lock_apart(tmp_path, 
     path = str(tmp_path / "m.kuzu")
     monkeypatch.setattr(kuzu_store, "_PROBE", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
     assert kuzu_store._probe(path, 64) == f"the engine crashed opening it (exit {-11})"
-    monkeypatch.setattr(kuzu_store, "_PROBE", "import sys; print('not a valid file', file=sys.stderr); sys.exit(1)")
+    refusing = "import sys; print('not a valid file', file=sys.stderr); sys.exit(1)"
+    monkeypatch.setattr(kuzu_store, "_PROBE", refusing)
     assert kuzu_store._probe(path, 64) == "not a valid file"
     monkeypatch.setattr(kuzu_store, "_PROBE", "import sys; sys.exit(3)")  # another process holds it
     assert kuzu_store._probe(path, 64) is None
