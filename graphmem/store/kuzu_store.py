@@ -657,11 +657,7 @@ class KuzuStore:
             # the engine would refuse a stored event after the write was acknowledged
             self._refuse_stored(ids, self._known_events or (
                 self._known_event_ids() if self._journalled > KNOWN_IDS_AFTER else None))
-            payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
-            try:
-                seq = self._journal.append(payload)
-            except OSError as exc:
-                raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
+            seq = self._journalled_as(batch)
             if self._known_events is not None:
                 self._known_events.add(ids)
             queued = _Queued(seq, batch, size, self._confirmed_subjects(batch), self._version_columns(batch))
@@ -683,10 +679,7 @@ class KuzuStore:
         if self._recovery is None or self._journal is None:
             self._write_now(batch)
             return
-        try:
-            seq = self._journal.append(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError as exc:
-            raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
+        seq = self._journalled_as(batch)
         try:
             self._write_now(batch, mark=seq)
         except BaseException:
@@ -701,6 +694,14 @@ class KuzuStore:
             self._applied = seq
         self._journal.applied(seq)
         self._keep_recovery_copy()
+
+    def _journalled_as(self, batch: WriteBatch) -> int:
+        """``batch`` appended to the journal (on disk when this returns); its record's number."""
+        assert self._journal is not None
+        try:
+            return self._journal.append(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:
+            raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
 
     def _keep_recovery_copy(self) -> None:
         """A new recovery copy once the journal keeps enough records for the last one (see store/recovery.py);
