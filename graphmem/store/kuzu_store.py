@@ -58,10 +58,10 @@ from graphmem.ontology import (
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache, KnownIds
-from graphmem.store.journal import Journal, parse_records, replace_synced
+from graphmem.store.journal import Journal, parse_records
 from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.port import declared_subjects
-from graphmem.store.recovery import RecoveryCopy, copy_open_file
+from graphmem.store.recovery import RecoveryCopy, copy_whole
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -387,7 +387,7 @@ class KuzuStore:
     def _connect(self, db: Any) -> None:
         self._db = db
         # the database file, read through this for copies: the engine's lock on it against other processes
-        # goes with any close of the file in this process (see recovery.copy_open_file)
+        # goes with any close of the file in this process (see recovery.copy_whole)
         self._file: int | None = None if self.path in ("", ":memory:") else os.open(self.path, os.O_RDONLY)
         self._writer = kuzu.Connection(self._db)
         self._local = threading.local()
@@ -1813,7 +1813,6 @@ class KuzuStore:
         file first. Writes wait while the file is copied; reads go on (they leave the file as it is)."""
         if self.path in ("", ":memory:"):
             raise StoreError("this memory lives in memory only: it has no file to back up")
-        partial = dest.with_name(dest.name + ".partial")
         with self._write_lock:
             self._settle()
             with self._engine_lock:
@@ -1826,11 +1825,8 @@ class KuzuStore:
                     self._check_folded()
                 try:
                     assert self._file is not None
-                    copy_open_file(self._file, partial)
-                    replace_synced(partial, dest)
+                    copy_whole(self._file, dest)
                 except OSError as exc:
-                    with suppress(OSError):
-                        os.remove(partial)
                     raise StoreError(f"cannot write the backup {str(dest)!r}: {exc}") from exc
         return dest.stat().st_size
 

@@ -29,12 +29,12 @@ import datetime as dt
 import errno
 import logging
 import os
-import shutil
 from contextlib import suppress
+from pathlib import Path
 
 from graphmem.store.journal import replace_synced
 
-__all__ = ["RECOVERY_MIN_BYTES", "RECOVERY_SHARE", "RecoveryCopy", "copy_open_file"]
+__all__ = ["RECOVERY_MIN_BYTES", "RECOVERY_SHARE", "RecoveryCopy", "copy_whole"]
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +45,24 @@ ENGINE_FILES = (".wal", ".shadow")
 COPY_STEP = 2**20  # bytes copied at a time where the kernel cannot copy the file itself
 
 
-def copy_open_file(source: int, dest: str | os.PathLike[str]) -> None:
-    """Copy the file open as ``source`` to the new file ``dest``. The engine locks its database file against
-    other processes with a lock that any close of that file in this process releases (POSIX record locks):
-    a copy must read it through a descriptor held open for as long as the engine holds the file, never open
-    and close it."""
+def copy_whole(source: int, dest: str | Path) -> None:
+    """Copy the file open as ``source`` in place of ``dest``, whole: into ``<dest>.partial``, put in place as
+    the journal's rewrite is (see replace_synced); a failed copy leaves ``dest`` as it was and no partial.
+    The engine locks its database file against other processes with a lock that any close of that file in
+    this process releases (POSIX record locks): a copy must read it through a descriptor held open for as
+    long as the engine holds the file, never open and close it."""
+    partial = f"{os.fspath(dest)}.partial"
+    try:
+        _copy(source, partial)
+        replace_synced(partial, dest)
+    finally:
+        with suppress(OSError):
+            os.remove(partial)
+
+
+def _copy(source: int, dest: str) -> None:
     size = os.fstat(source).st_size
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         at = 0
         in_kernel = hasattr(os, "copy_file_range")
@@ -119,17 +130,15 @@ class RecoveryCopy:
         (its engine idle, its log folded in), and record ``mark``: the copy first, then the mark, each put in
         place whole. A crash between the two leaves the new copy with the old mark, which keeps more records
         than needed."""
-        partial = self.copy_path + ".partial"
+        copy_whole(source, self.copy_path)
+        written = self.mark_path + ".partial"
         try:
-            copy_open_file(source, partial)
-            replace_synced(partial, self.copy_path)
-            with open(self.mark_path + ".partial", "w") as f:
+            with open(written, "w") as f:
                 f.write(f"{mark}\n")
-            replace_synced(self.mark_path + ".partial", self.mark_path)
+            replace_synced(written, self.mark_path)
         finally:
-            for leftover in (partial, self.mark_path + ".partial"):
-                with suppress(OSError):
-                    os.remove(leftover)
+            with suppress(OSError):
+                os.remove(written)
 
     def drop(self) -> None:
         """Delete the copy (the mark first: a copy without one is never trusted for its mark)."""
@@ -147,7 +156,9 @@ class RecoveryCopy:
                 aside = f"{self.path}.broken-{stamp}{suffix}"
                 os.replace(self.path + suffix, aside)
                 moved.append(aside)
-        partial = self.path + ".partial"
-        shutil.copyfile(self.copy_path, partial)
-        replace_synced(partial, self.path)
+        fd = os.open(self.copy_path, os.O_RDONLY)
+        try:
+            copy_whole(fd, self.path)
+        finally:
+            os.close(fd)
         return moved
