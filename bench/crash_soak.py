@@ -2,16 +2,18 @@
 
 Each round starts a writer process on the same on-disk memory. It opens the memory (applying what the last
 kill left in the journal), checks that every event and state acknowledged in earlier rounds is there with
-its content intact, then writes from several threads at once: ``record`` with extraction, ``record_many`` of
-30 events with extraction and of 300 / 1,500 / 9,000 without (the last two go to the engine directly, the
-largest by bulk copy), state asserts, closes and confirmations, and session checkpoints, printing each id
-as its call returns. After a random time (up to ``--max-seconds``) it is killed, wherever it is: in a write,
-a journal sync, a commit or one of the engine's checkpoints.
+its content intact and that the search index holds every acknowledged event, then writes from several
+threads at once: ``record`` with extraction, ``record_many`` of 30 events with extraction and of 300 / 1,500
+/ 9,000 without (the last two go to the engine directly, the largest by bulk copy), state asserts, closes
+and confirmations, and session checkpoints, printing each id as its call returns, while it saves its search
+index every ``--index-save-s`` seconds. After a random time (up to ``--max-seconds``) it is killed, wherever
+it is: in a write, a journal sync, a commit, one of the engine's checkpoints or a save of the index.
 
-    python bench/crash_soak.py [--rounds 30] [--seed 1] [--threads 4] [--max-seconds 6]
+    python bench/crash_soak.py [--rounds 30] [--seed 1] [--threads 4] [--max-seconds 6] [--index-save-s 1]
 
 Prints each round's check and a summary; writes bench/results/crash_soak.json. Exits 1 when an acknowledged
-event or state is missing or altered, a writer fails, or the database cannot be opened again. A kill while
+event or state is missing or altered or an event is not in the search index, a writer fails, or the database
+cannot be opened again. A kill while
 the engine folds its log into the database file can leave a log the engine cannot replay at the next open
 (Kuzu 0.11.3): the memory is then made again from its recovery copy and journal (graphmem/store/recovery.py),
 and the round's check says so; ``--no-recovery`` opens without one, to see the engine's failure.
@@ -39,10 +41,10 @@ import hashlib, json, random, sys, threading, time, faulthandler
 faulthandler.enable()
 from graphmem import Memory, GraphmemError, InvalidInput
 path, acked_file, seed, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-recovery = sys.argv[5] == "1"
+recovery, index_save_s = sys.argv[5] == "1", float(sys.argv[6])
 started = time.perf_counter()
 try:
-    mem = Memory.open(path, recovery=recovery)
+    mem = Memory.open(path, recovery=recovery, index_save_s=index_save_s)
 except GraphmemError as exc:
     print("OPEN", json.dumps({"code": exc.code, "error": str(exc)}), flush=True)
     sys.exit(3)
@@ -67,8 +69,10 @@ for key in states:
         mem.state(key)
     except GraphmemError:
         missing.append(key)
+unindexed = [key for key in events if mem.index.ids.get(key) is None]  # recall would never find them
 print("CHECK", json.dumps({"opened_s": round(opened, 2), "events": len(events), "states": len(states),
                           "missing": missing[:5], "n_missing": len(missing), "altered": altered[:5],
+                          "unindexed": unindexed[:5], "n_unindexed": len(unindexed),
                           "held_events": mem.stats().events, "restored": bool(mem.store.restored_from)}),
       flush=True)
 out = threading.Lock()
@@ -132,11 +136,13 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--max-seconds", type=float, default=6.0, help="a writer runs up to this long")
     parser.add_argument("--no-recovery", action="store_true", help="open the memory without a recovery copy")
+    parser.add_argument("--index-save-s", type=float, default=1.0,
+                        help="seconds between the writer's saves of its search index (some kills land in one)")
     parser.add_argument("--dir", help="work in this folder and keep its files (default: a temporary one)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     result: dict = {"rounds": 0, "kills": 0, "acknowledged_events": 0, "acknowledged_states": 0,
-                    "missing": 0, "altered": 0, "writer_failures": [], "reopen_failure": None, "checks": [],
+                    "missing": 0, "altered": 0, "unindexed": 0, "writer_failures": [], "reopen_failure": None, "checks": [],
                     "recovery": not args.no_recovery, "restored_after_kills": []}
     with (nullcontext(args.dir) if args.dir else tempfile.TemporaryDirectory()) as tmp:
         Path(tmp).mkdir(parents=True, exist_ok=True)
@@ -145,7 +151,7 @@ def main() -> int:
         for round_ in range(args.rounds + 1):  # the last round only checks
             proc = subprocess.Popen(
                 [sys.executable, "-c", WRITER, str(db), str(acked), str(args.seed * 1000 + round_),
-                 str(args.threads), "0" if args.no_recovery else "1"],
+                 str(args.threads), "0" if args.no_recovery else "1", str(args.index_save_s)],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             first = proc.stdout.readline() if proc.stdout else ""
             if not first.startswith("CHECK"):
@@ -159,14 +165,16 @@ def main() -> int:
             result["checks"].append(check)
             result["missing"] += check["n_missing"]
             result["altered"] += len(check["altered"])
+            result["unindexed"] += check["n_unindexed"]
             if check["restored"]:
                 result["restored_after_kills"].append(result["kills"])
             print(f"round {round_}: {check['events']:,} events and {check['states']:,} states "
-                  f"acknowledged so far; {check['n_missing']} missing, {len(check['altered'])} altered; "
+                  f"acknowledged so far; {check['n_missing']} missing, {len(check['altered'])} altered, "
+                  f"{check['n_unindexed']} not in the search index; "
                   f"opened in {check['opened_s']} s"
                   + (" (the engine could not open it: made again from the recovery copy)" if check["restored"]
                      else ""))
-            if check["n_missing"] or check["altered"] or round_ == args.rounds:
+            if check["n_missing"] or check["altered"] or check["n_unindexed"] or round_ == args.rounds:
                 proc.kill()
                 proc.communicate(timeout=60)
                 break
@@ -197,6 +205,9 @@ def main() -> int:
             if result["writer_failures"]:
                 break
     failure = result["reopen_failure"]
+    took = sorted(c["opened_s"] for c in result["checks"][1:])  # (the first open creates the database)
+    opens = (took[len(took) // 2], took[-1]) if took else None
+    result["open_after_kill_s"] = {"p50": opens[0], "max": opens[1]} if opens else None
     print(table(["measure", "value"], [
         ["rounds (a writer killed at a random moment each)", result["rounds"]],
         ["kills", result["kills"]],
@@ -204,6 +215,8 @@ def main() -> int:
          f"{result['acknowledged_events']:,} / {result['acknowledged_states']:,}"],
         ["acknowledged, missing after a reopen", result["missing"]],
         ["acknowledged, altered after a reopen", result["altered"]],
+        ["acknowledged, not in the search index after a reopen", result["unindexed"]],
+        ["open after a kill, p50 / max s", "{:.1f} / {:.1f}".format(*opens) if opens else "-"],
         ["writer failures (besides the kill)", len(result["writer_failures"])],
         ["opens that made the database again from its recovery copy (after kill)",
          ", ".join(map(str, result["restored_after_kills"])) or "none"],
@@ -213,7 +226,8 @@ def main() -> int:
     for line in result["writer_failures"][:5]:
         print(line)
     write_results("crash_soak", result)
-    return 1 if result["missing"] or result["altered"] or result["writer_failures"] or failure else 0
+    return 1 if (result["missing"] or result["altered"] or result["unindexed"] or result["writer_failures"]
+                 or failure) else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Sets of integers as sorted numpy arrays, and how far a growable array grows.
+"""Sets of integers as sorted numpy arrays, how far a growable array grows, and named arrays in a file.
 
 numpy's own ``unique`` and ``union1d`` hash their input: ~0.9 s for a million 64-bit numbers, where sorting
 them and dropping the repeats takes ~30 ms. Every sorted set in the package is made here.
@@ -6,12 +6,13 @@ them and dropping the repeats takes ~30 ms. Every sorted set in the package is m
 
 from __future__ import annotations
 
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["room", "sorted_union", "sorted_unique"]
+__all__ = ["room", "save_arrays", "sorted_union", "sorted_unique"]
 
 N = TypeVar("N", bound=np.integer)
 
@@ -46,3 +47,9 @@ def sorted_union(*arrays: NDArray[N]) -> NDArray[N]:
     [1, 4, 5]
     """
     return sorted_unique(np.concatenate(arrays))
+
+
+def save_arrays(path: Path, arrays: dict[str, NDArray[Any]]) -> None:
+    """``arrays`` by name in one ``.npz`` file (``np.load`` reads them back)."""
+    named: dict[str, Any] = arrays  # (savez's own keywords are not among the names)
+    np.savez(path, **named)

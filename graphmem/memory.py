@@ -167,6 +167,7 @@ TIMES_READ_KEPT = 4_096  # time texts read into points kept for the next write t
 BULK_GC_PAUSE = 100  # items from which a write pauses the cyclic garbage collector until it ends (see _bulk)
 BULK_RELEASE = 1_000  # items from which a write hands the memory it freed back to the system (see _bulk)
 READ_KEYS_AFTER = 64  # writes after which every name key and thread key is read at once (see _read_keys)
+INDEX_SAVE_S = 300.0  # seconds between two saves of a changing search index (see _save_index_every)
 EXTRACT_TURN = 64  # texts record_many extracts in one turn before other threads (a recall reading its query) may
 
 
@@ -320,6 +321,7 @@ class Memory:
         clock: Callable[[], dt.datetime] | None = None,
         extract: bool = True,
         index: SearchIndex | None = None,
+        index_save_s: float = INDEX_SAVE_S,
     ) -> None:
         self.store = store
         self._closed = False
@@ -359,6 +361,12 @@ class Memory:
         self.index = index if index is not None else SearchIndex()
         self._catch_up()
         self._index_whole = True  # the index holds everything the store does (it answers entity event pages)
+        self._stop_saving = threading.Event()
+        self._saver: threading.Thread | None = None
+        if self.index.directory is not None and index_save_s > 0:
+            self._saver = threading.Thread(target=_save_index_every, name="graphmem-index-save", daemon=True,
+                                           args=(weakref.ref(self), self._stop_saving, index_save_s))
+            self._saver.start()
 
     def _catch_up(self) -> None:
         """Bring the search index up to the store: everything recorded since its watermark."""
@@ -370,6 +378,13 @@ class Memory:
             self.index.remove(self.store.retracted_since(since))
             for merged, kept in self.store.merged_since(since):
                 self.index.merge_entities(merged, kept)
+            # earlier events a write plan annotated, or a state named as evidence, after the write the index
+            # holds last (all of which it holds): their period and the entities they mention
+            touched = self.store.annotated_after(since)
+            if touched:
+                self.index.mention((e, n) for e, found in self.store.mentions(touched).items() for n in found)
+                for event_id, annotation in self.store.annotations(touched).items():
+                    self.index.set_about(event_id, _bounds(annotation.about))
 
     # -- opening ----------------------------------------------------------------------------------------
 
@@ -387,6 +402,7 @@ class Memory:
         extract: bool = True,
         embedder: str | Embedder | None = "auto",
         recovery: bool = True,
+        index_save_s: float = INDEX_SAVE_S,
     ) -> Memory:
         """Open (or create) the memory stored at ``path``.
 
@@ -395,7 +411,9 @@ class Memory:
         ``static``, ``static:DIR``, ``minilm``, ``none``, or an :class:`~graphmem.index.Embedder`.
         ``recovery`` keeps a copy of the database file and the journal of the writes since, from which the
         database is made again if the engine cannot open it after a crash (see graphmem/store/recovery.py);
-        the copy and the journal take about as much disk again as the database.
+        the copy and the journal take about as much disk again as the database. The search index is saved
+        every ``index_save_s`` seconds while it changes (0: only when the memory closes), so an open after a
+        crash catches up on the writes since the last save, not on everything since the last close.
 
         >>> import tempfile, os
         >>> mem = Memory.open(os.path.join(tempfile.mkdtemp(), "memory.kuzu"))
@@ -411,7 +429,7 @@ class Memory:
         directory = None if str(path) == ":memory:" else path.with_name(path.name + ".index")
         index = (SearchIndex.load(directory, model) if directory else None) or SearchIndex(directory, model)
         return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock,
-                   extract=extract, index=index)
+                   extract=extract, index=index, index_save_s=index_save_s)
 
     @classmethod
     def in_memory(cls, **options: Any) -> Memory:
@@ -426,6 +444,9 @@ class Memory:
         self._closed = True
         _OPEN.discard(self)
         try:
+            self._stop_saving.set()
+            if self._saver is not None:
+                self._saver.join()  # (a save in progress finishes first)
             self.index.close()
             self.index.save()
         finally:
@@ -735,7 +756,6 @@ class Memory:
         about = {a.event_id: a.about for a in batch.new_annotations}
         items = self._event_indexables(batch.events, mentions, about)
         new = {e.id for e in batch.events}
-        self.index.mention((e, n) for e, n in batch.mentions if e not in new)  # a plan named them for old events
         items.extend(
             Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
                       time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
@@ -743,11 +763,13 @@ class Memory:
                       entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,))
             for s in batch.new_states
         )
-        self.index.add(items, at=now)
-        for a in batch.annotations:  # a write plan said what period an event talks about
-            self.index.set_about(a.event_id, _bounds(a.about))
-        if batch.retractions:
-            self.index.remove(s.id for s in batch.retractions)
+        with self.index.changing():  # a save holds all of this write or none of it (see _catch_up)
+            self.index.mention((e, n) for e, n in batch.mentions if e not in new)  # a plan named them for old events
+            self.index.add(items, at=now)
+            for a in batch.annotations:  # a write plan said what period an event talks about
+                self.index.set_about(a.event_id, _bounds(a.about))
+            if batch.retractions:
+                self.index.remove(s.id for s in batch.retractions)
 
     def _prefetch_threads(self, keys: Iterable[str | None]) -> set[str]:
         """Look up many thread keys at once; returns the keys checked (stored ones become known)."""
@@ -2487,7 +2509,7 @@ class Memory:
                 old = self.index
                 old.close()
                 self._index_whole = False  # event pages read the store until the new index holds everything
-                index = self.index = SearchIndex(old.directory, old.embedder)
+                index = self.index = old.successor()
                 self._catch_up()
                 self._index_whole = True
             index.wait()
@@ -2810,6 +2832,23 @@ def _state_input(raw: Any, event_id: str) -> StateInput:
 
 
 _OPEN: weakref.WeakSet[Memory] = weakref.WeakSet()
+
+
+def _save_index_every(memory: weakref.ref[Memory], stop: threading.Event, seconds: float) -> None:
+    """Save the memory's search index every ``seconds`` while it changes, until ``stop`` is set (its close).
+    The index is derived data: a failed save is said and tried again at the next turn."""
+    while not stop.wait(seconds):
+        held = memory()
+        if held is None:
+            return
+        index = held.index
+        del held  # (the memory may go while the index is written)
+        if index.unsaved and not index.closed:
+            try:
+                index.save()
+            except Exception:  # noqa: BLE001 - the next turn tries again
+                log.exception("saving the search index in %s failed; tried again in %.0f s", index.directory,
+                              seconds)
 
 
 @atexit.register

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,6 +42,9 @@ class Settings(BaseModel):
     recovery: bool = Field(default=True, description="keep a recovery copy of the database and the journal of "
                            "the writes since, to make the database again if the engine cannot open it after a "
                            "crash")
+    index_save_s: float = Field(default=300.0, ge=0, description="seconds between two saves of the search index "
+                                "while it changes (0: only at close); an open after a crash catches up on the writes "
+                                "since the last save")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -57,3 +60,10 @@ class Settings(BaseModel):
     @property
     def privacy(self) -> PrivacyPolicy:
         return PrivacyPolicy(secrets=self.secrets, pii=self.pii)
+
+    @property
+    def memory_options(self) -> dict[str, Any]:
+        """What ``Memory.open(settings.db, **settings.memory_options)`` opens the memory with."""
+        return {"ontology": self.ontology, "timezone": self.timezone, "privacy": self.privacy,
+                "buffer_pool_mb": self.buffer_pool_mb, "embedder": self.embedder, "recovery": self.recovery,
+                "index_save_s": self.index_save_s}

@@ -15,9 +15,7 @@ from graphmem.io.backups import BackupSchedule
 from graphmem.settings import Settings
 
 settings = Settings.from_env()
-memory = Memory.open(settings.db, ontology=settings.ontology, timezone=settings.timezone, privacy=settings.privacy,
-                     buffer_pool_mb=settings.buffer_pool_mb, embedder=settings.embedder,
-                     recovery=settings.recovery)
+memory = Memory.open(settings.db, **settings.memory_options)
 access = AccessPolicy.from_file(settings.tokens) if settings.tokens else AccessPolicy.open()
 backups = ([BackupSchedule(memory, settings.backup_dir, every_s=settings.backup_every_h * 3600,
                            keep=settings.backup_keep)] if settings.backup_dir else [])

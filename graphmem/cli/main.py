@@ -60,10 +60,7 @@ class Context:
 
     def memory(self) -> Memory:
         if self._memory is None:
-            s = self.settings
-            self._memory = Memory.open(s.db, ontology=s.ontology, timezone=s.timezone, privacy=s.privacy,
-                                       buffer_pool_mb=s.buffer_pool_mb, embedder=s.embedder,
-                                       recovery=s.recovery)
+            self._memory = Memory.open(self.settings.db, **self.settings.memory_options)
         return self._memory
 
     def emit(self, value: Any, text: str) -> None:

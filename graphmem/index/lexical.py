@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.arrays import room, sorted_union
+from graphmem.arrays import room, save_arrays, sorted_union
 from graphmem.index.vocabulary import Vocabulary
 
-__all__ = ["LexicalIndex"]
+__all__ = ["LexicalIndex", "write_arrays"]
 
 K1 = 1.2
 B = 0.75
@@ -311,18 +311,21 @@ class LexicalIndex:
     def save(self, directory: Path) -> None:
         """Write the index as arrays, each segment's apart (nothing is concatenated), its terms as their keys
         (the tail is merged first)."""
+        write_arrays(directory, self.snapshot())
+
+    def snapshot(self) -> dict[str, NDArray[Any]]:
+        """The arrays :meth:`save` writes, as of now (the tail merged first). Segments and the vocabulary's
+        arrays are never changed once built, so only the lengths are copied: the arrays can be written out
+        while documents are added."""
         with self._lock:
             self._merge()
             base = self._base
-            directory.mkdir(parents=True, exist_ok=True)
             term_keys, term_numbers = base.terms.saved()
             segments = {f"s{i}_{name}": getattr(segment, name) for i, segment in enumerate(base.segments)
                         for name in ("terms", "offsets", "docs", "freqs")}
-            np.savez(directory / "lexical.npz", segments=np.array(len(base.segments)),
-                     lengths=self._lengths[: self._extent()],
-                     removed=np.array(sorted(self._removed), np.int64), term_keys=term_keys,
-                     term_numbers=term_numbers, **segments)
-            (directory / _TERMS_TEXT).unlink(missing_ok=True)  # (written by earlier versions)
+            return {"segments": np.array(len(base.segments)), "lengths": self._lengths[: self._extent()].copy(),
+                    "removed": np.array(sorted(self._removed), np.int64), "term_keys": term_keys,
+                    "term_numbers": term_numbers, **segments}
 
     @classmethod
     def load(cls, directory: Path) -> LexicalIndex:
@@ -376,6 +379,13 @@ def _ascending(
         order = np.lexsort((docs, term_of))
         docs, freqs = docs[order], freqs[order]
     return docs, freqs
+
+
+def write_arrays(directory: Path, arrays: dict[str, NDArray[Any]]) -> None:
+    """Write a :meth:`LexicalIndex.snapshot` into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    save_arrays(directory / "lexical.npz", arrays)
+    (directory / _TERMS_TEXT).unlink(missing_ok=True)  # (written by earlier versions)
 
 
 def _merged(

@@ -280,6 +280,11 @@ class GraphStore(Protocol):
         """(merged entity id, the id it was merged into) of merges made at or after ``since``, oldest first."""
         ...
 
+    def annotated_after(self, after: dt.datetime) -> list[str]:
+        """Ids of events annotated (given the period they are about, or entities) or named as a state's
+        evidence (which makes them mention its subject and object) after ``after``."""
+        ...
+
     def defined_predicates(self) -> list[tuple[str, str]]: ...
 
     def cursors(self, prefix: str) -> list[SourceCursor]:

@@ -351,3 +351,112 @@ def test_an_entity_to_documents_table_packs_into_arrays_and_back(table):
     keys, offsets, docs = _packed({k: array("i", v) for k, v in table.items()})
     assert keys == list(table) and offsets.tolist() == [0, *np.cumsum([len(v) for v in table.values()])]
     assert docs.dtype == np.int32 and {k: list(v) for k, v in _unpacked(keys, offsets, docs).items()} == table
+
+
+def _note(i, at):
+    from graphmem.store import Indexable
+
+    return Indexable(id=f"d{i}", type="event", text=f"note {i} about the garden and the roadmap", kind="observation",
+                     scope="global", private=False, time=at, recorded_at=at, entities=(f"e{i % 7}",),
+                     subjects=(f"e{i % 7}",), thread=f"t{i % 3}")
+
+
+def test_a_save_beside_a_writer_and_the_embedder_holds_one_moment_of_the_index(tmp_path, static_model):
+    import shutil
+    import threading
+
+    from graphmem.index import embedder_named
+
+    embedder = embedder_named(static_model)
+    index = SearchIndex(tmp_path / "idx", embedder)
+    base = dt.datetime(2025, 11, 1, tzinfo=UTC)
+    n, done = 6000, threading.Event()
+
+    def write():
+        for start in range(0, n, 50):
+            index.add([_note(i, base + dt.timedelta(seconds=i)) for i in range(start, start + 50)],
+                      at=base + dt.timedelta(seconds=start + 49))
+        done.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    copies = []
+    while not done.is_set() or index.unsaved:
+        index.save()
+        copies.append(tmp_path / f"copy{len(copies)}")
+        shutil.copytree(tmp_path / "idx", copies[-1])
+    writer.join()
+    assert len(copies) >= 3  # saved while the writer went on
+    for copy in copies:
+        loaded = SearchIndex.load(copy, embedder)
+        assert loaded is not None
+        held = len(loaded)
+        # a document is there whole: words, columns, entities; the watermark is that of the last batch held
+        assert len(loaded.lexical) == held and held % 50 == 0
+        assert loaded.watermark == (base + dt.timedelta(seconds=held - 1) if held else None)
+        assert loaded.search_words("roadmap", held + 1, None)[0].size == held
+        assert sum(int(loaded.mentioning([f"e{k}"]).sum()) for k in range(7)) == held
+        # and each has its vector, or waits for one with its text: never neither, never both
+        waiting = {doc for doc, _ in json.loads((copy / "pending.json").read_text())}
+        embedded = set(np.flatnonzero(loaded._embedded.head(held)).tolist())
+        assert not waiting & embedded and len(waiting) + len(embedded) == held
+        assert len(loaded.vectors) == len(embedded)
+        loaded.wait()
+        assert loaded.status().vectors == held and loaded.status().lag == 0
+        loaded.close()
+    index.close()
+
+
+def test_an_index_saved_while_memory_writes_is_loaded_after_a_kill(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "m.kuzu"
+    # a process that records, waits for a periodic save of its index, records more and is killed
+    child = textwrap.dedent(f"""
+        import os, time
+        from graphmem import Memory
+        mem = Memory.open({str(path)!r}, embedder="none", extract=False, index_save_s=0.1)
+        mem.record_many([{{"content": f"early note {{i}} about the garden", "source": {{"system": "t", "ref": f"a{{i}}"}}}}
+                         for i in range(200)])
+        while mem.index.unsaved:
+            time.sleep(0.05)
+        mem.record(content="a late note about the garden", source={{"system": "t", "ref": "late"}})
+        os._exit(0)
+    """)
+    subprocess.run([sys.executable, "-c", child], check=True, timeout=120)
+    saved = SearchIndex.load(tmp_path / "m.kuzu.index", None)
+    assert saved is not None and len(saved) == 200  # the periodic save, not one at close
+    with Memory.open(path, embedder="none", index_save_s=0) as mem:
+        assert len(mem.index) == 201  # and what followed it is caught up from the database
+        assert "late" in refs(mem.recall("late garden note", k=3))
+
+
+def described(mem, event_id):
+    """The documents mentioning Kyoto and Ana, and whether ``event_id`` says what period it is about."""
+    index = mem.index
+    return (np.flatnonzero(index.mentioning(["kyoto"])).tolist(), np.flatnonzero(index.mentioning(["ana"])).tolist(),
+            index.dated(np.array([index.ids.get(event_id)])).tolist())
+
+
+def test_plans_and_evidence_given_after_the_last_save_reach_the_index_on_open(tmp_path):
+    import shutil
+
+    path = tmp_path / "m.kuzu"
+    index = tmp_path / "m.kuzu.index"
+    with Memory.open(path, embedder="none", extract=False) as mem:
+        trip = mem.record(content="Back from the trip, tired but happy.", occurred_at="2025-11-27").id
+        move = mem.record(content="Boxes everywhere, the new flat is great.", occurred_at="2025-11-28").id
+        mem.index.save()
+        shutil.copytree(index, tmp_path / "before")
+        mem.apply_write_plan(trip, {"event_annotations": {
+            "about_year_start": 2019, "about_year_end": 2019, "entities": [{"type": "place", "name": "Kyoto"}]}})
+        mem.assert_state("Ana", "lives_in", "Porto", valid_from="2025-11", evidence=[move])
+        want = described(mem, trip)
+    assert want[0] and want[1] and want[2] == [True]
+    # the process died before saving its index again: the saved one predates the plan and the state
+    shutil.rmtree(index)
+    shutil.copytree(tmp_path / "before", index)
+    with Memory.open(path, embedder="none", extract=False) as mem:
+        assert described(mem, trip) == want
