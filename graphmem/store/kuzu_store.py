@@ -95,6 +95,13 @@ LOOKUP_LOOP_MAX = 48
 # statement holds there (a chunk rescans the table: ~12 ms at 100k entities); what a join carries matters as
 # much, see _read_subjects
 LOOKUP_CHUNK = 5_000
+# A join's page cache holds every row of the table with the columns it returns, not only the rows it finds:
+# 50 events (their text among the columns) of 300,000 did not fit the default 192 MiB. So a lookup of wide
+# columns looks each key up alone (~0.7 ms a key at 300,000 events, ~1.3 at a million) up to WIDE_LOOP_MAX
+# keys; past that it joins the keys to the rows' offsets (a join that carries only the key), then reads the
+# rows by offset (a scan, which reads every row's columns before it keeps the few: at 300,000 events 1,000
+# rows took 0.16 s and 5,000 0.43 s, at a million 2.2-2.4 s and 3.0-3.4 s)
+WIDE_LOOP_MAX = 1_000
 # nodes of one table from which a transaction writes them in one statement (UNWIND) instead of one statement
 # each: a statement costs the engine ~0.15 ms or more however little it writes
 GROUP_FROM = 2
@@ -511,15 +518,18 @@ class KuzuStore:
         return [dict(zip(names, values, strict=True)) for values in result.get_all()]
 
     def _lookup(self, pattern: str, key: str, returns: str, keys: Iterable[str], *,
-                settled: bool = True) -> list[dict[str, Any]]:
+                settled: bool = True, wide: bool = False) -> list[dict[str, Any]]:
         """``MATCH pattern WHERE key = k RETURN returns`` for every k of ``keys`` (see LOOKUP_LOOP_MAX and
-        LOOKUP_CHUNK)."""
+        LOOKUP_CHUNK). ``wide``: ``pattern`` is one node, ``key`` its primary key, and ``returns`` many of its
+        columns or long ones, ``key`` among them (see WIDE_LOOP_MAX)."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return []
         if settled:
             self._settle()
-        if len(wanted) > LOOKUP_LOOP_MAX:
+        if wide and len(wanted) > WIDE_LOOP_MAX:
+            return self._wide_lookup(pattern, key, returns, wanted)
+        if len(wanted) > LOOKUP_LOOP_MAX and not wide:
             joined = f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}"
             return [row for start in range(0, len(wanted), LOOKUP_CHUNK)
                     for row in self._rows(joined, {"keys": wanted[start : start + LOOKUP_CHUNK]}, settled=False)]
@@ -528,6 +538,25 @@ class KuzuStore:
         for k in wanted:
             found.extend(self._rows(single, {"key": k}, settled=False))
         return found
+
+    def _wide_lookup(self, pattern: str, key: str, returns: str, wanted: list[str]) -> list[dict[str, Any]]:
+        """A wide lookup of many keys (see WIDE_LOOP_MAX): the rows' offsets, then the rows by offset. A row
+        whose offset came to hold another one in between (removed, and its place reused) is looked up by its
+        key."""
+        variable = pattern.strip("()").split(":")[0]
+        at = {row["k"]: row["o"] for row in self._lookup(pattern, key, f"{key} AS k, offset(id({variable})) AS o",
+                                                         wanted, settled=False)}
+        by_offset = f"MATCH {pattern} WHERE offset(id({variable})) IN $offsets RETURN {key} AS _key, {returns}"
+        offsets = sorted(at.values())  # (the scan meets them in order)
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(offsets), LOOKUP_CHUNK):
+            for row in self._rows(by_offset, {"offsets": offsets[start : start + LOOKUP_CHUNK]}, settled=False):
+                if (k := row.pop("_key")) in at:
+                    found[k] = row
+        single = f"MATCH {pattern} WHERE {key} = $key RETURN {returns}"
+        for k in at.keys() - found.keys():
+            found.update((k, row) for row in self._rows(single, {"key": k}, settled=False))
+        return list(found.values())
 
     @contextmanager
     def write_lock(self) -> Iterator[object]:
@@ -1379,7 +1408,7 @@ class KuzuStore:
         rest = [i for i in dict.fromkeys(ids) if i not in held]
         self._settle_for(event_ids=rest)
         read = {r["id"]: rows.event_brief_from_row(r)
-                for r in self._lookup("(e:Event)", "e.id", _BRIEF_COLS, rest, settled=False)}
+                for r in self._lookup("(e:Event)", "e.id", _BRIEF_COLS, rest, settled=False, wide=True)}
         out = []
         for i in ids:
             if (event := held.get(i)) is not None:
@@ -1391,7 +1420,7 @@ class KuzuStore:
 
     def _read_events(self, ids: list[str]) -> dict[str, Event]:
         self._settle_for(event_ids=ids)  # a stored event never changes but by a masking, which waits itself
-        found = self._lookup("(e:Event)", "e.id", _E_COLS, ids, settled=False)
+        found = self._lookup("(e:Event)", "e.id", _E_COLS, ids, settled=False, wide=True)
         return {r["id"]: rows.event_from_row(r) for r in found}
 
     def find_events(self, query: EventQuery) -> list[Event]:
@@ -1520,7 +1549,7 @@ class KuzuStore:
         found = {i: e for i in ids if (e := queued.entities.get(i)) is not None}
         rest = [i for i in ids if i not in found]
         found.update((r["id"], rows.entity_from_row(r))
-                     for r in self._lookup("(n:Entity)", "n.id", _N_COLS, rest, settled=False))
+                     for r in self._lookup("(n:Entity)", "n.id", _N_COLS, rest, settled=False, wide=True))
         return found
 
     def entity_ids(self, limit: int) -> list[str]:
@@ -1608,7 +1637,7 @@ class KuzuStore:
                 edges = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id",
                                      f"{subject}, s.id AS s_id, {_H_COLS}", ids, settled=False)
                 columns = {r["s_id"]: r for r in self._lookup("(s:State)", "s.id", _S_COLS,
-                                                              (r["s_id"] for r in edges), settled=False)}
+                                                              (r["s_id"] for r in edges), settled=False, wide=True)}
             for r in edges:
                 r.update(columns[r["s_id"]])  # (the versions of a state share its columns' values)
         for r in edges:
@@ -1635,7 +1664,7 @@ class KuzuStore:
 
     def _read_states(self, ids: list[str]) -> dict[str, State]:
         self._settle_for(state_ids=ids)
-        found = self._lookup("(s:State)", "s.id", _S_COLS, ids, settled=False)
+        found = self._lookup("(s:State)", "s.id", _S_COLS, ids, settled=False, wide=True)
         names = {e.id: e.name for e in self.entities(list({r["s_subject_id"] for r in found}))}
         return {r["s_id"]: _state(r | {"subject": names.get(r["s_subject_id"], "")}, current_node=True)
                 for r in found}
@@ -1678,7 +1707,7 @@ class KuzuStore:
 
     def annotations(self, event_ids: Sequence[str]) -> dict[str, Annotation]:
         cols = ", ".join(f"a.{c} AS {c}" for c in _TABLES["Annotation"].column_names)
-        found = self._lookup("(a:Annotation)", "a.event_id", cols, event_ids)
+        found = self._lookup("(a:Annotation)", "a.event_id", cols, event_ids, wide=True)
         return {r["event_id"]: rows.annotation_from_row(r) for r in found}
 
     def revisions(self, state_id: str) -> list[Revision]:

@@ -700,6 +700,30 @@ def test_reading_every_event_for_the_index_fits_a_small_page_cache(tmp_path):
         assert mem.janitor(dry_run=True).masked == []
 
 
+def test_many_events_read_by_id_fit_a_small_page_cache(tmp_path):
+    """A join of keys against a table holds every row of the table with the columns it returns in the page
+    cache, not only the rows it finds: 50 events of 300,000 with their text did not fit the default 192 MiB.
+    Here ~20 MB of text and a 24 MiB cache: reads of many events (and their briefs) by id, in pages, and of
+    many states go by the rows' offsets instead."""
+    import random
+
+    text = "lorem ipsum dolor sit amet " * 45
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        ids = [r.id for start in range(0, 15_000, 5_000) for r in mem.record_many(
+            [{"content": f"note {i} {text}", "occurred_at": "2025-11-27", "agent_id": f"a{i % 2}",
+              "states": [{"subject": f"p{i}", "predicate": "likes", "object": "tea"}] if i % 50 == 0 else []}
+             for i in range(start, start + 5_000)])]
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none", buffer_pool_mb=24) as mem:
+        for n in (60, 1_500, 6_000):  # a lookup a key, by offsets, by offsets in more than one chunk
+            wanted = random.Random(n).sample(ids, n)
+            got = mem.get(wanted)
+            assert [e.id for e in got] == wanted and all(e.content.endswith(text) for e in got)
+            assert [b.id for b in mem.store.event_briefs(wanted)] == wanted
+        assert len(mem.events(limit=1000)) == 1000
+        subjects = [mem.resolve_entity(f"p{i}") for i in range(0, 15_000, 50)]
+        assert len(mem.store.states(StateQuery(subject_ids=subjects))) == 300
+
+
 def test_a_memory_in_memory_that_fills_its_page_cache_says_which_setting_grows_it(monkeypatch):
     monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 100)  # (the batches go by COPY, as large ones do)
     with Memory.in_memory(extract=False, embedder="none", buffer_pool_mb=32) as mem:
@@ -784,6 +808,7 @@ def test_a_lookup_of_many_keys_in_chunks_reads_what_one_key_at_a_time_reads(tmp_
 
     def subjects_read(loop_max: int, chunk: int) -> tuple[list[tuple[str, str, str]], int]:
         monkeypatch.setattr(kuzu_store, "LOOKUP_LOOP_MAX", loop_max)
+        monkeypatch.setattr(kuzu_store, "WIDE_LOOP_MAX", loop_max)
         monkeypatch.setattr(kuzu_store, "LOOKUP_CHUNK", chunk)
         store = KuzuStore(path)  # opened anew: nothing read before, nothing cached
         try:
@@ -799,7 +824,8 @@ def test_a_lookup_of_many_keys_in_chunks_reads_what_one_key_at_a_time_reads(tmp_
 
     one_by_one, joins = subjects_read(10**6, 10**6)
     assert len(one_by_one) == 23 and joins == 0
-    # two lookups (the subjects' edges, then their 23 states by id), each in chunks of 4, then each in one join
+    # two lookups (the subjects' edges, then their 23 states by id: their offsets, by a join), each in chunks
+    # of 4, then each in one join
     assert subjects_read(2, 4) == (one_by_one, 12)
     assert subjects_read(2, 10**6) == (one_by_one, 2)
 
