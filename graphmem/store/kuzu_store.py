@@ -880,36 +880,89 @@ class KuzuStore:
             waiting = [(seq, payload) for seq, payload in journal.records() if seq > applied]
         except OSError as exc:
             raise StoreError(f"cannot open the journal {path}: {exc}") from exc
-        for seq, payload in waiting:  # one at a time: a record the engine refuses is set aside, not lost
-            try:
-                batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
-                ids = [e.id for e in batch.events]
-                with self._engine_lock:
-                    if ids and len(self.existing_event_ids(self._known_event_ids().maybe(ids))) == len(ids):
-                        self._run(self._writer, _MARK, {"seq": seq})  # held, its mark lost (see _lost_writes)
-                        continue
-                    self._write_in_transaction(batch, mark=seq)  # (read here, held by nothing else)
-                self._known_event_ids().add(ids)
-            except Exception as exc:  # noqa: BLE001 - every cause is handled the same way: set aside, said
-                rejected = f"{path}.rejected"
-                with open(rejected, "ab") as out:
-                    out.write(len(payload).to_bytes(8, "little") + payload)
-                    out.flush()
-                    os.fsync(out.fileno())
-                if self._failure is not None:  # a refused copy leaves the engine unsound (see
-                    self._disconnect()  # _stop_after_failed_copy); a fresh open of it is sound
-                    self._connect(self._engine())
-                    self._failure = None
-                with self._engine_lock:
-                    self._run(self._writer, _MARK, {"seq": seq})
-                log.error("journal record %d of %s could not be applied (%s); it is kept in %s", seq, self.path,
-                          exc, rejected)
+        at, singly_until = 0, 0
+        while at < len(waiting):
+            if waiting[at][0] > singly_until:
+                together = self._replay_together(waiting[at:])
+                if together > 0:
+                    at += together
+                    continue
+                if together < 0:  # refused together: one at a time, to find the one the engine refuses
+                    singly_until = waiting[at - together - 1][0]
+            self._replay_one(*waiting[at])
+            at += 1
         if waiting:
             log.warning("applied %d journalled writes to %s that a crash had left unapplied", len(waiting),
                         self.path)
         self._applied = journal.last
         journal.applied(journal.last)
         return journal
+
+    def _replay_together(self, waiting: Sequence[tuple[int, bytes]]) -> int:
+        """Apply the first of ``waiting`` (journal records the engine lacks) in one transaction, as many as go
+        together (see APPLY_MAX_ROWS): a transaction costs the engine milliseconds however small, and a
+        restore from the recovery copy replays up to its 64 MiB of records. Returns how many; 0 when fewer than
+        two go together; -n when the engine refused the n together."""
+        group: list[tuple[int, WriteBatch]] = []
+        rows_ = 0
+        for seq, payload in waiting:
+            try:
+                batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
+            except Exception:  # noqa: BLE001 - said and set aside when replayed alone
+                break
+            # a write with merges goes alone, as one whose events the engine may hold (see _replay_one)
+            if batch.merges or (group and rows_ + len(batch) > APPLY_MAX_ROWS) or self._known_event_ids().maybe(
+                    [e.id for e in batch.events]):
+                break
+            group.append((seq, batch))
+            rows_ += len(batch)
+        if len(group) < 2:
+            return 0
+        try:
+            with self._engine_lock:
+                self._write_in_transaction(_merged([b for _, b in group]), mark=group[-1][0])
+                self._checkpoint()
+        except Exception as exc:  # noqa: BLE001 - each is tried alone next
+            log.warning("journal records %d-%d of %s could not be applied together (%s); trying them one at a "
+                        "time", group[0][0], group[-1][0], self.path, exc)
+            self._reopen_if_unsound()
+            return -len(group)
+        for _, batch in group:
+            self._known_event_ids().add([e.id for e in batch.events])
+        return len(group)
+
+    def _replay_one(self, seq: int, payload: bytes) -> None:
+        """Apply one journal record the engine lacks; one it refuses is set aside in ``<journal>.rejected``,
+        not lost."""
+        path = self._journal_path()
+        try:
+            batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
+            ids = [e.id for e in batch.events]
+            with self._engine_lock:
+                if ids and len(self.existing_event_ids(self._known_event_ids().maybe(ids))) == len(ids):
+                    self._run(self._writer, _MARK, {"seq": seq})  # held, its mark lost (see _lost_writes)
+                    return
+                self._write_in_transaction(batch, mark=seq)  # (read here, held by nothing else)
+                self._checkpoint()
+            self._known_event_ids().add(ids)
+        except Exception as exc:  # noqa: BLE001 - every cause is handled the same way: set aside, said
+            rejected = f"{path}.rejected"
+            with open(rejected, "ab") as out:
+                out.write(len(payload).to_bytes(8, "little") + payload)
+                out.flush()
+                os.fsync(out.fileno())
+            self._reopen_if_unsound()
+            with self._engine_lock:
+                self._run(self._writer, _MARK, {"seq": seq})
+            log.error("journal record %d of %s could not be applied (%s); it is kept in %s", seq, self.path,
+                      exc, rejected)
+
+    def _reopen_if_unsound(self) -> None:
+        """A refused copy leaves the engine unsound (see _stop_after_failed_copy); a fresh open of it is sound."""
+        if self._failure is not None:
+            self._disconnect()
+            self._connect(self._engine())
+            self._failure = None
 
     def _check_journal_applied(self) -> None:
         """A read-only open cannot apply the journal: refuse one that holds writes the engine does not."""

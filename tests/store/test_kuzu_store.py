@@ -530,17 +530,17 @@ from graphmem import Memory
 from graphmem.store import kuzu_store
 kuzu_store._applier = lambda *args: None  # the process dies before anything reaches the engine
 mem = Memory.open(sys.argv[1], extract=False)
-for i in range(5):
+for i in range(int(sys.argv[2]) if len(sys.argv) > 2 else 5):
     print(mem.record(content=f"note {i}", occurred_at="2025-11-27", entities=[f"topic {i % 2}"]).id, flush=True)
 os._exit(0)  # no close: as if killed
 """
 
 
-def _crashed_with_writes(path: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", CRASHED_WRITER, str(path)], capture_output=True, text=True,
-                          timeout=120)
+def _crashed_with_writes(path: Path, n: int = 5) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", CRASHED_WRITER, str(path), str(n)], capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert len(parse_records(Path(str(path) + ".journal").read_bytes())[0]) == 5
+    assert len(parse_records(Path(str(path) + ".journal").read_bytes())[0]) == n
     return done.stdout.split()
 
 
@@ -559,6 +559,35 @@ def test_writes_journalled_before_a_crash_are_applied_at_the_next_open_exactly_o
     with Memory.open(path, extract=False) as mem:  # applied once: opening again changes nothing
         assert mem.stats().events == 5
         assert mem.recall("note 3", k=1)[0].id == acked[3]
+
+
+@pytest.mark.slow
+def test_journalled_writes_are_replayed_together_and_one_refused_among_them_is_set_aside(tmp_path, caplog):
+    import pickle
+
+    from graphmem.store.journal import Journal
+
+    path = tmp_path / "m.kuzu"
+    acked = _crashed_with_writes(path, 10)
+    journal_path = Path(str(path) + ".journal")
+    records = parse_records(journal_path.read_bytes())[0]
+    # the sixth write becomes one the engine refuses: a new event, and the second write's again
+    second = pickle.loads(records[1][1]).events[0]
+    refused = pickle.dumps(WriteBatch(events=[second, second.model_copy(update={"id": "evt-refused"})]))
+    journal_path.unlink()
+    journal = Journal(str(journal_path))
+    for seq, payload in records:
+        assert journal.append(refused if seq == 6 else payload) == seq
+    journal.close()
+    store = KuzuStore(path)
+    try:
+        assert "records 1-10 of" in caplog.text and "could not be applied together" in caplog.text
+        assert caplog.text.count("could not be applied (") == 1  # the sixth alone
+        assert Path(str(path) + ".journal.rejected").read_bytes().endswith(refused)
+        assert {e.id for e in store.events(acked)} == set(acked[:5] + acked[6:])  # (the sixth record was
+        assert store.stats().events == 9  # the sixth event's)
+    finally:
+        store.close()
 
 
 def test_a_journal_record_the_engine_refuses_is_set_aside_not_lost(tmp_path, caplog):
