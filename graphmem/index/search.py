@@ -657,15 +657,20 @@ class SearchIndex:
             waiting = [(doc, text) for doc, text in self._pending.listed() if doc < n and live[doc]]
             entities, offsets, entity_docs = _packed(self._entity_docs)
             subjects, subject_offsets, subject_docs = _packed(self._subject_docs)
-            columns = {name: column.head(n).copy() for name, column in (
+            # a document's place in a column is set when it is added and, in these, never again (a grown
+            # column is a new array): the first n places are read as they are, not copied
+            columns = {name: column.head(n) for name, column in (
                 ("type", self._type), ("kind", self._kind), ("scope", self._scope), ("private", self._private),
-                ("time", self._time), ("about_lo", self._about_lo), ("about_hi", self._about_hi),
-                ("thread", self._thread), ("live", self._live), ("titled", self._titled),
-                ("embedded", self._embedded), ("recorded", self._recorded), ("word_start", self._word_start),
-                ("word_count", self._word_count))}
-            columns |= {"words": self._words.head(self._words_end).copy(), "entity_offsets": offsets,
-                        "entity_docs": entity_docs, "subject_offsets": subject_offsets,
-                        "subject_docs": subject_docs, "ids": self.ids.encoded()}  # (rows of ids never change)
+                ("time", self._time), ("thread", self._thread), ("titled", self._titled),
+                ("recorded", self._recorded))}
+            # writers change these after the copy (a removal, a period given later): copied
+            columns |= {name: column.head(n).copy() for name, column in (
+                ("live", self._live), ("about_lo", self._about_lo), ("about_hi", self._about_hi))}
+            # the embedder's, which waits until the save is written
+            columns |= {"embedded": self._embedded.head(n), "word_start": self._word_start.head(n),
+                        "word_count": self._word_count.head(n), "words": self._words.head(self._words_end)}
+            columns |= {"entity_offsets": offsets, "entity_docs": entity_docs, "subject_offsets": subject_offsets,
+                        "subject_docs": subject_docs, "ids": self.ids.encoded()}
             meta = {
                 "format": FORMAT, "watermark": self.watermark.isoformat() if self.watermark else None,
                 "embedder": self.embedder.name if self.embedder else None,

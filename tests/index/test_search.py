@@ -366,6 +366,7 @@ def test_a_save_beside_a_writer_and_the_embedder_holds_one_moment_of_the_index(t
     import threading
 
     from graphmem.index import embedder_named
+    from graphmem.index.vectors import VectorIndex
 
     embedder = embedder_named(static_model)
     index = SearchIndex(tmp_path / "idx", embedder)
@@ -388,19 +389,21 @@ def test_a_save_beside_a_writer_and_the_embedder_holds_one_moment_of_the_index(t
     writer.join()
     assert len(copies) >= 3  # saved while the writer went on
     for copy in copies:
+        # each document has its vector, or waits for one with its text: never neither, never both (read from
+        # the files: a loaded index starts embedding what waits at once)
+        waiting = {doc for doc, _ in json.loads((copy / "pending.json").read_text())}
+        with np.load(copy / "columns.npz") as columns:
+            held = len(columns["ids"])
+            embedded = set(np.flatnonzero(columns["embedded"]).tolist())
+        assert not waiting & embedded and len(waiting) + len(embedded) == held
+        assert len(VectorIndex.load(copy / "vectors.faiss", embedder.dim)) == len(embedded)
         loaded = SearchIndex.load(copy, embedder)
-        assert loaded is not None
-        held = len(loaded)
+        assert loaded is not None and len(loaded) == held
         # a document is there whole: words, columns, entities; the watermark is that of the last batch held
         assert len(loaded.lexical) == held and held % 50 == 0
         assert loaded.watermark == (base + dt.timedelta(seconds=held - 1) if held else None)
         assert loaded.search_words("roadmap", held + 1, None)[0].size == held
         assert sum(int(loaded.mentioning([f"e{k}"]).sum()) for k in range(7)) == held
-        # and each has its vector, or waits for one with its text: never neither, never both
-        waiting = {doc for doc, _ in json.loads((copy / "pending.json").read_text())}
-        embedded = set(np.flatnonzero(loaded._embedded.head(held)).tolist())
-        assert not waiting & embedded and len(waiting) + len(embedded) == held
-        assert len(loaded.vectors) == len(embedded)
         loaded.wait()
         assert loaded.status().vectors == held and loaded.status().lag == 0
         loaded.close()
