@@ -553,10 +553,8 @@ class KuzuStore:
             for row in self._rows(by_offset, {"offsets": offsets[start : start + LOOKUP_CHUNK]}, settled=False):
                 if (k := row.pop("_key")) in at:
                     found[k] = row
-        single = f"MATCH {pattern} WHERE {key} = $key RETURN {returns}"
-        for k in at.keys() - found.keys():
-            found.update((k, row) for row in self._rows(single, {"key": k}, settled=False))
-        return list(found.values())
+        moved = [k for k in at if k not in found]
+        return [*found.values(), *self._lookup(pattern, key, returns, moved, settled=False, wide=True)]
 
     @contextmanager
     def write_lock(self) -> Iterator[object]:
@@ -883,7 +881,7 @@ class KuzuStore:
         at, singly_until = 0, 0
         while at < len(waiting):
             if waiting[at][0] > singly_until:
-                together = self._replay_together(waiting[at:])
+                together = self._replay_together(waiting, at)
                 if together > 0:
                     at += together
                     continue
@@ -898,14 +896,14 @@ class KuzuStore:
         journal.applied(journal.last)
         return journal
 
-    def _replay_together(self, waiting: Sequence[tuple[int, bytes]]) -> int:
-        """Apply the first of ``waiting`` (journal records the engine lacks) in one transaction, as many as go
+    def _replay_together(self, waiting: Sequence[tuple[int, bytes]], at: int) -> int:
+        """Apply ``waiting`` (journal records the engine lacks) from ``at`` on in one transaction, as many as go
         together (see APPLY_MAX_ROWS): a transaction costs the engine milliseconds however small, and a
         restore from the recovery copy replays up to its 64 MiB of records. Returns how many; 0 when fewer than
         two go together; -n when the engine refused the n together."""
         group: list[tuple[int, WriteBatch]] = []
         rows_ = 0
-        for seq, payload in waiting:
+        for seq, payload in itertools.islice(waiting, at, None):
             try:
                 batch = pickle.loads(payload)  # noqa: S301 - this process's own file, beside the database
             except Exception:  # noqa: BLE001 - said and set aside when replayed alone
