@@ -508,6 +508,14 @@ class KuzuStore:
         except RuntimeError as exc:
             raise _database_error("database error", exc) from exc
 
+    def _run_one(self, tx: Any, query: str, params: dict[str, Any], what: str) -> None:
+        """A write statement that matches nodes and writes one row: it fails the transaction when a node it
+        matches is not in the engine (``what`` names them), where the engine would write nothing and say so
+        nowhere."""
+        made = int(self._run(tx, query + " RETURN count(*)", params).get_all()[0][0])
+        if made != 1:
+            raise StoreError(f"database error: {what} is not in the database ({made} rows written, not 1)")
+
     def _rows(self, query: str, params: dict[str, Any] | None = None, *, settled: bool = True) -> list[dict[str, Any]]:
         """The rows a read returns; ``settled``: once the engine holds every acknowledged write (else the
         caller has made sure no queued write changes the answer, or consults the queued writes itself)."""
@@ -1192,7 +1200,7 @@ class KuzuStore:
                      "entity updates")
         else:
             for update in updates:
-                self._run(tx, _ENTITY_UPDATE, update)
+                self._run_one(tx, _ENTITY_UPDATE, update, f"entity update {update['id']}: the entity")
         self._insert(tx, "Alias", [{"key": k, "entity_id": v} for k, v in b.aliases])
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
@@ -1209,7 +1217,10 @@ class KuzuStore:
                      {"event": event_id, "stance": stance.value, "at": rows.naive(seen)}
                      for event_id, _, stance, seen in riding.take_evidence(state_id)]}
                  for state_id, at in confirmations.items()]
-        self._run(tx, _CONFIRM_MANY[any(item["evidence"] for item in items)], {"rows": items})
+        with_evidence = any(item["evidence"] for item in items)
+        # (with evidence it counts the evidence linked: a state with none among them is not counted)
+        _counted(self._run(tx, _CONFIRM_MANY[with_evidence] + " RETURN count(*)", {"rows": items}),
+                 sum(len(item["evidence"]) for item in items) if with_evidence else len(items), "confirmations")
 
     def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
         """The events of ``b`` with their own edges, row by row: in one statement for each group large
@@ -1291,15 +1302,18 @@ class KuzuStore:
         if annotation is not None:  # the period the event talks about, read from its text
             query += " " + _CREATE["Annotation"].replace("$", "$a_")
             params |= {f"a_{k}": v for k, v in rows.annotation_row(annotation).items()}
-        if creates:
-            query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
-        self._run(tx, query, params)
+        if not creates:
+            self._run(tx, query, params)
+            return
+        query += f" WITH e MATCH {', '.join(matches)} CREATE {', '.join(creates)}"
+        self._run_one(tx, query, params, f"event {event.id}: its thread or a mentioned entity")
 
     def _write_one_version(self, b: WriteBatch) -> None:
         """A new version of one state with its revision (and its evidence) in a single statement."""
         version = b.state_versions[0]
         query, params = self._version_statement(version, self._version_columns(b)[0])
-        self._run(self._writer, query + _riders(b.revisions, b.evidence, [], params), params)
+        self._run_one(self._writer, query + _riders(b.revisions, b.evidence, [], params), params,
+                      f"state {version.id}: the state or an event that is evidence for it")
 
     def _version_columns(self, b: WriteBatch) -> list[tuple[str, ...]]:
         """The columns each of the batch's state versions changes. Each column costs the engine ~40 µs, so a
@@ -1344,20 +1358,20 @@ class KuzuStore:
             for s in b.new_states:
                 params = rows.state_row(s) | _prefixed("h_", rows.version_row(s))
                 query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
-                self._run(tx, query + riding.on(s.id, params), params)
+                self._run_one(tx, query + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))
         for v, changed in zip(b.state_versions, columns, strict=True):
             query, params = self._version_statement(v, changed)
-            self._run(tx, query + riding.on(v.id, params), params)
+            self._run_one(tx, query + riding.on(v.id, params), params, _STATE_ENDS.format(v.id))
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
-            self._run(tx, _STATE_RETRACT + riding.on(s.id, params), params)
+            self._run_one(tx, _STATE_RETRACT + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))
         confirmations = dict(_unversioned_confirmations(b))  # the last one of each state stays
         if self._joins_pay(len(confirmations), "State", "Event"):
             self._write_confirmations(tx, confirmations, riding)
         else:
             for state_id, at in confirmations.items():
                 params = {"id": state_id, "at": rows.naive(at)}
-                self._run(tx, _CONFIRM + riding.on(state_id, params), params)
+                self._run_one(tx, _CONFIRM + riding.on(state_id, params), params, _STATE_ENDS.format(state_id))
         revisions, evidence, supersedes = riding.left()
         self._link(tx, "EVIDENCE", "Event", "State",
                    [(e, s, {"stance": st.value, "at": rows.naive(at)}) for e, s, st, at in evidence])
@@ -1419,7 +1433,7 @@ class KuzuStore:
             f"CREATE (a)-[:{rel} {{{props}}}]->(b)"
         )
         for a, b, extra in edges:
-            self._run(tx, query, {"a": a, "b": b, **extra})
+            self._run_one(tx, query, {"a": a, "b": b, **extra}, f"{rel} link {a} -> {b}: one of its ends")
 
     def _copy(self, tx: Any, table: str, items: Iterable[Mapping[str, Any]]) -> None:
         """``COPY`` of ``items`` into ``table``."""
@@ -1937,6 +1951,7 @@ class KuzuStore:
                 self._disconnect()
 
 
+_STATE_ENDS = "state {}: the state, its subject or object, or an event or state it links to"
 RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
 _CONFIRM = "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at"
 # many at once, with their evidence or without (the rows' fields cast: statements are prepared untyped)

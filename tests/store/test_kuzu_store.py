@@ -11,7 +11,7 @@ import pytest
 
 from graphmem import Memory, StateInput, StoreError, StoreLocked
 from graphmem.ontology import Visibility
-from graphmem.ontology.models import Entity, Thread, name_key
+from graphmem.ontology.models import Entity, EvidenceStance, Thread, name_key
 from graphmem.store.journal import parse_records
 from graphmem.store import kuzu_store
 from graphmem.store.kuzu_store import KuzuStore
@@ -315,6 +315,38 @@ def test_a_group_of_events_naming_an_entity_the_engine_lacks_fails_whole():
         with pytest.raises(StoreError, match="1 of 11 mentions"), mem.store._engine_lock:
             mem.store._write_in_transaction(batch)  # (as the applier writes what the journal acknowledged)
         assert mem.stats().events == 10
+
+
+@pytest.mark.parametrize("riders", [kuzu_store.RIDERS_MAX, -1])
+@pytest.mark.parametrize("case", ["subject", "object", "evidence", "superseded", "version", "retraction",
+                                  "confirmation", "mention", "link"])
+def test_a_write_row_by_row_naming_a_node_the_engine_lacks_fails_whole(case, riders, monkeypatch):
+    """Each statement that matches nodes and writes one row counts what it wrote: where the engine would
+    write nothing and say nothing, the transaction fails and nothing of the batch is stored."""
+    monkeypatch.setattr(kuzu_store, "RIDERS_MAX", riders)  # -1: evidence and superseded states by their own rows
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        ev = mem.record(content="Peter moved to Lisbon.", occurred_at="2025-03-01", entities=["Peter"])
+        lisbon = mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025-03", evidence=[ev.id])
+        old = mem.store.states(StateQuery(subject_id=lisbon.subject_id))[0]
+        at = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
+        new = old.model_copy(update={"id": "st_new", "recorded_at": at})
+        gone = old.model_copy(update={"id": "st_gone"})
+        event = ev.event.model_copy(update={"id": "evt_new", "content_hash": "x"})
+        batch = {
+            "subject": WriteBatch(new_states=[new.model_copy(update={"subject_id": "en_nobody"})]),
+            "object": WriteBatch(new_states=[new.model_copy(update={"object_id": "en_nowhere"})]),
+            "evidence": WriteBatch(new_states=[new], evidence=[("evt_gone", new.id, EvidenceStance.SUPPORTS, at)]),
+            "superseded": WriteBatch(new_states=[new], supersedes=[(new.id, "st_gone", at)]),
+            "version": WriteBatch(state_versions=[gone]),
+            "retraction": WriteBatch(retractions=[gone]),
+            "confirmation": WriteBatch(confirmations=[("st_gone", at)]),
+            "mention": WriteBatch(events=[event], mentions=[(event.id, "en_nobody")]),
+            "link": WriteBatch(events=[event], links=[(event.id, "evt_gone", "reply_to")]),
+        }[case]
+        before = _graph_dump(mem), mem.stats()
+        with pytest.raises(StoreError, match="is not in the database"), mem.store._engine_lock:
+            mem.store._write_in_transaction(batch)  # (as the applier writes what the journal acknowledged)
+        assert (_graph_dump(mem), mem.stats()) == before
 
 
 def test_an_events_brief_holds_the_same_fields_as_the_whole_event_read_or_cached(tmp_path):
