@@ -1213,14 +1213,15 @@ class KuzuStore:
     def _write_confirmations(self, tx: Any, confirmations: dict[str, dt.datetime], riding: _Riders) -> None:
         """States confirmed, with the events that are their evidence, in one statement (see
         JOIN_GROUP_FROM); their revisions and the states they supersede are left to the batch's others."""
-        items = [{"id": state_id, "at": rows.naive(at), "evidence": [
-                     {"event": event_id, "stance": stance.value, "at": rows.naive(seen)}
-                     for event_id, _, stance, seen in riding.take_evidence(state_id)]}
+        evidence = {state_id: [{"event": event_id, "stance": stance.value, "at": rows.naive(seen)}
+                               for event_id, _, stance, seen in riding.take_evidence(state_id)]
+                    for state_id in confirmations}
+        items = [{"id": state_id, "at": rows.naive(at), "evidence": evidence[state_id]}
                  for state_id, at in confirmations.items()]
-        with_evidence = any(item["evidence"] for item in items)
+        linked = sum(map(len, evidence.values()))
         # (with evidence it counts the evidence linked: a state with none among them is not counted)
-        _counted(self._run(tx, _CONFIRM_MANY[with_evidence] + " RETURN count(*)", {"rows": items}),
-                 sum(len(item["evidence"]) for item in items) if with_evidence else len(items), "confirmations")
+        _counted(self._run(tx, _CONFIRM_MANY[bool(linked)] + " RETURN count(*)", {"rows": items}),
+                 linked or len(items), "confirmations")
 
     def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
         """The events of ``b`` with their own edges, row by row: in one statement for each group large
