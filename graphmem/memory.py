@@ -2497,9 +2497,9 @@ class Memory:
         return self.store.cursors(prefix)
 
     def save_cursors(self, cursors: Sequence[SourceCursor]) -> None:
-        """Remember where readers stopped. Written after the events they read, which replay harmlessly if a
-        crash falls in between."""
-        self.store.put_cursors(cursors)
+        """Remember where readers stopped (replacing the cursors with the same keys), journalled as any write
+        is. Written after the events they read, which replay harmlessly if a crash falls in between."""
+        self.store.write(WriteBatch(cursors=list(cursors)))
 
     def reindex(self) -> IndexStatus:
         """Rebuild the search index from the database (after a model change, or to compact it). One rebuild

@@ -1205,6 +1205,9 @@ class KuzuStore:
         self._insert(tx, "Thread", [rows.thread_row(t) for t in b.threads])
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
+        for c in b.cursors:  # (in order: the last of a key's is the one kept)
+            self._run(tx, _CURSOR_UPSERT, {"key": c.key, "digest": c.digest, "offset": c.offset, "line": c.line,
+                                           "updated_at": rows.naive(c.updated_at), "detail": c.detail})
         if len(b.events) > self._copy_at and (self._copying or not self._groups_events(len(b.events))):
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
@@ -1797,16 +1800,6 @@ class KuzuStore:
                            "c.detail AS detail ORDER BY key", {"prefix": prefix})
         return [SourceCursor(**{**r, "updated_at": r["updated_at"].replace(tzinfo=dt.UTC)}) for r in found]
 
-    def put_cursors(self, cursors: Sequence[SourceCursor]) -> None:
-        if not cursors:
-            return
-        with self._transaction() as tx:
-            for c in cursors:
-                self._run(tx, "MERGE (c:SourceCursor {key: $key}) SET c.digest = $digest, c.offset = $offset, "
-                              "c.line = $line, c.updated_at = $updated_at, c.detail = $detail",
-                          {"key": c.key, "digest": c.digest, "offset": c.offset, "line": c.line,
-                           "updated_at": rows.naive(c.updated_at), "detail": c.detail})
-
     def indexable(self, since: dt.datetime | None = None, chunk: int = 20_000) -> Iterator[list[Indexable]]:
         params = {"everything": since is None, "since": rows.naive(since) if since else dt.datetime(1, 1, 1)}
         events = ("MATCH (e:Event) WHERE offset(id(e)) >= $lo AND offset(id(e)) < $hi "
@@ -1952,6 +1945,8 @@ class KuzuStore:
                 self._disconnect()
 
 
+_CURSOR_UPSERT = ("MERGE (c:SourceCursor {key: $key}) SET c.digest = $digest, c.offset = $offset, c.line = $line, "
+                  "c.updated_at = $updated_at, c.detail = $detail")
 _STATE_ENDS = "state {}: the state, its subject or object, or an event or state it links to"
 RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
 _CONFIRM = "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
@@ -46,9 +46,15 @@ class WriteBatch:
     # (merged entity id, kept entity id, at): the merged one's open states, objects, about and mention edges
     # and names move to the kept one, applied before the rest of the batch
     merges: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
+    cursors: list[SourceCursor] = field(default_factory=list)  # replace those with the same keys, in order
 
     def __len__(self) -> int:
         return sum(map(len, vars(self).values()))
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A batch unpickled from a journal written before a field was added has that field empty (each
+        field is a list)."""
+        self.__dict__.update({f.name: [] for f in fields(self) if f.name not in state} | state)
 
 
 @dataclass(frozen=True)
@@ -289,10 +295,6 @@ class GraphStore(Protocol):
 
     def cursors(self, prefix: str) -> list[SourceCursor]:
         """Every source cursor whose key starts with ``prefix``, by key."""
-        ...
-
-    def put_cursors(self, cursors: Sequence[SourceCursor]) -> None:
-        """Store these cursors (replacing those with the same keys), in one transaction."""
         ...
 
     def stats(self) -> StoreStats: ...

@@ -1,6 +1,8 @@
 """The recovery copy: a database the engine cannot open is made again from its copy and the journal."""
 
+import datetime as dt
 import os
+import pickle
 import subprocess
 import sys
 import time
@@ -10,7 +12,8 @@ import pytest
 
 from graphmem import Memory, StoreError, StoreLocked
 from graphmem.store import kuzu_store, recovery
-from graphmem.store.journal import parse_records
+from graphmem.store.journal import Journal, parse_records
+from graphmem.store.port import SourceCursor, WriteBatch
 from graphmem.store.recovery import RecoveryCopy
 
 
@@ -64,6 +67,43 @@ def test_a_database_the_engine_cannot_open_is_made_again_with_every_acknowledged
     with Memory.open(path, extract=False) as mem:  # a sound database again: it opens as usual
         assert mem.store.restored_from == []
         assert mem.get([later])[0].content == "after the restore"
+
+
+def test_where_readers_stopped_is_journalled_and_made_again_with_the_database(tmp_path):
+    path = tmp_path / "m.kuzu"
+    at = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
+    with Memory.open(path, extract=False) as mem:
+        mem.record(content="a line read from a log", occurred_at="2025-11-27")
+        mem.save_cursors([SourceCursor(key="sessions:a", digest="d1", offset=10, line=1, updated_at=at),
+                          SourceCursor(key="sessions:b", digest="d2", offset=20, line=2, updated_at=at)])
+        mem.save_cursors([SourceCursor(key="sessions:a", digest="d3", offset=30, line=3, updated_at=at)])
+        assert _journalled(path) == [1, 2, 3]
+    _unreadable(path)
+    with Memory.open(path, extract=False) as mem:
+        assert mem.store.restored_from
+        assert [(c.key, c.offset, c.line) for c in mem.cursors("sessions:")] == [("sessions:a", 30, 3),
+                                                                                  ("sessions:b", 20, 2)]
+
+
+def test_a_journal_record_written_before_a_batch_field_existed_is_replayed(tmp_path):
+    """A record pickled by a version of graphmem whose write batch lacked a field (here: the cursors), left
+    unapplied by a crash, is applied at the next open."""
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        ev = mem.record(content="a note", occurred_at="2025-11-27").event
+    older = WriteBatch(events=[ev.model_copy(update={"id": "evt_older", "content_hash": "older"})])
+    del older.__dict__["cursors"]
+    journal_path = Path(str(path) + ".journal")
+    records = parse_records(journal_path.read_bytes())[0]
+    journal_path.unlink()
+    journal = Journal(str(journal_path))
+    for _, payload in records:
+        journal.append(payload)
+    journal.append(pickle.dumps(older))
+    journal.close()
+    with Memory.open(path, extract=False) as mem:
+        assert mem.get(["evt_older"])[0].content == "a note"
+        assert mem.stats().events == 2
 
 
 CRASHING_WRITER = """
