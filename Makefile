@@ -26,7 +26,7 @@ install-dev: $(BIN)/python
 # Loads the bundled sample memory into an embedded database, answers the sample questions, then serves
 # GraphQL (GraphiQL at http://127.0.0.1:8765/graphql) until stopped with Ctrl-C.
 run: install
-	rm -rf $(DB) $(DB).wal $(DB).index $(DB).journal $(DB).journal.rejected
+	rm -rf $(DB) $(DB).wal $(DB).index $(DB).journal $(DB).journal.rejected $(DB).recovery $(DB).recovery.mark
 	$(BIN)/graphmem --db $(DB) demo
 	$(BIN)/graphmem --db $(DB) serve
 

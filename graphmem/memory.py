@@ -427,7 +427,13 @@ class Memory:
         model = embedder_named(embedder) if isinstance(embedder, str) else embedder
         store = open_store(str(path), buffer_pool_mb=buffer_pool_mb, read_only=read_only, recovery=recovery)
         directory = None if str(path) == ":memory:" else path.with_name(path.name + ".index")
-        index = (SearchIndex.load(directory, model) if directory else None) or SearchIndex(directory, model)
+        index = SearchIndex.load(directory, model) if directory else None
+        if index is not None and not _index_of(store, index):
+            log.warning("the search index in %s holds events the database does not (it was saved beside another "
+                        "database, or a newer one than this copy): rebuilding it", directory)
+            index.close()
+            index = None
+        index = index or SearchIndex(directory, model)
         return cls(store, ontology=_ontology(ontology), timezone=timezone, privacy=privacy, clock=clock,
                    extract=extract, index=index, index_save_s=index_save_s)
 
@@ -2746,6 +2752,16 @@ def _validated(model: Any, data: Mapping[str, Any]) -> Any:
         ]
         first = problems[0]
         raise InvalidInput(f"{first['field']}: {first['message']}", field=first["field"], problems=problems) from None
+
+
+INDEX_CHECKED = 32  # events a saved search index indexed last, looked up in the database it is opened beside
+
+
+def _index_of(store: GraphStore, index: SearchIndex) -> bool:
+    """Whether the saved ``index`` can belong to the database of ``store``: the events it indexed last are
+    there (an index saved beside another database, or a database put back from an older copy, fails)."""
+    newest = index.newest_events(INDEX_CHECKED)
+    return len(store.existing_event_ids(newest)) == len(newest)
 
 
 def _year(year: int | None, tz: dt.tzinfo, *, after: bool = False) -> TimePoint | None:

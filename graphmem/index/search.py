@@ -444,6 +444,12 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def newest_events(self, count: int) -> list[str]:
+        """The ids of the ``count`` events indexed last (of those still indexed)."""
+        n = len(self.ids)
+        docs = np.flatnonzero(self._live.data[:n] & (self._type.data[:n] == _TYPES.index("event")))[-count:]
+        return [self.ids[int(d)] for d in docs]
+
     def status(self) -> IndexStatus:
         return IndexStatus(
             documents=len(self.lexical), vectors=len(self.vectors) if self.vectors is not None else 0,

@@ -335,6 +335,8 @@ class KuzuStore:
         self.restored_from: list[str] = []  # the files set aside when this open made the database again
         self._buffer_pool_mb = buffer_pool_mb
         self._unclean = False  # the engine's files said its last process did not close the database
+        if on_disk and not read_only:
+            _refuse_leftovers(self.path)
         self._connect(self._open_database())
         if not recovery and not read_only and self.path not in ("", ":memory:"):
             RecoveryCopy(self.path).drop()  # its journal records go now: a copy left would be stale
@@ -2120,6 +2122,25 @@ class _EventEdges:
     threads: list[str] = dataclasses.field(default_factory=list)
     mentions: dict[str, None] = dataclasses.field(default_factory=dict)
     annotation: Annotation | None = None
+
+
+def _refuse_leftovers(path: str) -> None:
+    """Refuse to make a new database at ``path`` beside the recovery copy or journal records of one that
+    was there: a new one would take those writes as its own (or a later restore, the other's copy)."""
+    if os.path.exists(path):
+        return
+    journal = path + ".journal"
+    left = [p for p in RecoveryCopy(path).files() if os.path.exists(p)]
+    if os.path.exists(journal):
+        with open(journal, "rb") as f:
+            if parse_records(f.read())[0]:
+                left.append(journal)
+    if left:
+        raise StoreError(
+            f"database {path!r} does not exist, but files of the database that was there do: {', '.join(left)}. "
+            f"To start a new database there, delete them; to make the old one again, copy {path}.recovery to "
+            f"{path} and open it (the journal then applies the writes acknowledged since the copy)"
+        )
 
 
 def _probe(path: str, buffer_pool_mb: int) -> str | None:

@@ -18,9 +18,9 @@ A copy is taken when a database has none, and again once the journal's kept reco
 time the memory grows by that much again, and a restore replays at most that much. Removing or masking
 events takes a fresh copy at once, and their journal records go: the copy then holds no more of them than
 the database file does (the engine leaves a removed row's bytes in pages it has not reused yet). A memory
-opened without a copy deletes the one it had, whose journal records it does not keep. The import cursors
-(``SourceCursor``) are not journalled: after a restore an importer may read again what it had read, and
-finds those events held.
+opened without a copy deletes the one it had, whose journal records it does not keep. Where the database file
+is missing, a copy (or journal records) left beside it belongs to the database that was there: the store
+refuses to make a new one in its place until they are deleted (or the copy is put back, which restores it).
 """
 
 from __future__ import annotations
@@ -140,9 +140,13 @@ class RecoveryCopy:
             with suppress(OSError):
                 os.remove(written)
 
+    def files(self) -> tuple[str, str]:
+        """The copy's files: its mark first."""
+        return self.mark_path, self.copy_path
+
     def drop(self) -> None:
         """Delete the copy (the mark first: a copy without one is never trusted for its mark)."""
-        for name in (self.mark_path, self.copy_path):
+        for name in self.files():
             with suppress(FileNotFoundError):
                 os.remove(name)
 

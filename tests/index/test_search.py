@@ -96,6 +96,30 @@ def test_a_deleted_or_damaged_index_is_rebuilt_from_the_database(tmp_path):
         assert len(mem.recall("garden", k=10)) == 5
 
 
+def test_an_index_saved_beside_another_database_or_a_newer_one_is_rebuilt(tmp_path, caplog):
+    import shutil
+
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none") as mem:
+        fill(mem, 3)
+        mem.backup(tmp_path / "older.kuzu")
+        fill(mem, 5)  # (n3, n4 are newer than the copy)
+    for leftover in (".journal", ".recovery", ".recovery.mark"):
+        (tmp_path / f"m.kuzu{leftover}").unlink()
+    shutil.copy(tmp_path / "older.kuzu", path)  # the older copy put back (its journal gone with the rest)
+    with Memory.open(path, embedder="none") as mem:
+        assert "rebuilding it" in caplog.text
+        assert sorted(refs(mem.recall("garden project", k=10))) == ["n0", "n1", "n2"]
+        assert mem.index.status().documents == 3
+    caplog.clear()
+    with Memory.open(path, embedder="none") as mem:  # its own index now: loaded as it is
+        assert "rebuilding" not in caplog.text and mem.index.status().documents == 3
+    for leftover in ("", ".journal", ".recovery", ".recovery.mark"):
+        (tmp_path / f"m.kuzu{leftover}").unlink()
+    with Memory.open(path, embedder="none") as mem:  # a new database beside it
+        assert mem.recall("garden project", k=10) == [] and mem.index.status().documents == 0
+
+
 def test_reindex_gives_the_same_answers(tmp_path):
     with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
         fill(mem)

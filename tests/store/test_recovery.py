@@ -3,6 +3,7 @@
 import datetime as dt
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import time
@@ -104,6 +105,31 @@ def test_a_journal_record_written_before_a_batch_field_existed_is_replayed(tmp_p
     with Memory.open(path, extract=False) as mem:
         assert mem.get(["evt_older"])[0].content == "a note"
         assert mem.stats().events == 2
+
+
+def test_a_missing_database_is_not_made_anew_beside_the_copy_and_journal_of_the_one_that_was_there(tmp_path):
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False) as mem:
+        first = mem.record(content="before the copy", occurred_at="2025-11-27").id
+    with Memory.open(path, extract=False) as mem:
+        later = mem.record(content="after the copy", occurred_at="2025-11-28").id
+    path.unlink()
+    for recovery in (True, False):
+        with pytest.raises(StoreError, match="does not exist, but files of the database that was there do") as err:
+            Memory.open(path, extract=False, recovery=recovery)
+        assert f"{path}.recovery" in str(err.value) and f"{path}.journal" in str(err.value)
+        assert not path.exists() and RecoveryCopy(str(path)).exists()  # nothing made, nothing deleted
+    Path(f"{path}.recovery").rename(path)  # the remedy the error names: the copy put back
+    Path(f"{path}.recovery.mark").unlink()
+    with Memory.open(path, extract=False) as mem:
+        assert {e.content for e in mem.get([first, later])} == {"before the copy", "after the copy"}
+    for name in (path, *(Path(f"{path}{x}") for x in (".journal", ".recovery", ".recovery.mark", ".index"))):
+        if name.is_dir():
+            shutil.rmtree(name)
+        elif name.exists():
+            name.unlink()
+    with Memory.open(path, extract=False) as mem:  # all gone: a new database
+        assert mem.stats().events == 0
 
 
 CRASHING_WRITER = """
