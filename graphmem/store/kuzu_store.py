@@ -112,6 +112,10 @@ GROUP_FROM = 2
 # against 1.25, 100k 2.4 against 1.2. So events are grouped from EVENT_GROUP_FROM, and from one for every
 # ENTITIES_PER_GROUPED_EVENT entities the memory holds
 EVENT_GROUP_FROM = 4
+# ... read from Arrow rows (LOAD FROM) from this many events, not from a parameter of rows: the engine takes
+# a parameter's ~30 fields a row slowly (groups of ~38 events with their annotations, on one busy core: ~21 ms
+# each that way, ~16 from Arrow)
+EVENT_LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
 # a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
 # it joins (~0.16 us a row: the engine looks no row up by a key from another row), where a statement for each
@@ -245,6 +249,17 @@ _STATE_CREATE_WITH_OBJECT = (
 # a merge moves subject and object itself): set on the state, its current edge found from the state's side
 _VERSIONED = ("valid_to", "valid_to_g", "stated_end", "stated_end_g", "recorded_at", "retracted_at",
               "last_confirmed_at", "confidence", "status", "done", "payload")
+# new versions of many states (each once) from Arrow rows: what _state_version does for one, every column set
+_LOAD_VERSIONS = (
+    "MATCH (s:State {id: `id`})<-[h:HAS_STATE]-(n:Entity) WHERE h.replaced_at IS NULL "
+    "SET h.replaced_at = `h_recorded_at`, " + ", ".join(f"s.{c} = `{c}`" for c in _VERSIONED)
+    + " CREATE (n)-[:HAS_STATE {" + ", ".join(f"{c}: `h_{c}`" for c in _TABLES["HAS_STATE"].column_names)
+    + "}]->(s) RETURN count(*)"
+)
+_VERSION_LOAD_COLUMNS = (
+    ("id", "STRING"), *((c, t) for c, t in _TABLES["State"].columns if c in _VERSIONED),
+    *((f"h_{c}", t) for c, t in _TABLES["HAS_STATE"].columns),
+)
 
 
 def _state_version(columns: Sequence[str], edge: Sequence[str] = _TABLES["HAS_STATE"].column_names) -> str:
@@ -1282,7 +1297,7 @@ class KuzuStore:
         if with_thread:
             for row, event in zip(rows_, events, strict=True):
                 row["_thread"] = own[event.id].threads[0]
-        if len(rows_) > self._copy_at:  # (many: from Arrow rows)
+        if len(rows_) >= EVENT_LOAD_FROM:  # (many: from Arrow rows)
             result = self._load(tx, _LOAD_EVENTS[with_thread], _EVENT_GROUP_COLUMNS, rows_)
         else:
             result = self._run(tx, _GROUP_EVENTS[with_thread], {"rows": rows_})
@@ -1349,7 +1364,9 @@ class KuzuStore:
     def _write_states(self, tx: Any, b: WriteBatch, columns: Sequence[Sequence[str]]) -> None:
         # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
         # revisions, evidence and the state it supersedes ride on the statement that writes the state
-        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at)
+        # many new states in one statement (their riders in one each) while the tables those join are small
+        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at
+                         or self._joins_pay(len(b.new_states), "Entity", "State", "Event", "Revision"))
         if riding.bulk and not self._copying:  # each with its subject's edge, then their objects
             made = self._load(tx, _LOAD_STATES, _STATE_LOAD_COLUMNS,
                               (rows.state_row(s) | _prefixed("h_", rows.version_row(s)) for s in b.new_states))
@@ -1365,9 +1382,17 @@ class KuzuStore:
                 params = rows.state_row(s) | _prefixed("h_", rows.version_row(s))
                 query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
                 self._run_one(tx, query + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))
-        for v, changed in zip(b.state_versions, columns, strict=True):
-            query, params = self._version_statement(v, changed)
-            self._run_one(tx, query + riding.on(v.id, params), params, _STATE_ENDS.format(v.id))
+        versioned = {v.id for v in b.state_versions}
+        if len(versioned) == len(b.state_versions) and self._joins_pay(len(versioned), "State"):
+            # (one statement's rows are not applied in order: two versions of a state go one after the other)
+            made = self._load(tx, _LOAD_VERSIONS, _VERSION_LOAD_COLUMNS,
+                              ({"id": v.id} | {c: row[c] for c in _VERSIONED} | _prefixed("h_", rows.version_row(v))
+                               for v in b.state_versions for row in (rows.state_row(v),)))
+            _counted(made, len(versioned), "state versions")
+        else:
+            for v, changed in zip(b.state_versions, columns, strict=True):
+                query, params = self._version_statement(v, changed)
+                self._run_one(tx, query + riding.on(v.id, params), params, _STATE_ENDS.format(v.id))
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
             self._run_one(tx, _STATE_RETRACT + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))

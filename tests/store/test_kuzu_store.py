@@ -241,6 +241,64 @@ def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statem
     assert joined == alone
 
 
+def test_new_states_and_versions_joined_in_one_statement_make_the_graph_a_statement_each_makes(monkeypatch):
+    """Many new states of one transaction (their objects, revisions, evidence and superseded states in a
+    statement each) and many new versions of held states, each written by one statement, leave the graph a
+    statement per state leaves."""
+    from tests.conftest import FakeClock
+
+    people = [f"Person {i}" for i in range(6)]
+    loads: list[str] = []
+    load = kuzu_store.KuzuStore._load
+
+    def spy(self, tx, statement, columns, items):
+        loads.append(statement)
+        return load(self, tx, statement, columns, items)
+
+    monkeypatch.setattr(kuzu_store.KuzuStore, "_load", spy)
+
+    def story(mem: Memory) -> dict:
+        first = mem.record_many([{"content": f"{p} lives in Oslo.", "occurred_at": "2025-03-01"} for p in people])
+        mem.assert_states([StateInput(subject=p, predicate="lives_in", object="Oslo", valid_from="2025-03",
+                                      evidence=[r.event.id]) for p, r in zip(people, first, strict=True)])
+        moved = mem.record_many([{"content": f"{p} moved to Lisbon.", "occurred_at": "2025-09-01"} for p in people])
+        # each closes the Oslo state (a version of it) and supersedes it
+        mem.assert_states([StateInput(subject=p, predicate="lives_in", object="Lisbon", valid_from="2025-09",
+                                      evidence=[r.event.id]) for p, r in zip(people, moved, strict=True)])
+        mem.assert_states([StateInput(subject=p, predicate="likes", object="tea", valid_from="2025-10")
+                           for p in people[:4]])  # no object node of their own, no evidence
+        return _graph_dump(mem)
+
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        joined = story(mem)
+    assert kuzu_store._LOAD_STATES in loads and kuzu_store._LOAD_VERSIONS in loads
+    loads.clear()
+    monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        alone = story(mem)
+    assert not loads
+    assert len(joined["states"]) == 6 + 6 + 6 + 4 and len(joined["supersedes"]) == 6  # (Oslo: two versions)
+    assert len(joined["objects"]) == 16 and len(joined["evidence"]) == 12
+    assert joined == alone
+
+
+def test_two_versions_of_one_state_in_a_transaction_are_written_one_after_the_other():
+    """One statement's rows are not applied in order: a transaction holding two versions of a state (the
+    applier merges journalled writes) writes its versions a statement each, and the state keeps one open
+    edge, the last version's."""
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        held = [mem.assert_state(f"Person {i}", "lives_in", "Oslo", valid_from="2025-03") for i in range(5)]
+        at = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
+        first = [s.model_copy(update={"recorded_at": at, "confidence": 0.5}) for s in held]
+        second = first[0].model_copy(update={"recorded_at": at + dt.timedelta(seconds=1), "confidence": 0.25})
+        mem.store.settle()  # (the applier's writes first)
+        with mem.store._engine_lock:
+            mem.store._write_in_transaction(WriteBatch(state_versions=[*first, second]))
+        edges = mem.store._rows("MATCH (n:Entity)-[h:HAS_STATE]->(s:State {id: $id}) WHERE h.replaced_at IS NULL "
+                                "RETURN h.confidence AS c, s.confidence AS sc", {"id": held[0].id})
+        assert edges == [{"c": 0.25, "sc": 0.25}]
+
+
 def test_a_joined_statement_is_chosen_only_while_the_tables_it_scans_are_small(monkeypatch):
     """The rows the engine holds of each table are counted once, then kept up by the writes; a statement
     joining rows to nodes is chosen only when its scans cost less than a statement for each row."""
