@@ -1362,9 +1362,10 @@ class KuzuStore:
         self._link(tx, "LINK", "Event", "Event", [(s, d, {"label": label}) for s, d, label in b.links])
 
     def _write_states(self, tx: Any, b: WriteBatch, columns: Sequence[Sequence[str]]) -> None:
-        # each statement costs the engine ~1 ms whatever it does: outside bulk writes, a state's object,
-        # revisions, evidence and the state it supersedes ride on the statement that writes the state
-        # many new states in one statement (their riders in one each) while the tables those join are small
+        # a statement costs the engine ~1 ms whatever it does. New states go in one statement (their objects,
+        # revisions, evidence and superseded states in one each) in bulk writes, and while the tables those
+        # statements join are small (see JOIN_GROUP_FROM); else a state's riders go on the statement that
+        # writes the state, as do a version's or a retraction's on theirs
         riding = _Riders(b, bulk=len(b.new_states) > self._copy_at
                          or self._joins_pay(len(b.new_states), "Entity", "State", "Event", "Revision"))
         if riding.bulk and not self._copying:  # each with its subject's edge, then their objects
