@@ -371,8 +371,10 @@ class Memory:
     def _catch_up(self) -> None:
         """Bring the search index up to the store: everything recorded since its watermark."""
         since = self.index.watermark
+        added: set[str] = set()  # (indexed now with their current periods and mentions)
         for chunk in self.store.indexable(since):
             latest = max((i.recorded_at for i in chunk if i.recorded_at), default=None)
+            added.update(i.id for i in chunk if i.id not in self.index.ids)
             self.index.add(chunk, at=latest)
         if since is not None:
             self.index.remove(self.store.retracted_since(since))
@@ -380,7 +382,7 @@ class Memory:
                 self.index.merge_entities(merged, kept)
             # earlier events a write plan annotated, or a state named as evidence, after the write the index
             # holds last (all of which it holds): their period and the entities they mention
-            touched = self.store.annotated_after(since)
+            touched = [e for e in self.store.annotated_after(since) if e not in added]
             if touched:
                 self.index.mention((e, n) for e, found in self.store.mentions(touched).items() for n in found)
                 for event_id, annotation in self.store.annotations(touched).items():
