@@ -170,8 +170,10 @@ def _graph_dump(mem: Memory) -> dict:
         return sorted((tuple(r.values()) for r in mem.store._rows(query)), key=str)
 
     return {
-        "states": rows("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, s.valid_to, s.last_confirmed_at, "
-                       "s.status, s.recorded_at, h.recorded_at, h.replaced_at, h.valid_to"),
+        "states": rows("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, s.valid_to, s.valid_to_g, "
+                       "s.stated_end, s.last_confirmed_at, s.retracted_at, s.status, s.done, s.confidence, s.payload, "
+                       "s.recorded_at, h.recorded_at, h.replaced_at, h.retracted_at, h.valid_from, h.valid_to, "
+                       "h.valid_to_g, h.status, h.confidence"),
         "revisions": rows("MATCH (s:State)-[:HAS_REVISION]->(r:Revision) RETURN s.id, r.id, r.action, r.reason, "
                           "r.evidence_ids, r.at"),
         "evidence": rows("MATCH (e:Event)-[x:EVIDENCE]->(s:State) RETURN e.id, s.id, x.stance, x.at"),
@@ -233,7 +235,7 @@ def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statem
 
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         joined = story(mem)
-        assert all(s[3] is not None for s in joined["states"])  # every state confirmed
+        assert all(s[5] is not None for s in joined["states"])  # every state confirmed (last_confirmed_at)
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         alone = story(mem)
