@@ -249,17 +249,6 @@ _STATE_CREATE_WITH_OBJECT = (
 # a merge moves subject and object itself): set on the state, its current edge found from the state's side
 _VERSIONED = ("valid_to", "valid_to_g", "stated_end", "stated_end_g", "recorded_at", "retracted_at",
               "last_confirmed_at", "confidence", "status", "done", "payload")
-# new versions of many states (each once) from Arrow rows: what _state_version does for one, every column set
-_LOAD_VERSIONS = (
-    "MATCH (s:State {id: `id`})<-[h:HAS_STATE]-(n:Entity) WHERE h.replaced_at IS NULL "
-    "SET h.replaced_at = `h_recorded_at`, " + ", ".join(f"s.{c} = `{c}`" for c in _VERSIONED)
-    + " CREATE (n)-[:HAS_STATE {" + ", ".join(f"{c}: `h_{c}`" for c in _TABLES["HAS_STATE"].column_names)
-    + "}]->(s) RETURN count(*)"
-)
-_VERSION_LOAD_COLUMNS = (
-    ("id", "STRING"), *((c, t) for c, t in _TABLES["State"].columns if c in _VERSIONED),
-    *((f"h_{c}", t) for c, t in _TABLES["HAS_STATE"].columns),
-)
 
 
 def _state_version(columns: Sequence[str], edge: Sequence[str] = _TABLES["HAS_STATE"].column_names) -> str:
@@ -1365,7 +1354,7 @@ class KuzuStore:
         # a statement costs the engine ~1 ms whatever it does. New states go in one statement (their objects,
         # revisions, evidence and superseded states in one each) in bulk writes, and while the tables those
         # statements join are small (see JOIN_GROUP_FROM); else a state's riders go on the statement that
-        # writes the state, as do a version's or a retraction's on theirs
+        # writes the state, as do a version's or a retraction's on theirs (each a statement of its own)
         riding = _Riders(b, bulk=len(b.new_states) > self._copy_at
                          or self._joins_pay(len(b.new_states), "Entity", "State", "Event", "Revision"))
         if riding.bulk and not self._copying:  # each with its subject's edge, then their objects
@@ -1383,17 +1372,11 @@ class KuzuStore:
                 params = rows.state_row(s) | _prefixed("h_", rows.version_row(s))
                 query = _STATE_CREATE if s.object_id is None else _STATE_CREATE_WITH_OBJECT
                 self._run_one(tx, query + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))
-        versioned = {v.id for v in b.state_versions}
-        if len(versioned) == len(b.state_versions) and self._joins_pay(len(versioned), "State"):
-            # (one statement's rows are not applied in order: two versions of a state go one after the other)
-            made = self._load(tx, _LOAD_VERSIONS, _VERSION_LOAD_COLUMNS,
-                              ({"id": v.id} | {c: row[c] for c in _VERSIONED} | _prefixed("h_", rows.version_row(v))
-                               for v in b.state_versions for row in (rows.state_row(v),)))
-            _counted(made, len(versioned), "state versions")
-        else:
-            for v, changed in zip(b.state_versions, columns, strict=True):
-                query, params = self._version_statement(v, changed)
-                self._run_one(tx, query + riding.on(v.id, params), params, _STATE_ENDS.format(v.id))
+        # (never many in one statement: one that matched each state's open edge, closed it and made the next
+        # from Arrow rows gave a state of one subject an edge from another's, in a crash soak's replay)
+        for v, changed in zip(b.state_versions, columns, strict=True):
+            query, params = self._version_statement(v, changed)
+            self._run_one(tx, query + riding.on(v.id, params), params, _STATE_ENDS.format(v.id))
         for s in b.retractions:
             params = {"id": s.id, "retracted_at": rows.naive(s.retracted_at), "status": s.status.value}
             self._run_one(tx, _STATE_RETRACT + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))
