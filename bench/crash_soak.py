@@ -11,9 +11,11 @@ it is: in a write, a journal sync, a commit, one of the engine's checkpoints or 
 
     python bench/crash_soak.py [--rounds 30] [--seed 1] [--threads 4] [--max-seconds 6] [--index-save-s 1]
 
-Prints each round's check and a summary; writes bench/results/crash_soak.json. Exits 1 when an acknowledged
-event or state is missing or altered or an event is not in the search index, a writer fails, or the database
-cannot be opened again. A kill while
+Prints each round's check and a summary; writes bench/results/crash_soak.json. Each writer's log (the store's
+warnings: restores, journal records the database refused and set aside) is in ``round-<n>.err`` beside the
+database (kept with --dir); the summary counts the records set aside. Exits 1 when an acknowledged event or
+state is missing or altered or an event is not in the search index, a writer fails, or the database cannot
+be opened again. A kill while
 the engine folds its log into the database file can leave a log the engine cannot replay at the next open
 (Kuzu 0.11.3): the memory is then made again from its recovery copy and journal (graphmem/store/recovery.py),
 and the round's check says so; ``--no-recovery`` opens without one, to see the engine's failure.
@@ -149,14 +151,17 @@ def main() -> int:
         db, acked = Path(tmp) / "crash.kuzu", Path(tmp) / "acknowledged"
         acked.touch()
         for round_ in range(args.rounds + 1):  # the last round only checks
-            proc = subprocess.Popen(
-                [sys.executable, "-c", WRITER, str(db), str(acked), str(args.seed * 1000 + round_),
-                 str(args.threads), "0" if args.no_recovery else "1", str(args.index_save_s)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            log_path = Path(tmp) / f"round-{round_}.err"  # the writer's log (read back only when it fails)
+            with log_path.open("w") as log:
+                proc = subprocess.Popen(
+                    [sys.executable, "-c", WRITER, str(db), str(acked), str(args.seed * 1000 + round_),
+                     str(args.threads), "0" if args.no_recovery else "1", str(args.index_save_s)],
+                    stdout=subprocess.PIPE, stderr=log, text=True)
             first = proc.stdout.readline() if proc.stdout else ""
             if not first.startswith("CHECK"):
                 proc.kill()
-                _, err = proc.communicate(timeout=60)
+                proc.communicate(timeout=60)
+                err = log_path.read_text()
                 said = json.loads(first[5:]) if first.startswith("OPEN") else {"error": err.strip()[-2000:]}
                 result["reopen_failure"] = {"after_kills": result["kills"], **said}
                 print(f"round {round_}: the database could not be opened again: {said['error']}")
@@ -194,7 +199,7 @@ def main() -> int:
             reader.join(timeout=10)
             if proc.returncode != -signal.SIGKILL:
                 result["writer_failures"].append(f"round {round_}: writer ended with {proc.returncode}: "
-                                                 f"{proc.stderr.read()[-2000:] if proc.stderr else ''}")
+                                                 f"{log_path.read_text()[-2000:]}")
             result["writer_failures"] += [f"round {round_}: {x.strip()}"
                                           for x in lines if x.startswith("FAIL")]
             with acked.open("a") as out:
@@ -204,6 +209,9 @@ def main() -> int:
             result["rounds"] = round_ + 1
             if result["writer_failures"]:
                 break
+        # journal records an open could not apply and set aside (a record whose rows the engine held without
+        # its mark, say): logged by the writers
+        result["set_aside"] = sum(log.read_text().count("could not be applied (") for log in Path(tmp).glob("round-*.err"))
     failure = result["reopen_failure"]
     took = sorted(c["opened_s"] for c in result["checks"][1:])  # (the first open creates the database)
     opens = (took[len(took) // 2], took[-1]) if took else None
@@ -218,6 +226,7 @@ def main() -> int:
         ["acknowledged, not in the search index after a reopen", result["unindexed"]],
         ["open after a kill, p50 / max s", "{:.1f} / {:.1f}".format(*opens) if opens else "-"],
         ["writer failures (besides the kill)", len(result["writer_failures"])],
+        ["journal records an open set aside (refused by the database)", result["set_aside"]],
         ["opens that made the database again from its recovery copy (after kill)",
          ", ".join(map(str, result["restored_after_kills"])) or "none"],
         ["database could not be opened again",
