@@ -374,7 +374,8 @@ class Memory:
         added: set[str] = set()  # (indexed now with their current periods and mentions)
         for chunk in self.store.indexable(since):
             latest = max((i.recorded_at for i in chunk if i.recorded_at), default=None)
-            added.update(i.id for i in chunk if i.id not in self.index.ids)
+            if since is not None:  # (a whole build reads nothing again)
+                added.update(i.id for i in chunk if i.id not in self.index.ids)
             self.index.add(chunk, at=latest)
         if since is not None:
             self.index.remove(self.store.retracted_since(since))

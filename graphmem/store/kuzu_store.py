@@ -61,7 +61,7 @@ from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.journal import Journal, parse_records
 from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
 from graphmem.store.port import declared_subjects
-from graphmem.store.recovery import RecoveryCopy, copy_whole
+from graphmem.store.recovery import RecoveryCopy, copy_whole, left_by_a_gone_database
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
 __all__ = ["KuzuStore"]
@@ -339,8 +339,14 @@ class KuzuStore:
         self.restored_from: list[str] = []  # the files set aside when this open made the database again
         self._buffer_pool_mb = buffer_pool_mb
         self._unclean = False  # the engine's files said its last process did not close the database
-        if on_disk and not read_only:
-            _refuse_leftovers(self.path)
+        left = left_by_a_gone_database(self.path) if on_disk and not read_only else []
+        if left:  # a new database would take those writes for its own (or a later restore, the other's copy)
+            raise StoreError(
+                f"database {self.path!r} does not exist, but files of the database that was there do: "
+                f"{', '.join(left)}. To start a new database there, delete them; to make the old one again, "
+                f"copy {self.path}.recovery to {self.path} and open it (the journal then applies the writes "
+                "acknowledged since the copy)"
+            )
         self._connect(self._open_database())
         if not recovery and not read_only and self.path not in ("", ":memory:"):
             RecoveryCopy(self.path).drop()  # its journal records go now: a copy left would be stale
@@ -2131,25 +2137,6 @@ class _EventEdges:
     threads: list[str] = dataclasses.field(default_factory=list)
     mentions: dict[str, None] = dataclasses.field(default_factory=dict)
     annotation: Annotation | None = None
-
-
-def _refuse_leftovers(path: str) -> None:
-    """Refuse to make a new database at ``path`` beside the recovery copy or journal records of one that
-    was there: a new one would take those writes as its own (or a later restore, the other's copy)."""
-    if os.path.exists(path):
-        return
-    journal = path + ".journal"
-    left = [p for p in RecoveryCopy(path).files() if os.path.exists(p)]
-    if os.path.exists(journal):
-        with open(journal, "rb") as f:
-            if parse_records(f.read())[0]:
-                left.append(journal)
-    if left:
-        raise StoreError(
-            f"database {path!r} does not exist, but files of the database that was there do: {', '.join(left)}. "
-            f"To start a new database there, delete them; to make the old one again, copy {path}.recovery to "
-            f"{path} and open it (the journal then applies the writes acknowledged since the copy)"
-        )
 
 
 def _probe(path: str, buffer_pool_mb: int) -> str | None:

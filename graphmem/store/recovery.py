@@ -32,9 +32,9 @@ import os
 from contextlib import suppress
 from pathlib import Path
 
-from graphmem.store.journal import replace_synced
+from graphmem.store.journal import parse_records, replace_synced
 
-__all__ = ["RECOVERY_MIN_BYTES", "RECOVERY_SHARE", "RecoveryCopy", "copy_whole"]
+__all__ = ["RECOVERY_MIN_BYTES", "RECOVERY_SHARE", "RecoveryCopy", "copy_whole", "left_by_a_gone_database"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,20 @@ RECOVERY_SHARE = 0.5
 # the engine's files beside the database file: its log, and the pages of a checkpoint under way
 ENGINE_FILES = (".wal", ".shadow")
 COPY_STEP = 2**20  # bytes copied at a time where the kernel cannot copy the file itself
+
+
+def left_by_a_gone_database(path: str) -> list[str]:
+    """Where no database file is at ``path``: the files beside it of the one that was there (its recovery
+    copy, and its journal when that holds records), which a new database must not take for its own."""
+    if os.path.exists(path):
+        return []
+    left = [p for p in RecoveryCopy(path).files() if os.path.exists(p)]
+    journal = path + ".journal"
+    if os.path.exists(journal):
+        with open(journal, "rb") as f:
+            if parse_records(f.read())[0]:
+                left.append(journal)
+    return left
 
 
 def copy_whole(source: int, dest: str | Path) -> None:
