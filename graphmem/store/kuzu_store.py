@@ -1218,8 +1218,7 @@ class KuzuStore:
         self._insert(tx, "DefinedPredicate", [{"name": n, "definition": d} for n, d in b.predicates],
                      upsert="MERGE (p:DefinedPredicate {name: $name}) SET p.definition = $definition")
         for c in b.cursors:  # (in order: the last of a key's is the one kept)
-            self._run(tx, _CURSOR_UPSERT, {"key": c.key, "digest": c.digest, "offset": c.offset, "line": c.line,
-                                           "updated_at": rows.naive(c.updated_at), "detail": c.detail})
+            self._run(tx, _CURSOR_UPSERT, vars(c) | {"updated_at": rows.naive(c.updated_at)})
         if len(b.events) > self._copy_at and (self._copying or not self._groups_events(len(b.events))):
             self._insert(tx, "Event", [rows.event_row(e) for e in b.events])
         else:
