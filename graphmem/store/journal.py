@@ -96,7 +96,6 @@ class Journal:
         self._applied = after  # the number of the last record the database holds
         self._keep_after = keep_after  # records past it are kept though applied (None: none are)
         self._first = 0  # the number of the first record in the file (0: none)
-        self._last_at = 0  # where the last record starts
         self._size = 0  # where the records end
         self._capacity = 0  # the file's size: zeros from _size on
         self._fd: int | None = None
@@ -115,7 +114,6 @@ class Journal:
         elif found:
             self._last = max(self._last, found[-1][0])
             self._first = found[0][0]
-            self._last_at = self._size - _HEAD.size - len(found[-1][1])
         changed = False
         garbage = len(data.rstrip(b"\0"))
         if garbage > self._size:
@@ -170,24 +168,9 @@ class Journal:
                     raise
                 if not self._size:
                     self._first = seq
-                self._last_at = self._size
                 self._size += len(record)
             self._last = seq
             return seq
-
-    def retract(self, seq: int) -> None:
-        """Take back the last record, ``seq``, before it was acknowledged (the database refused its write):
-        zeroed on disk, so no later open applies it."""
-        with self._lock:
-            if seq != self._last or seq <= self._applied:
-                raise ValueError(f"record {seq} is not the last unapplied record of {self.path}")
-            if self._fd is not None and self._size:
-                os.pwrite(self._fd, bytes(self._size - self._last_at), self._last_at)
-                os.fdatasync(self._fd)
-                self._size = self._last_at
-                if not self._size:
-                    self._first = 0
-            self._last = seq - 1
 
     def _grow(self, needed: int) -> None:
         """Zeros added to the file until it holds ``needed`` bytes: at least ``GROW_BYTES``, or as much as it
@@ -242,7 +225,6 @@ class Journal:
         self._fd = os.open(self.path, os.O_RDWR)
         self._size, self._capacity = len(kept), os.fstat(self._fd).st_size
         self._first = keep[0][0] if keep else 0
-        self._last_at = self._size - _HEAD.size - len(keep[-1][1]) if keep else 0
 
     def close(self) -> None:
         with self._lock:

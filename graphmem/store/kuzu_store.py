@@ -135,10 +135,9 @@ STATE_CACHE = 20_000  # states by id, kept current the same way
 # any of 10,000 people answers from memory once it has been asked
 SUBJECT_CACHE = 20_000
 SUBJECT_CACHE_READ = 1_000  # a read of more subjects (a bulk write's) is not kept: its rows would fill the cache
-# a write of more rows than this (a bulk import) goes to the engine directly, in its own transaction, once the
-# journalled writes ahead of it are applied: it is worth its transaction, and a journal record of it would cost
-# as much to make as the engine takes to write it
-JOURNAL_MAX_ROWS = 256
+# a write of more rows than this (a bulk import) is journalled once the writes ahead of it are applied, and
+# applied in a transaction of its own (see write)
+LARGE_WRITE_ROWS = 256
 KNOWN_IDS_AFTER = 64  # journalled writes after which the stored events' ids are read into a filter
 APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one transaction
 # a transaction costs the engine ~2 ms besides its rows (~1 ms an event) and slows the reads running beside
@@ -681,7 +680,11 @@ class KuzuStore:
     # -- writes -----------------------------------------------------------------------------------------
 
     def write(self, batch: WriteBatch) -> None:
-        """Durable when it returns: in the journal (a small write) or committed by the engine (a large one)."""
+        """Durable when it returns: in the journal, from which the applier moves it into the engine.
+
+        A large write (more than ``LARGE_WRITE_ROWS`` rows: a bulk ``record_many``) waits first until the
+        writes ahead of it have landed: one in flight, which the engine copies while the caller prepares the
+        next (the engine's share of a 10,000-event batch is native work that no longer holds up Python's)."""
         size = len(batch)
         if not size:
             return
@@ -692,55 +695,36 @@ class KuzuStore:
             if self._evidenced is not None:  # before the commit: the set may say more than is stored, never less
                 self._evidenced.update(state_id for _, state_id, _, _ in batch.evidence)
             ids = [e.id for e in batch.events]
-            if size > JOURNAL_MAX_ROWS or self._journal is None:
-                self._settle()  # the journalled writes ahead of it land first
-                # a refused bulk write stops the store (see _stop_after_failed_copy): stored events are
-                # found first, from the filter of stored ids (built on the first such write)
-                self._refuse_stored(ids, self._known_event_ids())
-                self._write_bulk(batch)
-                self._known_event_ids().add(ids)
-                return
-            self._journalled += 1
-            # the engine would refuse a stored event after the write was acknowledged
+            large = size > LARGE_WRITE_ROWS
+            if large or self._journal is None:
+                self._settle()
+            else:
+                self._journalled += 1
+            # the engine would refuse a stored event after the write was acknowledged; a refused copy also
+            # leaves it unsound (see _stop_after_failed_copy): stored events are found first, from the filter
+            # of stored ids once it pays to read it
             self._refuse_stored(ids, self._known_events or (
-                self._known_event_ids() if self._journalled > KNOWN_IDS_AFTER else None))
-            seq = self._journalled_as(batch)
+                self._known_event_ids() if large or self._journalled > KNOWN_IDS_AFTER else None))
+            if self._journal is None:  # (only while a test holds the migrations back)
+                self._write_now(batch)
+            else:
+                self._enqueue(batch, self._journalled_as(batch))
             if self._known_events is not None:
                 self._known_events.add(ids)
-            queued = _Queued(seq, batch, size, self._confirmed_subjects(batch), self._version_columns(batch))
-            with self._queue:
-                self._queued.append(queued)
-                self._overlay.add(queued)
-                # the caches hold acknowledged values: a read answered from them need not wait for the applier
-                self._committed(batch)
-                self._queue.notify_all()
-                if self._applier is None:
-                    self._applier = threading.Thread(target=_applier, args=(weakref.ref(self), self._queue),
-                                                     name="graphmem-applier", daemon=True)
-                    self._applier.start()
 
-    def _write_bulk(self, batch: WriteBatch) -> None:
-        """A large write committed by the engine before this returns (the write lock held, nothing queued).
-        While a recovery copy is kept it is journalled first, as the copy lacks it; a write the engine refuses
-        is taken back out of the journal."""
-        if self._recovery is None or self._journal is None:
-            self._write_now(batch)
-            return
-        seq = self._journalled_as(batch)
-        try:
-            self._write_now(batch, mark=seq)
-        except BaseException:
-            landed = False
-            # (a commit can report an error after it landed: the mark moved with it)
-            with suppress(Exception), self._engine_lock:
-                landed = self._mark(self._writer) == seq
-            if not landed:
-                self._journal.retract(seq)
-            raise
+    def _enqueue(self, batch: WriteBatch, seq: int) -> None:
+        """The journalled write ``seq`` handed to the applier (the write lock held)."""
+        queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch), self._version_columns(batch))
         with self._queue:
-            self._applied = seq
-        self._journal.applied(seq)
-        self._keep_recovery_copy()
+            self._queued.append(queued)
+            self._overlay.add(queued)
+            # the caches hold acknowledged values: a read answered from them need not wait for the applier
+            self._committed(batch)
+            self._queue.notify_all()
+            if self._applier is None:
+                self._applier = threading.Thread(target=_applier, args=(weakref.ref(self), self._queue),
+                                                 name="graphmem-applier", daemon=True)
+                self._applier.start()
 
     def _journalled_as(self, batch: WriteBatch) -> int:
         """``batch`` appended to the journal (on disk when this returns); its record's number."""
@@ -832,14 +816,11 @@ class KuzuStore:
             subjects.update(held)
         return subjects
 
-    def _write_now(self, batch: WriteBatch, mark: int | None = None) -> None:
-        """``batch`` committed by the engine before this returns, in one statement when it can be (and the
-        journal's mark moved to ``mark`` with it)."""
+    def _write_now(self, batch: WriteBatch) -> None:
+        """``batch`` committed by the engine before this returns, in one statement when it can be."""
         batch = dataclasses.replace(batch)  # the writers below consume edges from their copy, not the caller's
         with self._engine_lock:  # the caches change with the commit: no writer reads them in between
-            if mark is not None:
-                self._write_in_transaction(batch, mark)
-            elif _single_event(batch):
+            if _single_event(batch):
                 with self._undone_cleared():  # one statement commits by itself: no BEGIN
                     self._write_event_rows(self._writer, batch)
                 if self._held is not None:

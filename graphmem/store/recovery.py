@@ -7,11 +7,10 @@ stored twice while replaying the log, or crashes; or it opens one that lacks the
 while keeping that write's mark. Nothing in those files can be trusted to repair it. So beside a database
 ``<path>`` graphmem keeps ``<path>.recovery``, a copy of the file taken while the engine held exactly the
 journal records up to a number (its mark, in ``<path>.recovery.mark`` and in the copy's own journal mark),
-and the journal keeps every record after that number even once applied (see store/journal.py): large writes
-are journalled too while a copy is kept. When the database will not open, or opens without events the
-journal says it holds (the store checks after an unclean stop), its files are moved aside
-(``<path>.broken-<UTC time>``, with the engine's log beside them), the copy is put in its place, and the
-usual replay of the journal applies every acknowledged write since.
+and the journal keeps every record after that number even once applied (see store/journal.py). When the
+database will not open, or opens without events the journal says it holds (the store checks after an
+unclean stop), its files are moved aside (``<path>.broken-<UTC time>``, with the engine's log beside them),
+the copy is put in its place, and the usual replay of the journal applies every acknowledged write since.
 
 A copy is taken when a database has none, and again once the journal's kept records reach
 ``RECOVERY_SHARE`` of the copy's size (at least ``RECOVERY_MIN_BYTES``): the copy is rewritten about every

@@ -144,17 +144,3 @@ def test_without_a_recovery_copy_only_unapplied_records_are_kept(tmp_path):
     j.applied(2)
     j.keep_after(None)  # the copy was dropped: nothing is kept for it
     assert j.records() == []
-
-
-def test_the_last_record_can_be_taken_back_before_it_is_applied(tmp_path):
-    path = tmp_path / "db.journal"
-    j = Journal(path)
-    j.append(b"kept")
-    seq = j.append(b"refused" * 100)
-    j.retract(seq)
-    assert j.last == 1 and j.records() == [(1, b"kept")]
-    assert j.append(b"next") == 2  # the number is given again
-    j.close()
-    assert Journal(path).records() == [(1, b"kept"), (2, b"next")]
-    with pytest.raises(ValueError, match="not the last unapplied"):
-        Journal(path, after=2).retract(2)  # applied: not the journal's to take back
