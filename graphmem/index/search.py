@@ -331,7 +331,7 @@ class SearchIndex:
     def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:
         """Documents whose time lies in [start, end), or whose period overlaps it ("yesterday I went ...",
         recorded today, is within yesterday)."""
-        n = len(self.ids) if n is None else n
+        n = self._seen() if n is None else n
         lo = start.timestamp() if start else -np.inf
         hi = end.timestamp() if end else np.inf
         times = self._time.data[:n]
@@ -444,9 +444,14 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def _seen(self) -> int:
+        """How many document numbers a reader may look at: those given, as far as the liveness column reaches (it
+        grows last in an add, so every other column reaches at least as far; an id is given before)."""
+        return min(len(self.ids), len(self._live.data))
+
     def newest_events(self, count: int) -> list[str]:
         """The ids of the ``count`` events indexed last (of those still indexed)."""
-        n = len(self.ids)
+        n = self._seen()
         docs = np.flatnonzero(self._live.data[:n] & (self._type.data[:n] == _TYPES.index("event")))[-count:]
         return [self.ids[int(d)] for d in docs]
 
@@ -464,8 +469,8 @@ class SearchIndex:
         since: dt.datetime | None = None, until: dt.datetime | None = None,
         entities: Sequence[str] | None = None,
     ) -> NDArray[np.bool_]:
-        """One flag per document number: live and passing every filter given."""
-        n = len(self.ids)
+        """One flag per document number (of the first :meth:`_seen`): live and passing every filter given."""
+        n = self._seen()
         mask = self._live.data[:n].copy()
         if not include_private:
             mask &= ~self._private.data[:n]
@@ -482,11 +487,11 @@ class SearchIndex:
 
     def mentioning(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
         """Flags of the documents that mention any of ``entities``."""
-        return _flags(self._entity_docs, entities, len(self.ids) if n is None else n)
+        return _flags(self._entity_docs, entities, self._seen() if n is None else n)
 
     def about(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
         """Flags of the documents about any of ``entities`` (declared with an event, a state's subject)."""
-        return _flags(self._subject_docs, entities, len(self.ids) if n is None else n)
+        return _flags(self._subject_docs, entities, self._seen() if n is None else n)
 
     def events_of(
         self, entity: str, *, limit: int, scopes: Sequence[str] | None = None, include_private: bool = False,
@@ -502,7 +507,7 @@ class SearchIndex:
         with self._lock:
             listed = self._entity_docs.get(entity)
             docs = np.frombuffer(listed, np.int32).copy() if listed else np.zeros(0, np.int32)
-        docs = docs[docs < len(self.ids)]
+        docs = docs[docs < self._seen()]
         keep = self._live.data[docs] & (self._type.data[docs] == _TYPES.index("event"))
         if not include_private:
             keep &= ~self._private.data[docs]

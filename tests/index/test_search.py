@@ -487,3 +487,26 @@ def test_plans_and_evidence_given_after_the_last_save_reach_the_index_on_open(tm
     shutil.copytree(tmp_path / "before", index)
     with Memory.open(path, embedder="none", extract=False) as mem:
         assert described(mem, trip) == want
+
+
+def test_a_read_while_a_batch_grows_the_columns_sees_the_documents_before_it_whole():
+    """Readers take no lock: one that runs after a batch's ids are given but before its liveness column has
+    grown (it grows last) answers about the documents it can see, not with arrays of two lengths."""
+    from graphmem.store import Indexable
+
+    at = dt.datetime(2025, 12, 1, tzinfo=UTC)
+    index = SearchIndex()
+    index.add([Indexable(id=f"a{i}", type="event", text=f"note {i}", kind="observation", scope="global",
+                         private=False, time=at) for i in range(1000)], at=at)
+    seen: list[tuple[int, list[str]]] = []
+    put = index._live.put
+
+    def reading_first(start, values):
+        seen.append((len(index.allowed()), index.newest_events(2)))
+        put(start, values)
+
+    index._live.put = reading_first
+    index.add([Indexable(id=f"b{i}", type="event", text=f"note {i}", kind="observation", scope="global",
+                         private=i % 2 == 0, time=at) for i in range(500)], at=at)  # past the first 1,024 places
+    assert seen == [(1024, ["a998", "a999"])]
+    assert len(index.allowed()) == 1500 and index.allowed().sum() == 1250
