@@ -43,6 +43,7 @@ class _SharedFields(set[str]):
 
 _SHARED: dict[frozenset[str], _SharedFields] = {}
 _LOCK = threading.Lock()
+_EVERY: dict[type, set[str]] = {}  # a record class -> the shared set of all its fields
 
 
 def shared_fields(names: Iterable[str]) -> set[str]:
@@ -66,6 +67,23 @@ class Record(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         object.__setattr__(self, "__pydantic_fields_set__", shared_fields(self.__pydantic_fields_set__))
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:
+        """As pydantic's (trusted values, no validation); given every field and nothing else, the values become
+        the record's own at once: an event ~15 -> ~6 us (pydantic walks the fields one by one, filling defaults),
+        and the store makes one for every row it reads."""
+        every = _EVERY.get(cls)
+        if every is None:
+            every = _EVERY.setdefault(cls, shared_fields(cls.model_fields))
+        if _fields_set is not None or len(values) != len(every) or not every.issuperset(values):
+            return super().model_construct(_fields_set, **values)
+        made = object.__new__(cls)
+        object.__setattr__(made, "__dict__", values)
+        object.__setattr__(made, "__pydantic_fields_set__", every)
+        object.__setattr__(made, "__pydantic_extra__", None)
+        object.__setattr__(made, "__pydantic_private__", None)
+        return made
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         # pydantic adds the updated names to a copy of the set (a plain one: see _SharedFields.__reduce__)

@@ -44,3 +44,24 @@ def test_pickles_and_copies_round_trip() -> None:
     for again in (pickle.loads(pickle.dumps(interval)), copy.copy(interval), copy.deepcopy(interval)):
         assert again == interval
         assert again.model_fields_set == interval.model_fields_set
+
+
+def test_a_record_made_from_every_field_equals_pydantics_own_and_one_missing_a_field_gets_its_default() -> None:
+    from pydantic import BaseModel
+
+    from graphmem.ontology import Event, Source
+
+    at = _point(2020)
+    values = dict(content="Peter moved.", occurred_at=at, occurred_end=None, source=Source(system="cli"),
+                  agent_id="a", scope="global", kind="observation", thread=None, tags=(), privacy=(),
+                  entities=("Peter",), dedupe_key=None, confidence=1.0, supersedes=None, ttl_days=None, affect=None,
+                  id="ev_1", recorded_at=at.at, content_hash="h", redactions=())
+    made = Event.model_construct(**values)
+    theirs = BaseModel.model_construct.__func__(Event, **values)  # pydantic's, field by field
+    assert made == theirs and made.model_dump() == theirs.model_dump() and repr(made) == repr(theirs)
+    assert made.model_fields_set is shared_fields(Event.model_fields)
+    assert pickle.loads(pickle.dumps(made)) == made and made.visibility == theirs.visibility
+    with pytest.raises(ValueError, match="frozen"):
+        made.content = "changed"  # type: ignore[misc]
+    short = Event.model_construct(**{k: v for k, v in values.items() if k != "redactions"})
+    assert short.redactions == () and short.model_fields_set == set(values) - {"redactions"}
