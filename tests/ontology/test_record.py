@@ -52,10 +52,10 @@ def test_a_record_made_from_every_field_equals_pydantics_own_and_one_missing_a_f
     from graphmem.ontology import Event, Source
 
     at = _point(2020)
-    values = dict(content="Peter moved.", occurred_at=at, occurred_end=None, source=Source(system="cli"),
-                  agent_id="a", scope="global", kind="observation", thread=None, tags=(), privacy=(),
-                  entities=("Peter",), dedupe_key=None, confidence=1.0, supersedes=None, ttl_days=None, affect=None,
-                  id="ev_1", recorded_at=at.at, content_hash="h", redactions=())
+    values = {"content": "Peter moved.", "occurred_at": at, "occurred_end": None, "source": Source(system="cli"),
+              "agent_id": "a", "scope": "global", "kind": "observation", "thread": None, "tags": (), "privacy": (),
+              "entities": ("Peter",), "dedupe_key": None, "confidence": 1.0, "supersedes": None, "ttl_days": None,
+              "affect": None, "id": "ev_1", "recorded_at": at.at, "content_hash": "h", "redactions": ()}
     made = Event.model_construct(**values)
     theirs = BaseModel.model_construct.__func__(Event, **values)  # pydantic's, field by field
     assert made == theirs and made.model_dump() == theirs.model_dump() and repr(made) == repr(theirs)

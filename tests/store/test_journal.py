@@ -2,8 +2,6 @@
 
 import os
 
-import pytest
-
 from graphmem.store import journal as journal_module
 from graphmem.store.journal import Journal, parse_records
 
