@@ -138,6 +138,11 @@ SUBJECT_CACHE_READ = 1_000  # a read of more subjects (a bulk write's) is not ke
 # a write of more rows than this (a bulk import) is journalled once the writes ahead of it are applied, and
 # applied in a transaction of its own (see write)
 LARGE_WRITE_ROWS = 256
+# a write whose journal record is larger than this returns once the engine holds it, not while the caller
+# prepares the next: two in memory at once (one being applied, the next being planned) took bench/scale.py's
+# peak at a million events from 1,880 to 2,123 MB with its 40,000-state writes (18 MB records; 60,000 people's
+# states alone: 804 against 952 MB). Its 10,000-event writes (7 MB records) still overlap the engine.
+IN_FLIGHT_MAX_BYTES = 12 * 2**20
 KNOWN_IDS_AFTER = 64  # journalled writes after which the stored events' ids are read into a filter
 APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one transaction
 # a transaction costs the engine ~2 ms besides its rows (~1 ms an event) and slows the reads running beside
@@ -684,7 +689,8 @@ class KuzuStore:
 
         A large write (more than ``LARGE_WRITE_ROWS`` rows: a bulk ``record_many``) waits first until the
         writes ahead of it have landed: one in flight, which the engine copies while the caller prepares the
-        next (the engine's share of a 10,000-event batch is native work that no longer holds up Python's)."""
+        next (the engine's share of a 10,000-event batch is native work that no longer holds up Python's). One
+        whose record passes ``IN_FLIGHT_MAX_BYTES`` returns once it has landed."""
         size = len(batch)
         if not size:
             return
@@ -708,7 +714,10 @@ class KuzuStore:
             if self._journal is None:  # (only while a test holds the migrations back)
                 self._write_now(batch)
             else:
-                self._enqueue(batch, self._journalled_as(batch))
+                seq, record_bytes = self._journalled_as(batch)
+                self._enqueue(batch, seq)
+                if record_bytes > IN_FLIGHT_MAX_BYTES:
+                    self._settle()
             if self._known_events is not None:
                 self._known_events.add(ids)
 
@@ -726,11 +735,12 @@ class KuzuStore:
                                                  name="graphmem-applier", daemon=True)
                 self._applier.start()
 
-    def _journalled_as(self, batch: WriteBatch) -> int:
-        """``batch`` appended to the journal (on disk when this returns); its record's number."""
+    def _journalled_as(self, batch: WriteBatch) -> tuple[int, int]:
+        """``batch`` appended to the journal (on disk when this returns); its record's number and size."""
         assert self._journal is not None
+        payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            return self._journal.append(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+            return self._journal.append(payload), len(payload)
         except OSError as exc:
             raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
 

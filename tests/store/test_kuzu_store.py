@@ -591,6 +591,32 @@ def test_a_write_is_acknowledged_before_the_engine_holds_it_and_every_read_sees_
         assert mem.entity("Peter").entity.id == peter
 
 
+def test_a_large_write_returns_while_the_engine_copies_it_unless_its_record_is_too_large(tmp_path, monkeypatch):
+    """One large write in flight: the engine copies it while the caller prepares the next; the next waits for
+    it to land before it is journalled; one whose record passes IN_FLIGHT_MAX_BYTES returns once it landed."""
+    import threading
+
+    notes = [{"content": f"note {i}", "occurred_at": "2025-11-27", "entities": ["Ann"]} for i in range(900)]
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        with store._engine_lock:  # the engine is busy: the applier cannot move the write yet
+            mem.record_many(notes[:300])
+            assert store.pending_writes() == 1
+            second = threading.Thread(target=lambda: mem.record_many(notes[300:600]))
+            second.start()
+            second.join(timeout=0.3)
+            assert second.is_alive() and store.pending_writes() == 1  # it waits for the first to land
+        second.join(timeout=30)
+        monkeypatch.setattr(kuzu_store, "IN_FLIGHT_MAX_BYTES", 0)
+        mem.record_many(notes[600:])
+        assert store.pending_writes() == 0
+        assert _raw_count(mem, "MATCH (e:Event) RETURN count(*)") == 900
+
+
+def _raw_count(mem, query: str) -> int:
+    return mem.store._reader().execute(query).get_all()[0][0]
+
+
 def test_state_reads_answer_from_the_acknowledged_changes_without_waiting_for_the_engine(tmp_path):
     import concurrent.futures
 
