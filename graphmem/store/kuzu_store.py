@@ -139,10 +139,13 @@ SUBJECT_CACHE_READ = 1_000  # a read of more subjects (a bulk write's) is not ke
 # applied in a transaction of its own (see write)
 LARGE_WRITE_ROWS = 256
 # a write whose journal record is larger than this returns once the engine holds it, not while the caller
-# prepares the next: two in memory at once (one being applied, the next being planned) took bench/scale.py's
-# peak at a million events from 1,880 to 2,123 MB with its 40,000-state writes (18 MB records; 60,000 people's
-# states alone: 804 against 952 MB). Its 10,000-event writes (7 MB records) still overlap the engine.
-IN_FLIGHT_MAX_BYTES = 12 * 2**20
+# prepares the next. Two such batches alive at once (one being applied, the next being made) leave memory
+# behind: the next one's allocations interleave with the freeing of the last, and the pieces stay resident.
+# bench/scale.py at 300k events left ~45 MB more resident for good with its 10,000-event writes (7 MB records)
+# in flight, and peaked at 2,080-2,123 MB at a million (1,880 before; the target is under 2 GB, with ~4,300
+# bulk events/s against ~2,400-2,900); its 40,000-state writes (18 MB) held ~150 MB more while in flight.
+# Writes of up to ~5,000 plain events (a graphmem ingest batch) still overlap the engine.
+IN_FLIGHT_MAX_BYTES = 4 * 2**20
 KNOWN_IDS_AFTER = 64  # journalled writes after which the stored events' ids are read into a filter
 APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one transaction
 # a transaction costs the engine ~2 ms besides its rows (~1 ms an event) and slows the reads running beside
