@@ -613,10 +613,6 @@ def test_a_large_write_returns_while_the_engine_copies_it_unless_its_record_is_t
         assert _raw_count(mem, "MATCH (e:Event) RETURN count(*)") == 900
 
 
-def _raw_count(mem, query: str) -> int:
-    return mem.store._reader().execute(query).get_all()[0][0]
-
-
 def test_state_reads_answer_from_the_acknowledged_changes_without_waiting_for_the_engine(tmp_path):
     import concurrent.futures
 
@@ -800,11 +796,14 @@ def _notes(start: int, stop: int) -> list[dict]:
     return [{"content": f"note {i}", "occurred_at": "2025-11-27", "thread": "t"} for i in range(start, stop)]
 
 
+def _raw_count(mem, query: str) -> int:
+    """A count the engine gives, read beside the store's caches."""
+    return mem.store._reader().execute(query).get_all()[0][0]
+
+
 def _events_and_thread_edges(mem) -> tuple[int, int]:
-    conn = mem.store._reader()
-    events = conn.execute("MATCH (e:Event) RETURN count(*)").get_all()[0][0]
-    edges = conn.execute("MATCH (e:Event)-[:IN_THREAD]->(:Thread) RETURN count(*)").get_all()[0][0]
-    return events, edges
+    return (_raw_count(mem, "MATCH (e:Event) RETURN count(*)"),
+            _raw_count(mem, "MATCH (e:Event)-[:IN_THREAD]->(:Thread) RETURN count(*)"))
 
 
 def test_a_bulk_write_holding_a_stored_event_is_refused_before_the_engine_sees_it(tmp_path, monkeypatch):
