@@ -93,7 +93,7 @@ class Record(BaseModel):
         every record a write makes): a write of one event with a confirmed state pickles in ~38 us, not ~48.
         Journals written before (pydantic's own pickles) still load."""
         if self.__pydantic_extra__ is not None or self.__pydantic_private__ is not None:
-            return copyreg.__newobj__, (type(self),), self.__getstate__()  # (as pydantic's own)
+            return copyreg.__newobj__, (type(self),), self.__getstate__()  # type: ignore[attr-defined]
         given = self.__pydantic_fields_set__
         if given is _EVERY.get(type(self)) or len(given) == len(_every(type(self))):
             return _unpickled, (type(self), self.__dict__)

@@ -148,14 +148,17 @@ LARGE_WRITE_ROWS = 256
 IN_FLIGHT_MAX_BYTES = 4 * 2**20
 KNOWN_IDS_AFTER = 64  # journalled writes after which the stored events' ids are read into a filter
 APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one transaction
-# a transaction costs the engine ~2 ms besides its rows (~1 ms an event) and slows the reads running beside
-# it: unless a read waits for them, the applier lets writes gather for up to this long, or this many rows
-# (one by one at a million events: ~320-410 records/s with 20 ms and 200 rows, ~230 without). With 100 ms and
-# 1,000 rows, records one by one with extraction on one core, until all were applied: 370-450/s against
-# 300-366 with 20 ms (three runs each); bench/scale.py at 100k: one by one 1,074-1,080/s against 968-1,030,
-# from 8 threads 1,908-1,928/s against 1,700-1,777 (two runs each)
-APPLY_LINGER_S = 0.1
-APPLY_LINGER_ROWS = 1_000
+# a transaction costs the engine ~2 ms besides its rows (~1 ms an event) and slows the reads running beside it,
+# and its statements that join rows to stored nodes scan those tables once whatever their number of rows:
+# unless a read waits for them, the applier lets writes gather for up to this long, or this many rows. Records
+# one by one with extraction on one core (bench/extraction.py --speed, three runs each): 559-576/s, until all
+# were applied 474-486/s, with 0.5 s and 3,000 rows; 346-427 (409) with 0.1 s and 1,000; the applier's
+# statements took ~0.53 ms a record against ~1.2. bench/scale.py at 100k (two runs each): one by one
+# 1,017-1,047/s against 964-982, from 8 threads 1,736-1,906 against 1,490-1,585. (Earlier, 0.1 s against 20 ms
+# and 200 rows: one by one with extraction 370-450/s against 300-366.) A read that waits for the queued writes
+# has them applied at once, so it waits for at most this long's writes
+APPLY_LINGER_S = 0.5
+APPLY_LINGER_ROWS = 3_000
 _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 # the engine's write-ahead log is folded into the database file (a checkpoint) once it holds this much. The
 # engine would do it inside the commit that crosses it, where it waits for every running read to finish and
