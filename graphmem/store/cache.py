@@ -95,6 +95,7 @@ class KnownIds:
     """
 
     MERGE_AT = 65_536  # recent hashes kept in the set before they join the sorted array
+    ONE_BY_ONE = 8  # ids up to which each is looked up alone: ~1 us, where arrays of them cost ~6 us at least
 
     def __init__(self, ids: Iterable[str]) -> None:
         self._sorted = sorted_unique(np.fromiter(map(hash, ids), dtype=np.int64))
@@ -111,6 +112,10 @@ class KnownIds:
 
     def maybe(self, ids: Iterable[str]) -> list[str]:
         wanted = list(ids)
+        if len(wanted) <= self.ONE_BY_ONE:
+            known, end = self._sorted, len(self._sorted)
+            return [i for i in wanted if (h := hash(i)) in self._recent
+                    or (end and known[min(int(known.searchsorted(h)), end - 1)] == h)]
         hashes = np.fromiter((hash(i) for i in wanted), dtype=np.int64, count=len(wanted))
         at = np.minimum(np.searchsorted(self._sorted, hashes), max(len(self._sorted) - 1, 0))
         stored = self._sorted[at] == hashes if len(self._sorted) else np.zeros(len(wanted), dtype=bool)

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from graphmem import Memory
-from graphmem.store.cache import ByIdCache
+from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.port import StateQuery
 
 
@@ -148,3 +148,15 @@ def test_a_read_of_many_subjects_is_answered_but_not_kept(monkeypatch):
     mem.store.states(StateQuery(subject_ids=ids[:2]))
     assert sorted(mem.store._subjects._items) == sorted(ids[:2])
     mem.close()
+
+
+def test_known_ids_say_maybe_for_every_stored_id_alone_or_many_at_once() -> None:
+    """A few ids are looked up one by one, many as arrays: both find every stored id, sorted or recent."""
+    stored = [f"ev_{i}" for i in range(3_000)]
+    known = KnownIds(stored[:2_000])
+    known.add(stored[2_000:])
+    asked = ["ev_5", "nope", "ev_2500", "ev_2999", "ev_0", "missing"]
+    for size in (1, 3, len(asked), 4 * len(asked)):
+        ids = (asked * 4)[:size]
+        assert [i for i in known.maybe(ids) if i.startswith("ev_")] == [i for i in ids if i.startswith("ev_")]
+    assert KnownIds([]).maybe(["ev_1"]) == [] and KnownIds([]).maybe(stored[:20]) == []
