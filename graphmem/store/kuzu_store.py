@@ -372,6 +372,7 @@ class KuzuStore:
         self._journalled = 0  # writes acknowledged from the journal by this process
         self._closed = False
         self._queued: list[_Queued] = []  # journalled writes the engine does not hold yet, oldest first
+        self._queued_rows = 0  # their rows
         self._overlay = _Overlay()  # what they add, for the lookups that do not wait for them
         self._queue = threading.Condition()  # guards the two above, _applied, _failure and _stopping
         self._applied = 0  # the number of the last journal record the engine holds
@@ -731,11 +732,17 @@ class KuzuStore:
         """The journalled write ``seq`` handed to the applier (the write lock held)."""
         queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch), self._version_columns(batch))
         with self._queue:
+            # the applier is woken when it has something new to do: it lingers otherwise (see _applier), and
+            # a wake-up for each small write costs the caller a thread switch
+            wake = (not self._queued or queued.rows > LARGE_WRITE_ROWS
+                    or self._queued_rows < APPLY_LINGER_ROWS <= self._queued_rows + queued.rows)
             self._queued.append(queued)
+            self._queued_rows += queued.rows
             self._overlay.add(queued)
             # the caches hold acknowledged values: a read answered from them need not wait for the applier
             self._committed(batch)
-            self._queue.notify_all()
+            if wake:
+                self._queue.notify_all()
             if self._applier is None:
                 self._applier = threading.Thread(target=_applier, args=(weakref.ref(self), self._queue),
                                                  name="graphmem-applier", daemon=True)
@@ -1041,6 +1048,7 @@ class KuzuStore:
             return False
         with self._queue:
             del self._queued[: len(group)]
+            self._queued_rows = sum(q.rows for q in self._queued)
             self._applied = group[-1].seq
             self._overlay = _Overlay.of(self._queued)
             self._queue.notify_all()
@@ -2051,15 +2059,32 @@ def _applier(ref: weakref.ref[KuzuStore], queue: threading.Condition) -> None:
                 del store
                 queue.wait(timeout=0.5)
                 continue
-            waited = time.monotonic() - store._queued[0].at
-            if (waited < APPLY_LINGER_S and not store._waiting and not store._stopping
-                    and sum(q.rows for q in store._queued) < APPLY_LINGER_ROWS):
-                del store  # more writes share the transaction, unless a read waits for them
-                queue.wait(timeout=APPLY_LINGER_S - waited)
+            head = store._queued[0]
+            left = _linger_left(time.monotonic() - head.at, head.rows, store._queued_rows,
+                               hurried=bool(store._waiting or store._stopping))
+            if left > 0:
+                del store  # more writes share the transaction
+                queue.wait(timeout=left)
                 continue
         if not store._apply_next():
             return
         del store
+
+
+def _linger_left(waited: float, first_rows: int, rows: int, *, hurried: bool) -> float:
+    """How much longer the applier lets journalled writes gather into one transaction (0: apply them now),
+    given how long the first has waited, its rows and those of all. Not when a read waits for them or the
+    store closes (``hurried``), nor for a large write: it has a transaction of its own, and the next waits for
+    it.
+
+    >>> _linger_left(0.1, 5, 40, hurried=False), _linger_left(0.1, 5, 40, hurried=True)
+    (0.4, 0.0)
+    >>> _linger_left(0.0, 5_000, 5_000, hurried=False), _linger_left(0.6, 5, 40, hurried=False)
+    (0.0, 0.0)
+    """
+    if hurried or first_rows > LARGE_WRITE_ROWS or rows >= APPLY_LINGER_ROWS:
+        return 0.0
+    return max(0.0, APPLY_LINGER_S - waited)
 
 
 @dataclasses.dataclass
