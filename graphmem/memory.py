@@ -377,6 +377,7 @@ class Memory:
             if since is not None:  # (a whole build reads nothing again)
                 added.update(i.id for i in chunk if i.id not in self.index.ids)
             self.index.add(chunk, at=latest)
+            self.index.keep_up()
         if since is not None:
             self.index.remove(self.store.retracted_since(since))
             for merged, kept in self.store.merged_since(since):
@@ -779,6 +780,7 @@ class Memory:
                 self.index.set_about(a.event_id, _bounds(a.about))
             if batch.retractions:
                 self.index.remove(s.id for s in batch.retractions)
+        self.index.keep_up()  # (outside changing(): see SearchIndex.keep_up)
 
     def _prefetch_threads(self, keys: Iterable[str | None]) -> set[str]:
         """Look up many thread keys at once; returns the keys checked (stored ones become known)."""

@@ -51,6 +51,11 @@ log = logging.getLogger("graphmem")
 FORMAT = 6
 EMBED_BATCH = 256
 EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
+# documents waiting for their vectors past which a write waits for the embedder (see keep_up): a bulk load
+# outpaces it on a busy machine, and what waits (each text, ~0.3 KB) and the vectors landed late, between the
+# next writes, stay resident. bench/scale.py at a million events with its batches overlapping the engine: 35 s
+# of embedding still left after the states' phase, ~200 MB more resident at its end
+EMBED_BACKLOG_MAX = 100_000
 CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector lists being built)
 _TYPES = ("event", "state")
 
@@ -420,6 +425,18 @@ class SearchIndex:
             self._words_end += len(rows)
             self._word_start.scatter(docs, start + np.cumsum(sizes) - sizes)
             self._word_count.scatter(docs, sizes)
+
+    def keep_up(self) -> None:
+        """While more than ``EMBED_BACKLOG_MAX`` documents wait for their vectors, block until a tenth fewer do
+        (or the worker stops): a bulk writer goes on at the embedder's pace, its writes reaching the engine
+        meanwhile. Called by a writer outside :meth:`changing`: a save holds the landing of vectors while it
+        waits for that."""
+        if self.vectors is None or self._pending.waiting() <= EMBED_BACKLOG_MAX:
+            return
+        resume = EMBED_BACKLOG_MAX - EMBED_BACKLOG_MAX // 10
+        while (self._pending.waiting() > resume and not self._closing.is_set()
+               and (worker := self._worker) is not None and worker.is_alive()):
+            time.sleep(0.02)
 
     def wait(self) -> None:
         """Block until every document added so far has its vector, or the index is closed (what still waits

@@ -366,6 +366,58 @@ def test_wait_after_close_returns():
     assert not waiter.is_alive()  # nothing is left to embed: no stopped worker is waited for
 
 
+class _GatedEmbedder(_CountingEmbedder):
+    """Embeds only while its gate is open."""
+
+    def __init__(self) -> None:
+        import threading
+
+        super().__init__()
+        self.gate = threading.Event()
+
+    def embed(self, texts):
+        self.gate.wait()
+        return super().embed(texts)
+
+
+def test_a_writer_waits_while_too_many_documents_wait_for_their_vectors(monkeypatch):
+    import threading
+
+    import graphmem.index.search as search
+    from graphmem.store import Indexable
+
+    monkeypatch.setattr(search, "EMBED_BACKLOG_MAX", 10)
+    embedder = _GatedEmbedder()
+    index = SearchIndex(None, embedder)
+    notes = [Indexable(id=f"d{i}", type="event", text=f"note {i}", kind="observation", scope="global",
+                       private=False, time=None) for i in range(30)]
+    index.add(notes[:10])
+    index.keep_up()  # ten wait: not too many
+    index.add(notes[10:])
+    writer = threading.Thread(target=index.keep_up, daemon=True)
+    writer.start()
+    writer.join(0.3)
+    assert writer.is_alive() and index.status().lag == 30  # nothing embedded: the writer waits
+    embedder.gate.set()
+    writer.join(10)
+    assert not writer.is_alive() and index.status().lag <= 9
+    index.wait()
+    assert index.status().vectors == 30
+
+    stuck = SearchIndex(None, _GatedEmbedder())  # a close releases a waiting writer
+    stuck.add(notes)
+    writer = threading.Thread(target=stuck.keep_up, daemon=True)
+    writer.start()
+    writer.join(0.2)
+    assert writer.is_alive()
+    closer = threading.Thread(target=stuck.close, daemon=True)  # (waits for the gated batch in hand)
+    closer.start()
+    writer.join(10)
+    assert not writer.is_alive()
+    stuck.embedder.gate.set()
+    closer.join(10)
+
+
 @pytest.mark.parametrize("table", [{}, {"a": [1, 2, 3]}, {"a": [5], "b": [], "c": [2, 9, 11, 40]}])
 def test_an_entity_to_documents_table_packs_into_arrays_and_back(table):
     from array import array
