@@ -42,18 +42,18 @@ def run(n_events: int, per_commit: int, path: str) -> dict:
     import kuzu
     import pyarrow as pa
 
+    from graphmem.store import DEFAULT_BUFFER_POOL_MB
+    from graphmem.store.kuzu_store import _ARROW_TYPES as types  # the column types the store copies with
     from graphmem.store.schema import MIGRATIONS, NODES, RELS
 
     tables = {t.name: t for t in (*NODES, *RELS)}
-    types = {"STRING": pa.string(), "TIMESTAMP": pa.timestamp("us"), "DOUBLE": pa.float64(),
-             "INT64": pa.int64(), "BOOLEAN": pa.bool_(), "STRING[]": pa.list_(pa.string())}
 
     def arrow(name: str, rows: list[dict]) -> pa.Table:
         spec = tables[name]
         columns = [("from", "STRING"), ("to", "STRING")] * (spec.endpoints is not None) + list(spec.columns)
         return pa.table({c: pa.array([r.get(c) for r in rows], types[t]) for c, t in columns})
 
-    db = kuzu.Database(path, buffer_pool_size=192 * 2**20, auto_checkpoint=False)  # graphmem's defaults
+    db = kuzu.Database(path, buffer_pool_size=DEFAULT_BUFFER_POOL_MB * 2**20, auto_checkpoint=False)  # as the store
     conn = kuzu.Connection(db)
     for migration in MIGRATIONS:
         for statement in migration.statements:
