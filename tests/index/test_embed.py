@@ -53,3 +53,40 @@ def test_word_match_finds_related_words_a_whole_text_vector_dilutes():
     assert match("what is it?", texts) is None  # only function words: nothing to match
     rows, sizes = static.word_rows(texts)
     assert sizes.tolist()[2] == 0 and len(rows) == sum(sizes)
+
+
+def test_the_static_embedder_gives_the_models_own_vectors_to_the_bit(monkeypatch):
+    """Printable ASCII is split by the embedder itself (a word's pieces asked of the tokenizer once); every
+    other text goes through the model whole. Either way a vector is the one the model's encode gives."""
+    import random
+    import string
+
+    import numpy as np
+    import pytest
+
+    from graphmem.index import static_model_built
+    from graphmem.index.embed import WORD_PIECES_KEPT
+    from tests.fixtures.extraction_corpus import corpus
+
+    if not static_model_built():
+        pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
+    static = embedder_named("static")
+    rng = random.Random(5)
+    texts = [example.text for example in corpus()]
+    texts += ["".join(rng.choice(string.printable) for _ in range(rng.choice([1, 8, 60, 300, 4000])))
+              for _ in range(300)]
+    texts += [
+        "", "   \t\n", "!!! 42 ...", "snake_case and CamelCase, e-mail: a.b@example.com (v1.2.3) #42 [x]",
+        "a" * 150 + " longer than a word may be",  # (the tokenizer's unknown piece, left out of the mean)
+        "word " * 700,  # more pieces than the model keeps
+        "[UNK] [CLS] [SEP] [MASK] [PAD] are the tokenizer's own marks",
+        "Café naïve résumé", "東京で2025年11月27日に会議", "a vertical\x0btab", "DEL\x7f and NUL\x00",
+    ]
+    model = static._model  # type: ignore[attr-defined]
+    for batch in (texts, texts[:1], texts[-4:], texts[3:9]):
+        assert np.array_equal(static._encode(list(batch)), model.encode(list(batch)))  # type: ignore[attr-defined]
+    assert 0 < len(static._pieces) <= WORD_PIECES_KEPT  # type: ignore[attr-defined]
+    monkeypatch.setattr("graphmem.index.embed.WORD_PIECES_KEPT", 50)  # when full, the words kept start over
+    fresh = [f"zq{i}x and wv{i}y" for i in range(30)]  # 60 words not seen before, and "and"
+    assert np.array_equal(static._encode(fresh), model.encode(fresh))  # type: ignore[attr-defined]
+    assert len(static._pieces) == 61  # type: ignore[attr-defined]
