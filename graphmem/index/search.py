@@ -219,6 +219,7 @@ class SearchIndex:
         self._pending = _Pending()
         self._worker: threading.Thread | None = None
         self._closing = threading.Event()  # the worker stops after its batch; what waits is saved as pending
+        self._hurry = threading.Event()  # the worker stops gathering a batch: a wait() or a close came
 
     # -- writing --------------------------------------------------------------------------------------
 
@@ -387,18 +388,10 @@ class SearchIndex:
                     return
                 continue
             batch = [first]
-            until = time.monotonic() + EMBED_LINGER_S
-            while len(batch) < EMBED_BATCH:
-                try:  # documents come one by one from a writer recording one by one: embed them together
-                    more = self._pending.get(timeout=max(0.0, until - time.monotonic()))
-                except queue.Empty:
-                    break
-                if more is None or more is _FLUSH:
-                    if more is None:
-                        self._pending.put(None)  # stop after this batch
-                    self._pending.task_done()
-                    break
-                batch.append(more)
+            if self._gather(batch):  # documents come one by one from a writer recording one by one: they wait
+                self._hurry.wait(EMBED_LINGER_S)  # to be embedded together, with one wake-up, not one each
+                self._hurry.clear()
+                self._gather(batch)
             try:
                 texts = [text for _, text in batch]
                 docs = np.array([doc for doc, _ in batch], np.int64)
@@ -417,6 +410,22 @@ class SearchIndex:
             finally:
                 for _ in batch:
                     self._pending.task_done()
+
+    def _gather(self, batch: list[tuple[int, str]]) -> bool:
+        """Add to ``batch`` the documents that wait, up to ``EMBED_BATCH``; whether it may wait for more (not
+        when full, nor when a stop or a wait() came)."""
+        while len(batch) < EMBED_BATCH:
+            try:
+                more = self._pending.get_nowait()
+            except queue.Empty:
+                return True
+            if more is None or more is _FLUSH:
+                if more is None:
+                    self._pending.put(None)  # stop after this batch
+                self._pending.task_done()
+                return False
+            batch.append(more)
+        return False
 
     def _set_words(self, docs: NDArray[np.int64], rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> None:
         with self._lock:
@@ -446,6 +455,7 @@ class SearchIndex:
             return
         if self._worker.is_alive():
             self._pending.put(_FLUSH)  # the batch in hand stops waiting for more
+            self._hurry.set()
         done = self._pending.all_tasks_done
         with done:
             while (self._pending.unfinished_tasks and not self._closing.is_set()
@@ -773,6 +783,7 @@ class SearchIndex:
         faiss when the interpreter exits aborts the process."""
         if self._worker is not None and self._worker.is_alive():
             self._closing.set()
+            self._hurry.set()
             self._pending.put(None)  # wakes a worker waiting for work
             self._worker.join(timeout=CLOSE_WAIT_S)
             if self._worker.is_alive():
