@@ -368,7 +368,7 @@ class KuzuStore:
         self._events: ByIdCache[Event] = ByIdCache(EVENT_CACHE)
         self._entities: ByIdCache[Entity] = ByIdCache(ENTITY_CACHE)
         self._states: ByIdCache[State] = ByIdCache(STATE_CACHE)
-        self._subjects: ByIdCache[list[_Version]] = ByIdCache(SUBJECT_CACHE)
+        self._subjects: ByIdCache[_SubjectRows] = ByIdCache(SUBJECT_CACHE)
         self._subject_of: dict[str, set[str]] = {}  # state id -> the subjects whose cached rows hold it
         self._evidenced: set[str] | None = None  # ids of the states with evidence (read at the first need)
         self._known_events: KnownIds | None = None  # the stored events' ids (see _known_event_ids)
@@ -1176,7 +1176,7 @@ class KuzuStore:
         for subject, part in parts.items():
             cached = self._subjects.peek(subject)
             if cached is not None:
-                changed.append((subject, _SubjectRows(cached).written(part)))
+                changed.append((subject, cached.written(part)))
                 for s in part.new_states:
                     self._subject_of.setdefault(s.id, set()).add(subject)
         # an update even when none is cached: a read that overlapped this write must not cache what it read
@@ -1692,7 +1692,7 @@ class KuzuStore:
             wanted = list(dict.fromkeys(subjects))
             kept = [v for found in self._subjects.get_many(wanted, self._read_subjects,
                                                            keep=len(wanted) <= SUBJECT_CACHE_READ)
-                    for v in found if _keep(query, v.row)]
+                    for v in found.versions(query.predicate) if _keep(query, v.row)]
             kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:
                 kept = [v for v in kept if v.row["s_object_id"] == query.object_id]
@@ -1713,14 +1713,14 @@ class KuzuStore:
             params["limit"] = query.limit
         return [_as_known(_state(r), query.known_at) for r in self._rows(cypher, params)]
 
-    def _read_subjects(self, ids: list[str]) -> dict[str, list[_Version]]:
+    def _read_subjects(self, ids: list[str]) -> dict[str, _SubjectRows]:
         """The subjects' state versions. A few subjects: one statement each (a key lookup, no join). More: two
         reads of one snapshot, the subjects' edges with each state's id, then those states' columns by id. One
         join carrying every state column built its hash table over every HAS_STATE edge with all of them: at a
         million events and 400k states, 5,000 subjects took 0.65-0.9 s and ~440 MB of the engine's page cache
         (no less in a 256 MiB cache: it failed); the two reads take ~0.5 s and fit in 256 MiB."""
         self._settle_for(subjects=ids)
-        out: dict[str, list[_Version]] = {i: [] for i in ids}
+        out: dict[str, list[_Version]] = {i: [] for i in ids}  # (then each subject's by predicate and state)
         subject = "n.id AS n_id, n.name AS subject"
         if len(ids) <= LOOKUP_LOOP_MAX:  # a statement a subject, found by its key: no join, one read is enough
             edges = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id", f"{subject}, {_S_COLS}, {_H_COLS}",
@@ -1736,7 +1736,7 @@ class KuzuStore:
         for r in edges:
             out[r["n_id"]].append(_Version(r))
             self._subject_of.setdefault(r["s_id"], set()).add(r["n_id"])  # before it is cached: see _committed
-        return out
+        return {subject: _SubjectRows.of(versions) for subject, versions in out.items()}
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -2397,45 +2397,80 @@ class _Version:
 
 
 class _SubjectRows:
-    """A subject's cached versions, changed as a committed batch changed the stored ones (the statements of
-    ``KuzuStore._write_states``, in their order): new states add a version; a new version of a state closes
-    its open edge and adds one; a retraction closes the open edge as retracted; a confirmation stamps the
-    state. A state's columns are shared by all its versions, so they change on each. Copies, not changes in
-    place: a reader may be going through the old list."""
+    """A subject's cached versions, by predicate and by state, changed as a committed batch changed the stored
+    ones (the statements of ``KuzuStore._write_states``, in their order): new states add a version; a new
+    version of a state closes its open edge and adds one; a retraction closes the open edge as retracted; a
+    confirmation stamps the state. A state's columns are shared by all its versions, so they change on each.
 
-    def __init__(self, versions: list[_Version]) -> None:
-        self.kept = list(versions)
-        self.at: dict[str, list[int]] = {}  # state id -> the places of its versions
-        for i, v in enumerate(self.kept):
-            self.at.setdefault(v.row["s_id"], []).append(i)
+    Copies, not changes in place (a reader may be going through the old ones), and only of what a write
+    touches: the predicates of the states it wrote, each a dict of its states (copied in C). A write to a
+    subject with a long history used to copy and index every version it had: ~50 ms a write at 20,000."""
 
-    def written(self, part: WriteBatch) -> list[_Version]:
-        """``part``: the state changes of one committed batch that concern this subject."""
+    __slots__ = ("_by_predicate",)
+
+    def __init__(self, by_predicate: dict[str, dict[str, tuple[_Version, ...]]]) -> None:
+        self._by_predicate = by_predicate  # predicate -> state id -> its versions, oldest first
+
+    @classmethod
+    def of(cls, versions: Iterable[_Version]) -> _SubjectRows:
+        grouped: dict[str, dict[str, list[_Version]]] = {}
+        for v in versions:
+            grouped.setdefault(v.row["h_predicate"], {}).setdefault(v.row["s_id"], []).append(v)
+        return cls({p: {i: tuple(vs) for i, vs in states.items()} for p, states in grouped.items()})
+
+    def versions(self, predicate: str | None = None) -> Iterator[_Version]:
+        """Every version (of the states of ``predicate``, when given), in no particular order."""
+        if predicate is not None:
+            groups: Iterable[dict[str, tuple[_Version, ...]]] = (self._by_predicate.get(predicate, {}),)
+        else:
+            groups = self._by_predicate.values()
+        for states in groups:
+            for versions in states.values():
+                yield from versions
+
+    def written(self, part: WriteBatch) -> _SubjectRows:
+        """These rows as ``part`` (the state changes of one committed batch that concern this subject) left
+        them."""
+        out = _SubjectRows(dict(self._by_predicate))
+        copied: set[str] = set()
         for s in part.new_states:
-            self._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))})
+            out._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))}, copied)
         for s in part.state_versions:
             row = rows.state_row(s)
-            self._change(s.id, {f"s_{c}": row[c] for c in _VERSIONED},
-                         open_edge={"h_replaced_at": rows.naive(s.recorded_at)})
-            if s.id in self.at:
-                self._add(s, self.kept[self.at[s.id][-1]].row)
+            out._change(s.predicate, s.id, {f"s_{c}": row[c] for c in _VERSIONED}, copied,
+                        open_edge={"h_replaced_at": rows.naive(s.recorded_at)})
+            kept = out._by_predicate.get(s.predicate, {}).get(s.id)
+            if kept:
+                out._add(s, kept[-1].row, copied)
         for s in part.retractions:
             at = rows.naive(s.retracted_at)
-            self._change(s.id, {"s_retracted_at": at, "s_status": s.status.value, "s_recorded_at": at},
-                         open_edge={"h_replaced_at": at, "h_retracted_at": at})
+            out._change(s.predicate, s.id, {"s_retracted_at": at, "s_status": s.status.value, "s_recorded_at": at},
+                        copied, open_edge={"h_replaced_at": at, "h_retracted_at": at})
         for state_id, at in part.confirmations:
-            self._change(state_id, {"s_last_confirmed_at": rows.naive(at)})
-        return self.kept
+            predicate = next((p for p, states in out._by_predicate.items() if state_id in states), None)
+            if predicate is not None:
+                out._change(predicate, state_id, {"s_last_confirmed_at": rows.naive(at)}, copied)
+        return out
 
-    def _add(self, s: State, node: dict[str, Any]) -> None:
-        self.at.setdefault(s.id, []).append(len(self.kept))
-        self.kept.append(_Version({**node, **_prefixed("h_", rows.version_row(s))}))
+    def _states(self, predicate: str, copied: set[str]) -> dict[str, tuple[_Version, ...]]:
+        """The states of ``predicate``, copied once for this write (the first time it touches them)."""
+        if predicate not in copied:
+            self._by_predicate[predicate] = dict(self._by_predicate.get(predicate, {}))
+            copied.add(predicate)
+        return self._by_predicate[predicate]
 
-    def _change(self, state_id: str, node: dict[str, Any], open_edge: dict[str, Any] | None = None) -> None:
-        for i in self.at.get(state_id, ()):
-            row = self.kept[i].row
-            edge = open_edge if open_edge and row["h_replaced_at"] is None else {}
-            self.kept[i] = _Version({**row, **node, **edge})
+    def _add(self, s: State, node: dict[str, Any], copied: set[str]) -> None:
+        states = self._states(s.predicate, copied)
+        states[s.id] = (*states.get(s.id, ()), _Version({**node, **_prefixed("h_", rows.version_row(s))}))
+
+    def _change(self, predicate: str, state_id: str, node: dict[str, Any], copied: set[str],
+                open_edge: dict[str, Any] | None = None) -> None:
+        if state_id not in self._by_predicate.get(predicate, {}):
+            return
+        states = self._states(predicate, copied)
+        states[state_id] = tuple(
+            _Version({**v.row, **node, **(open_edge if open_edge and v.row["h_replaced_at"] is None else {})})
+            for v in states[state_id])
 
 
 def _prefixed(prefix: str, row: dict[str, Any]) -> dict[str, Any]:

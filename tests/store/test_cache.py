@@ -1,6 +1,7 @@
 """The store's caches answer exactly what a fresh read of the database answers, whatever was written since."""
 
 import threading
+from collections.abc import Iterable
 
 import pytest
 
@@ -23,11 +24,11 @@ def _cached_equals_fresh(mem: Memory) -> int:
     assert subjects, "no subject's states were cached"
     fresh_subjects = store._read_subjects(subjects)
 
-    def in_order(versions: list) -> list:
+    def in_order(versions: Iterable) -> list:
         return sorted(((v.row, v.state) for v in versions), key=lambda v: (v[0]["s_id"], v[0]["h_recorded_at"]))
 
     for subject, cached in zip(subjects, store._subjects.get_many(subjects, pytest.fail), strict=True):
-        assert in_order(cached) == in_order(fresh_subjects[subject]), subject
+        assert in_order(cached.versions()) == in_order(fresh_subjects[subject].versions()), subject
     return len(ids)
 
 
@@ -160,3 +161,25 @@ def test_known_ids_say_maybe_for_every_stored_id_alone_or_many_at_once() -> None
         ids = (asked * 4)[:size]
         assert [i for i in known.maybe(ids) if i.startswith("ev_")] == [i for i in ids if i.startswith("ev_")]
     assert KnownIds([]).maybe(["ev_1"]) == [] and KnownIds([]).maybe(stored[:20]) == []
+
+
+def test_a_write_copies_only_the_cached_states_of_the_predicates_it_touches():
+    """A subject with a long history: a write about one of its predicates leaves the others' cached states as
+    they were (the same objects), and each reader keeps the rows it took."""
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        for i in range(30):
+            mem.assert_state(subject="Peter", predicate="likes", object=f"topic {i}", valid_from="2020")
+        home = mem.assert_state(subject="Peter", predicate="lives_in", object="Paris", valid_from="2021")
+        peter = mem.resolve_entity("Peter")
+        mem.store.states(StateQuery(subject_id=peter))  # cached from here on
+        before = mem.store._subjects.get_many([peter], pytest.fail)[0]
+        held = sorted(v.row["s_id"] for v in before.versions())
+        mem.assert_state(subject="Peter", predicate="lives_in", object="Lisbon", valid_from="2024")
+        mem.confirm_state(home.id)
+        after = mem.store._subjects.get_many([peter], pytest.fail)[0]
+        assert after is not before and after._by_predicate["likes"] is before._by_predicate["likes"]
+        assert sorted(v.row["s_id"] for v in before.versions()) == held  # the old rows, unchanged
+        assert len(list(after.versions("lives_in"))) == 3  # Paris (its first version, closed), Paris bounded, Lisbon
+        assert len(list(after.versions("likes"))) == 30
+        mem.store.states_by_id([home.id])
+        _cached_equals_fresh(mem)
