@@ -2403,7 +2403,7 @@ class _SubjectRows:
     confirmation stamps the state. A state's columns are shared by all its versions, so they change on each.
 
     Copies, not changes in place (a reader may be going through the old ones), and only of what a write
-    touches: the predicates of the states it wrote, each a dict of its states (copied in C). A write to a
+    touches: the predicates of the states it wrote, each a dict of its states (copied in C), the others shared. A write to a
     subject with a long history used to copy and index every version it had: ~50 ms a write at 20,000."""
 
     __slots__ = ("_by_predicate",)
@@ -2431,46 +2431,42 @@ class _SubjectRows:
     def written(self, part: WriteBatch) -> _SubjectRows:
         """These rows as ``part`` (the state changes of one committed batch that concern this subject) left
         them."""
-        out = _SubjectRows(dict(self._by_predicate))
-        copied: set[str] = set()
+        confirmed = [(self._predicate_of(state_id), state_id, at) for state_id, at in part.confirmations]
+        touched = {s.predicate for s in (*part.new_states, *part.state_versions, *part.retractions)}
+        touched.update(p for p, _, _ in confirmed if p is not None)
+        out = _SubjectRows(self._by_predicate | {p: dict(self._by_predicate.get(p, {})) for p in touched})
         for s in part.new_states:
-            out._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))}, copied)
+            out._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))})
         for s in part.state_versions:
             row = rows.state_row(s)
-            out._change(s.predicate, s.id, {f"s_{c}": row[c] for c in _VERSIONED}, copied,
+            out._change(s.predicate, s.id, {f"s_{c}": row[c] for c in _VERSIONED},
                         open_edge={"h_replaced_at": rows.naive(s.recorded_at)})
-            kept = out._by_predicate.get(s.predicate, {}).get(s.id)
-            if kept:
-                out._add(s, kept[-1].row, copied)
+            if kept := out._by_predicate[s.predicate].get(s.id):
+                out._add(s, kept[-1].row)
         for s in part.retractions:
             at = rows.naive(s.retracted_at)
             out._change(s.predicate, s.id, {"s_retracted_at": at, "s_status": s.status.value, "s_recorded_at": at},
-                        copied, open_edge={"h_replaced_at": at, "h_retracted_at": at})
-        for state_id, at in part.confirmations:
-            predicate = next((p for p, states in out._by_predicate.items() if state_id in states), None)
+                        open_edge={"h_replaced_at": at, "h_retracted_at": at})
+        for predicate, state_id, at in confirmed:
             if predicate is not None:
-                out._change(predicate, state_id, {"s_last_confirmed_at": rows.naive(at)}, copied)
+                out._change(predicate, state_id, {"s_last_confirmed_at": rows.naive(at)})
         return out
 
-    def _states(self, predicate: str, copied: set[str]) -> dict[str, tuple[_Version, ...]]:
-        """The states of ``predicate``, copied once for this write (the first time it touches them)."""
-        if predicate not in copied:
-            self._by_predicate[predicate] = dict(self._by_predicate.get(predicate, {}))
-            copied.add(predicate)
-        return self._by_predicate[predicate]
+    def _predicate_of(self, state_id: str) -> str | None:
+        return next((p for p, states in self._by_predicate.items() if state_id in states), None)
 
-    def _add(self, s: State, node: dict[str, Any], copied: set[str]) -> None:
-        states = self._states(s.predicate, copied)
+    # (on the copy ``written`` makes, whose touched predicates' dicts are its own)
+    def _add(self, s: State, node: dict[str, Any]) -> None:
+        states = self._by_predicate[s.predicate]
         states[s.id] = (*states.get(s.id, ()), _Version({**node, **_prefixed("h_", rows.version_row(s))}))
 
-    def _change(self, predicate: str, state_id: str, node: dict[str, Any], copied: set[str],
+    def _change(self, predicate: str, state_id: str, node: dict[str, Any],
                 open_edge: dict[str, Any] | None = None) -> None:
-        if state_id not in self._by_predicate.get(predicate, {}):
-            return
-        states = self._states(predicate, copied)
-        states[state_id] = tuple(
-            _Version({**v.row, **node, **(open_edge if open_edge and v.row["h_replaced_at"] is None else {})})
-            for v in states[state_id])
+        states = self._by_predicate[predicate]
+        if state_id in states:
+            states[state_id] = tuple(
+                _Version({**v.row, **node, **(open_edge if open_edge and v.row["h_replaced_at"] is None else {})})
+                for v in states[state_id])
 
 
 def _prefixed(prefix: str, row: dict[str, Any]) -> dict[str, Any]:
