@@ -5,7 +5,7 @@
 A person in an agent's memory (the user, a colleague) gathers states for years: likes, opinions, tasks. For
 each history size H a fresh memory first holds H ``likes`` states of Peter (written in batches), then takes
 500 texts about Peter one by one through ``record`` with extraction: where he works, where he lives, what he
-thinks, most of them restating what is already held (so states are confirmed). Printed: records/s until the
+thinks, what he likes, most of them restating what is already held (so states are confirmed). Printed: records/s until the
 last call returns, and the caller's thread CPU a record (the engine, the applier and the embedder work on
 other threads), as the median of ``--runs`` fresh memories.
 """
@@ -30,6 +30,7 @@ STATEMENTS = (
     "Peter moved to Lisbon last week after the offsite.",
     "Peter thinks that the migration to Postgres needs another two weeks.",
     "We reviewed the roadmap with Peter; the budget stays flat until June.",
+    "Peter likes jazz and chess.",  # another of his likes: it meets only the states with its objects
 )
 
 

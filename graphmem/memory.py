@@ -893,7 +893,12 @@ class Memory:
         existing: dict[tuple[str, str], list[State]] = {}
         if known:  # (one predicate, as most writes: a subject's other states are not read)
             only = next(iter(predicates)) if len(predicates) == 1 else None
-            for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True)):
+            # a multi-valued predicate's states never bound one another: a new one meets only those with its
+            # object (to confirm one); a person's thousands of likes are not read for each new one
+            objects = None if closes or any(self.ontology.predicate(p).single_valued for p in predicates) else {
+                s.object_id or s.object.casefold() for items in groups.values() for _, s, _, _ in items}
+            for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True,
+                                                      object_keys=objects)):
                 existing.setdefault((state.subject_id, state.predicate), []).append(state)
         plans: list[Plan] = []
         for (subject_id, predicate), items in groups.items():

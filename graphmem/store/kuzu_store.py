@@ -1692,7 +1692,8 @@ class KuzuStore:
             wanted = list(dict.fromkeys(subjects))
             kept = [v for found in self._subjects.get_many(wanted, self._read_subjects,
                                                            keep=len(wanted) <= SUBJECT_CACHE_READ)
-                    for v in found.versions(query.predicate) if _keep(query, v.row)]
+                    for v in found.versions(query.predicate)
+                    if (query.object_keys is None or _object_key(v.row) in query.object_keys) and _keep(query, v.row)]
             kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:
                 kept = [v for v in kept if v.row["s_object_id"] == query.object_id]
@@ -1711,7 +1712,10 @@ class KuzuStore:
         if query.limit is not None:
             cypher += " LIMIT $limit"
             params["limit"] = query.limit
-        return [_as_known(_state(r), query.known_at) for r in self._rows(cypher, params)]
+        found = self._rows(cypher, params)
+        if query.object_keys is not None:
+            found = [r for r in found if _object_key(r) in query.object_keys]
+        return [_as_known(_state(r), query.known_at) for r in found]
 
     def _read_subjects(self, ids: list[str]) -> dict[str, _SubjectRows]:
         """The subjects' state versions. A few subjects: one statement each (a key lookup, no join). More: two
@@ -2340,6 +2344,11 @@ _EARLIEST = dt.datetime.min
 
 def _row_order(r: dict[str, Any]) -> tuple[dt.datetime, dt.datetime, str]:
     return (r["h_valid_from"] or _EARLIEST, r["h_recorded_at"] or _EARLIEST, r["s_id"])
+
+
+def _object_key(r: dict[str, Any]) -> str:
+    """A state row's object as :attr:`StateQuery.object_keys` names it."""
+    return str(r["s_object_id"] or r["s_object"].casefold())
 
 
 def _keep(q: StateQuery, r: dict[str, Any]) -> bool:

@@ -7,7 +7,7 @@ An adapter (the embedded Kuzu one, later a server engine) implements :class:`Gra
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -78,6 +78,8 @@ class StateQuery:
     include_private: bool = False
     limit: int | None = None
     kinds: Sequence[str] | None = None  # state kinds (opinion, preference, ...)
+    # only states whose object is one of these: an entity's id, or a literal object's text casefolded
+    object_keys: Collection[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -183,3 +183,30 @@ def test_a_write_copies_only_the_cached_states_of_the_predicates_it_touches():
         assert len(list(after.versions("likes"))) == 30
         mem.store.states_by_id([home.id])
         _cached_equals_fresh(mem)
+
+
+def test_a_state_query_by_objects_finds_those_and_a_new_like_meets_only_its_own():
+    """``object_keys`` narrows a read to some objects, from the cached rows and from the engine alike; a write
+    about a multi-valued predicate reads only the states with its object, and still confirms a restated one."""
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        for thing in ("tea", "Coffee", "chess"):
+            mem.assert_state(subject="Peter", predicate="likes", object=thing, valid_from="2020")
+        mem.assert_state(subject="Peter", predicate="works_at", object="Acme", valid_from="2021")
+        peter, coffee, acme = (mem.resolve_entity(n) for n in ("Peter", "Coffee", "Acme"))
+
+        def objects(**query: object) -> list[str]:
+            return sorted(s.object for s in mem.store.states(StateQuery(include_private=True, **query)))
+
+        assert objects(subject_id=peter, object_keys={coffee, acme}) == ["Acme", "Coffee"]  # cached rows
+        mem.store._subjects.clear()
+        assert objects(subject_ids=[peter], predicate="likes", object_keys={coffee}) == ["Coffee"]  # read afresh
+        assert objects(predicate="likes", object_keys={coffee}) == ["Coffee"]  # no subject: the engine's query
+        assert objects(subject_id=peter, object_keys=set()) == []
+
+        again = mem.assert_state(subject="Peter", predicate="likes", object="coffee", valid_from="2024")
+        new = mem.assert_state(subject="Peter", predicate="likes", object="jazz", valid_from="2024")
+        likes = mem.store.states(StateQuery(subject_id=peter, predicate="likes"))
+        assert sorted(s.object for s in likes) == ["Coffee", "chess", "jazz", "tea"]
+        held = next(s for s in likes if s.object_id == coffee)
+        assert again.id == held.id and held.last_confirmed_at is not None  # restated: confirmed, not added
+        assert new.object == "jazz"
