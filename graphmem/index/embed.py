@@ -4,7 +4,7 @@
   package ships. The weights' sha256 is checked before they are loaded. Needs torch (the ``minilm`` extra).
   Best quality; ~120 texts/s on two cores.
 - ``static``: a model2vec static model (a vector per vocabulary token, averaged), distilled once from those
-  same MiniLM weights by :func:`build_static_model` into a local directory. No torch at run time; ~30k
+  same MiniLM weights by :func:`build_static_model` into a local directory. No torch at run time; ~40k
   English texts/s on one core (see ``StaticEmbedder._encode``).
 - ``none``: no vectors; recall is lexical only and says it is degraded.
 
@@ -51,6 +51,7 @@ STATIC_DIMS = 256  # PCA dimensions of the distilled static model
 _PRINTABLE_ASCII_GAP = re.compile(r"[^\t\n\r -~]")  # a character that needs the tokenizer's own cleaning
 _BERT_WORDS = re.compile(r"[a-z0-9]+|[!-/:-@\[-`{-~]")
 WORD_PIECES_KEPT = 200_000  # words whose pieces the static embedder keeps (~25 MB at most); then it starts over
+SUMMED_ROWS = 8_192  # rows the static embedder sums at once (8 MB in float32)
 
 
 class Embedder(Protocol):
@@ -159,6 +160,9 @@ class StaticEmbedder:
         self._word_row = {token: at for token, at in self._model.tokenizer.get_vocab().items()
                           if at < len(self._table) and token.isalpha() and token not in STOP_WORDS}
         self.word_count = len(self._table)
+        # the table in float32 for averaging (see _rows_as_float32): a row's pages are memory once it is used
+        self._rows32 = np.zeros(self._table.shape, np.float32)
+        self._converted = np.zeros(len(self._table), np.bool_)
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         with self._lock:
@@ -167,7 +171,7 @@ class StaticEmbedder:
     def _encode(self, texts: list[str]) -> NDArray[Any]:
         """What the model's ``encode`` gives, the same to the bit. The model's tokenizer takes ~55 us of CPU for
         a 200-character text, most of what a vector costs; a text of printable ASCII is split here instead (its
-        words' pieces come from the tokenizer once per word, then from ``_pieces``): ~30 us. Other texts (any
+        words' pieces come from the tokenizer once per word, then from ``_pieces``): ~25 us. Other texts (any
         other character: accents, other scripts, control characters) go through the model whole."""
         model = self._model
         if model.max_length is not None:  # the model cuts a text to this many characters first, as it does
@@ -190,33 +194,53 @@ class StaticEmbedder:
         model = self._model
         words = [_BERT_WORDS.findall(t.lower()) for t in texts]
         pieces = self._pieces
-        new = list({w for ws in words for w in ws if w not in pieces})
-        if len(pieces) + len(new) > WORD_PIECES_KEPT:  # full: only this batch's words are kept
-            pieces.clear()
-            new = list({w for ws in words for w in ws})
-        if new:
-            for word, encoding in zip(new, model.tokenizer.encode_batch_fast(new, add_special_tokens=False),
+        try:  # (most words' pieces are kept: a batch seldom brings a new one)
+            ids_of = [list(chain.from_iterable(map(pieces.__getitem__, ws))) for ws in words]
+        except KeyError:
+            new = set().union(*words).difference(pieces)
+            if len(pieces) + len(new) > WORD_PIECES_KEPT:  # full: only this batch's words are kept
+                pieces.clear()
+                new = set().union(*words)
+            listed = list(new)
+            for word, encoding in zip(listed, model.tokenizer.encode_batch_fast(listed, add_special_tokens=False),
                                       strict=True):
                 pieces[word] = encoding.ids
+            ids_of = [list(chain.from_iterable(map(pieces.__getitem__, ws))) for ws in words]
+        limit, unknown = model.max_length, model.unk_token_id
         by_length: dict[int, list[int]] = {}  # texts by their count of pieces, as the model averages them
-        ids_of: list[list[int]] = []
-        for i, ws in enumerate(words):
-            ids = list(chain.from_iterable(map(pieces.__getitem__, ws)))
-            if model.max_length is not None:  # the tokenizer keeps this many pieces, unknown ones among them
-                del ids[model.max_length :]
-            if model.unk_token_id is not None and model.unk_token_id in ids:
-                ids = [p for p in ids if p != model.unk_token_id]
-            ids_of.append(ids)
+        for i, ids in enumerate(ids_of):
+            if limit is not None and len(ids) > limit:  # the tokenizer keeps this many pieces, unknown ones too
+                del ids[limit:]
+            if unknown is not None and unknown in ids:
+                ids = ids_of[i] = [p for p in ids if p != unknown]
             if ids:
                 by_length.setdefault(len(ids), []).append(i)
         table = model.embedding
+        rows = self._rows_as_float32(ids_of)
         out = np.zeros((len(texts), self.dim), table.dtype)
-        for at in by_length.values():  # (numpy's mean of float16 rows: the model's own arithmetic, to the bit)
-            out[at] = table[np.array([ids_of[i] for i in at], np.int64)].mean(axis=1)
+        for length, at in by_length.items():
+            # numpy's mean of float16 rows, the model's own arithmetic: a float32 sum of the rows in order,
+            # divided in float32, rounded to float16; the same here, from rows already in float32 (converting
+            # float16 cost most of the time), a bounded share of the rows at a time
+            step = max(1, SUMMED_ROWS // length)
+            for first in range(0, len(at), step):
+                part = at[first : first + step]
+                summed = rows[np.array([ids_of[i] for i in part], np.int64)].sum(axis=1)
+                out[part] = (summed / np.float32(length)).astype(table.dtype)
         if model.normalize:
             out32 = out.astype(np.float32)
             out = (out32 / (np.linalg.norm(out32, axis=1, keepdims=True) + 1e-32)).astype(table.dtype)
         return out
+
+    def _rows_as_float32(self, ids_of: list[list[int]]) -> NDArray[np.float32]:
+        """The model's table in float32, its rows converted when first used (only their pages take memory)."""
+        used = np.fromiter(chain.from_iterable(ids_of), np.int64)
+        new = used[~self._converted[used]]
+        if len(new):
+            new = np.unique(new)
+            self._rows32[new] = self._table[new]
+            self._converted[new] = True
+        return self._rows32
 
     def word_rows(self, texts: Sequence[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
         # split here, not by the model's tokenizer: a few us a text against ~45, and only whole words count

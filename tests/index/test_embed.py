@@ -86,6 +86,8 @@ def test_the_static_embedder_gives_the_models_own_vectors_to_the_bit(monkeypatch
     for batch in (texts, texts[:1], texts[-4:], texts[3:9]):
         assert np.array_equal(static._encode(list(batch)), model.encode(list(batch)))  # type: ignore[attr-defined]
     assert 0 < len(static._pieces) <= WORD_PIECES_KEPT  # type: ignore[attr-defined]
+    monkeypatch.setattr("graphmem.index.embed.SUMMED_ROWS", 7)  # texts of one length summed a few at a time
+    assert np.array_equal(static._encode(texts[:120]), model.encode(texts[:120]))  # type: ignore[attr-defined]
     monkeypatch.setattr("graphmem.index.embed.WORD_PIECES_KEPT", 50)  # when full, the words kept start over
     fresh = [f"zq{i}x and wv{i}y" for i in range(30)]  # 60 words not seen before, and "and"
     assert np.array_equal(static._encode(fresh), model.encode(fresh))  # type: ignore[attr-defined]
