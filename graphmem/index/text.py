@@ -59,8 +59,11 @@ def tokens(text: str) -> list[str]:
     >>> tokens("東京オフィス")[:3]  # without Sudachi: overlapping pairs
     ['東京', '京オ', 'オフ']
     """
-    normal = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
+    if text.isascii():  # (NFKC leaves ASCII as it is, and no Japanese is in it)
+        _latin(text.lower(), out)
+        return out
+    normal = unicodedata.normalize("NFKC", text).lower()
     position = 0
     for match in _JAPANESE.finditer(normal):
         _latin(normal[position:match.start()], out)
