@@ -141,14 +141,11 @@ LARGE_WRITE_ROWS = 256
 # a write whose journal record is larger than this returns once the engine holds it, not while the caller
 # prepares the next. Two such batches alive at once (one being applied, the next being made) leave memory
 # behind: the next one's allocations interleave with the freeing of the last, and the pieces stay resident.
-# bench/scale.py at 300k events left ~45 MB more resident for good with its 10,000-event writes (7 MB records)
-# in flight, and peaked at 2,080-2,123 MB at a million (1,880 before; the target is under 2 GB, with ~4,300
-# bulk events/s against ~2,400-2,900); its 40,000-state writes (18 MB) held ~150 MB more while in flight.
-# Writes of up to ~5,000 plain events (a graphmem ingest batch) still overlap the engine. Part of that rate was
-# the search index's embedder falling behind (26-47 s of embedding left after the bulk phase): with its backlog
-# bounded (see SearchIndex.keep_up), 10,000-event writes in flight (a limit of 8 MiB) loaded a million events at
-# 2,691-3,176 events/s in three runs, one at a time at 2,727-3,179 on the same day
-IN_FLIGHT_MAX_BYTES = 4 * 2**20
+# bench/scale.py's 40,000-state writes (18 MB records) held ~150 MB more while in flight, and peaked at
+# 2,080-2,123 MB at a million (the target is under 2 GB): they wait. Its 10,000-event writes (~7 MB) overlap
+# the engine: once the embedder cost ~24 us a text, a million events loaded at 3,258 and 3,377 events/s in
+# flight, at 3,030 one at a time (a limit of 4 MiB), peaking at 1,958 / 1,955 MB against 1,939
+IN_FLIGHT_MAX_BYTES = 16 * 2**20
 KNOWN_IDS_AFTER = 64  # journalled writes after which the stored events' ids are read into a filter
 APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one transaction
 # a transaction costs the engine ~2 ms besides its rows (~1 ms an event) and slows the reads running beside it,
