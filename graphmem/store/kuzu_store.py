@@ -143,8 +143,9 @@ LARGE_WRITE_ROWS = 256
 # behind: the next one's allocations interleave with the freeing of the last, and the pieces stay resident.
 # bench/scale.py's 40,000-state writes (18 MB records) held ~150 MB more while in flight, and peaked at
 # 2,080-2,123 MB at a million (the target is under 2 GB): they wait. Its 10,000-event writes (~7 MB) overlap
-# the engine: once the embedder cost ~24 us a text, a million events loaded at 3,258 and 3,377 events/s in
-# flight, at 3,030 one at a time (a limit of 4 MiB), peaking at 1,958 / 1,955 MB against 1,939
+# the engine: once the embedder cost ~24 us a text, 100k events loaded at 5,463-5,543 events/s in flight
+# against 3,615-3,732 one at a time (a limit of 4 MiB), peaking at 745-755 MB against 721-726; a million at
+# 3,258 and 3,377 against 3,030, peaking at 1,958 / 1,955 MB against 1,939
 IN_FLIGHT_MAX_BYTES = 16 * 2**20
 KNOWN_IDS_AFTER = 64  # journalled writes after which the stored events' ids are read into a filter
 APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one transaction
