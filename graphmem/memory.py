@@ -133,7 +133,7 @@ from graphmem.store import (
     WriteBatch,
     open_store,
 )
-from graphmem.store import declared_subjects
+from graphmem.store import declared_subjects, object_key
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
 from graphmem.temporal import asks_when, holds_at, near_bound, parse_expression, parse_point, period_end
@@ -896,7 +896,7 @@ class Memory:
             # a multi-valued predicate's states never bound one another: a new one meets only those with its
             # object (to confirm one); a person's thousands of likes are not read for each new one
             objects = None if closes or any(self.ontology.predicate(p).single_valued for p in predicates) else {
-                _object_key(s) for items in groups.values() for _, s, _, _ in items}
+                object_key(s.object_id, s.object) for items in groups.values() for _, s, _, _ in items}
             for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True,
                                                       object_keys=objects)):
                 existing.setdefault((state.subject_id, state.predicate), []).append(state)
@@ -2823,15 +2823,10 @@ def _claim(r: StateInput) -> tuple[str, str, str, str]:
     return name_key(r.subject), r.predicate, name_key(str(r.object or "")), r.action
 
 
-def _object_key(s: State) -> str:
-    """What a state points at, as ``StateQuery.object_keys`` names it: its entity's id, or its text casefolded."""
-    return s.object_id or s.object.casefold()
-
-
 def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None) -> State | None:
     """The live state with the probe's object that a close at ``end`` would end (the latest such)."""
-    key = _object_key(probe)
-    live = [s for s in current if s.status.value != "retracted" and _object_key(s) == key
+    key = object_key(probe.object_id, probe.object)
+    live = [s for s in current if s.status.value != "retracted" and object_key(s.object_id, s.object) == key
             and (s.valid.end is None or end is None or s.valid.end.at > end.at)
             and (s.valid.start is None or end is None or s.valid.start.at < end.at)]
     return max(live, key=lambda s: s.valid.start.at if s.valid.start else dt.datetime.min.replace(tzinfo=UTC),

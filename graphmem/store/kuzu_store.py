@@ -61,7 +61,7 @@ from graphmem.store import rows
 from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.journal import Journal, parse_records
 from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
-from graphmem.store.port import declared_subjects
+from graphmem.store.port import declared_subjects, object_key
 from graphmem.store.recovery import RecoveryCopy, copy_whole, left_by_a_gone_database
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
@@ -1702,7 +1702,8 @@ class KuzuStore:
             kept = [v for found in self._subjects.get_many(wanted, self._read_subjects,
                                                            keep=len(wanted) <= SUBJECT_CACHE_READ)
                     for v in found.versions(query.predicate)
-                    if (query.object_keys is None or _object_key(v.row) in query.object_keys) and _keep(query, v.row)]
+                    if (query.object_keys is None or _object_key(v.row) in query.object_keys)
+                    and _keep(query, v.row)]
             kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:
                 kept = [v for v in kept if v.row["s_object_id"] == query.object_id]
@@ -2356,8 +2357,8 @@ def _row_order(r: dict[str, Any]) -> tuple[dt.datetime, dt.datetime, str]:
 
 
 def _object_key(r: dict[str, Any]) -> str:
-    """A state row's object as :attr:`StateQuery.object_keys` names it."""
-    return str(r["s_object_id"] or r["s_object"].casefold())
+    """A state row's :func:`object_key`."""
+    return object_key(r["s_object_id"], r["s_object"])
 
 
 def _keep(q: StateQuery, r: dict[str, Any]) -> bool:
@@ -2421,8 +2422,9 @@ class _SubjectRows:
     confirmation stamps the state. A state's columns are shared by all its versions, so they change on each.
 
     Copies, not changes in place (a reader may be going through the old ones), and only of what a write
-    touches: the predicates of the states it wrote, each a dict of its states (copied in C), the others shared. A write to a
-    subject with a long history used to copy and index every version it had: ~50 ms a write at 20,000."""
+    touches: the predicates of the states it wrote, each a dict of its states (copied in C), the others shared.
+    A write to a subject with a long history used to copy and index every version it had: ~50 ms a write at
+    20,000."""
 
     __slots__ = ("_by_predicate",)
 

@@ -17,7 +17,7 @@ from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStanc
 from graphmem.ontology import TimePoint, name_key
 
 __all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch",
-           "declared_subjects"]
+           "declared_subjects", "object_key"]
 
 
 @dataclass
@@ -78,8 +78,7 @@ class StateQuery:
     include_private: bool = False
     limit: int | None = None
     kinds: Sequence[str] | None = None  # state kinds (opinion, preference, ...)
-    # only states whose object is one of these: an entity's id, or a literal object's text casefolded
-    object_keys: Collection[str] | None = None
+    object_keys: Collection[str] | None = None  # only states whose object_key is one of these
 
 
 @dataclass(frozen=True)
@@ -128,6 +127,12 @@ class Indexable:
     recorded_at: dt.datetime | None = None  # transaction time it was written at
     about: tuple[dt.datetime | None, dt.datetime | None] | None = None  # the period an event talks about
     subjects: tuple[str, ...] = ()
+
+
+def object_key(object_id: str | None, object_: str) -> str:
+    """What a state points at, as :attr:`StateQuery.object_keys` names it: its entity's id, or, for a literal
+    object, its text casefolded."""
+    return object_id or object_.casefold()
 
 
 def declared_subjects(names: Sequence[str], resolved: Mapping[str, str], mentions: Sequence[str]) -> tuple[str, ...]:
