@@ -113,10 +113,13 @@ GROUP_FROM = 2
 # against 1.25, 100k 2.4 against 1.2. So events are grouped from EVENT_GROUP_FROM, and from one for every
 # ENTITIES_PER_GROUPED_EVENT entities the memory holds
 EVENT_GROUP_FROM = 4
-# ... read from Arrow rows (LOAD FROM) from this many events, not from a parameter of rows: the engine takes
-# a parameter's ~30 fields a row slowly (groups of ~38 events with their annotations, on one busy core: ~21 ms
-# each that way, ~16 from Arrow)
-EVENT_LOAD_FROM = 16
+# a statement of this many rows or more reads them from Arrow (LOAD FROM), not from a parameter of rows: the
+# engine takes a parameter's fields slowly. Groups of ~38 events with their annotations, on one busy core: ~21
+# ms each from a parameter, ~16 from Arrow. The applier's transactions of ~250 records one by one (with
+# extraction: an annotation, a revision or two and their edges a record): the annotations' statement took
+# ~14 ms from a parameter, the revisions' ~9, their edges to states ~18 and the evidence ~12; from Arrow the
+# engine's threads spent ~130 us a record against ~210, the applier ~150 against ~190
+LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
 # a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
 # it joins (~0.16 us a row: the engine looks no row up by a key from another row), where a statement for each
@@ -1308,7 +1311,7 @@ class KuzuStore:
         if with_thread:
             for row, event in zip(rows_, events, strict=True):
                 row["_thread"] = own[event.id].threads[0]
-        if len(rows_) >= EVENT_LOAD_FROM:  # (many: from Arrow rows)
+        if len(rows_) >= LOAD_FROM:  # (many: from Arrow rows)
             result = self._load(tx, _LOAD_EVENTS[with_thread], _EVENT_GROUP_COLUMNS, rows_)
         else:
             result = self._run(tx, _GROUP_EVENTS[with_thread], {"rows": rows_})
@@ -1424,7 +1427,7 @@ class KuzuStore:
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
             return
-        if upsert is None and len(items) > self._copy_at:
+        if upsert is None and (len(items) > self._copy_at or len(items) >= LOAD_FROM and not self._copying):
             if self._copying:
                 self._copy(tx, table, items)
             else:
@@ -1452,7 +1455,8 @@ class KuzuStore:
         if len(edges) > self._copy_at and self._copying:
             self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
-        if len(edges) > self._copy_at:  # one MATCH clause for each end: both in one is a cross product
+        if len(edges) > self._copy_at or len(edges) >= LOAD_FROM and self._joins_pay(len(edges), src, dst):
+            # one MATCH clause for each end: both in one is a cross product
             statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
                          f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
             made = self._load(tx, statement, [("from", "STRING"), ("to", "STRING"), *_TABLES[rel].columns],

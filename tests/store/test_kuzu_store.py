@@ -245,11 +245,11 @@ def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statem
 
 def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_makes(monkeypatch):
     """Many new states of one transaction, written by one statement (their objects, revisions, evidence and
-    superseded states in a statement each), leave the graph a statement per state leaves; the versions of
-    held states they supersede go a statement each."""
+    superseded states in a statement each, from Arrow rows once there are LOAD_FROM), leave the graph a
+    statement per state leaves; the versions of held states they supersede go a statement each."""
     from tests.conftest import FakeClock
 
-    people = [f"Person {i}" for i in range(6)]
+    people = [f"Person {i}" for i in range(kuzu_store.LOAD_FROM + 2)]
     loads: list[str] = []
     load = kuzu_store.KuzuStore._load
 
@@ -273,14 +273,16 @@ def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_make
 
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         joined = story(mem)
-    assert kuzu_store._LOAD_STATES in loads
+    assert kuzu_store._LOAD_STATES in loads and kuzu_store._LOAD_CREATE["Revision"] in loads
     loads.clear()
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
+    monkeypatch.setattr(kuzu_store, "LOAD_FROM", 10**9)
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         alone = story(mem)
     assert not loads
-    assert len(joined["states"]) == 6 + 6 + 6 + 4 and len(joined["supersedes"]) == 6  # (Oslo: two versions)
-    assert len(joined["objects"]) == 16 and len(joined["evidence"]) == 12
+    n = len(people)
+    assert len(joined["states"]) == 3 * n + 4 and len(joined["supersedes"]) == n  # (Oslo: two versions)
+    assert len(joined["objects"]) == 2 * n + 4 and len(joined["evidence"]) == 2 * n
     assert joined == alone
 
 
