@@ -183,6 +183,19 @@ def _graph_dump(mem: Memory) -> dict:
     }
 
 
+def _loads_seen(monkeypatch) -> list[str]:
+    """The statements the store runs by ``LOAD FROM`` Arrow rows from now on, as they run."""
+    loads: list[str] = []
+    load = kuzu_store.KuzuStore._load
+
+    def spy(self, tx, statement, columns, items):
+        loads.append(statement)
+        return load(self, tx, statement, columns, items)
+
+    monkeypatch.setattr(kuzu_store.KuzuStore, "_load", spy)
+    return loads
+
+
 def test_what_rides_on_a_states_statement_is_what_row_by_row_writes_make(monkeypatch):
     """A state's object, revisions, evidence and superseded state are created by the statement writing the
     state; the same writes made row by row (nothing riding) leave the same graph."""
@@ -251,14 +264,7 @@ def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_make
     from tests.conftest import FakeClock
 
     people = [f"Person {i}" for i in range(kuzu_store.LOAD_FROM + 2)]
-    loads: list[str] = []
-    load = kuzu_store.KuzuStore._load
-
-    def spy(self, tx, statement, columns, items):
-        loads.append(statement)
-        return load(self, tx, statement, columns, items)
-
-    monkeypatch.setattr(kuzu_store.KuzuStore, "_load", spy)
+    loads = _loads_seen(monkeypatch)
 
     def story(mem: Memory) -> dict:
         first = mem.record_many([{"content": f"{p} lives in Oslo.", "occurred_at": "2025-03-01"} for p in people])
@@ -326,14 +332,7 @@ def test_versions_joined_in_two_statements_open_each_states_edge_from_the_subjec
         graph = _graph_dump(mem)
         return graph, {row[1]: row[0] for row in graph["states"] if row[13] is None}  # open edges (no replaced_at)
 
-    loads: list[str] = []
-    load = kuzu_store.KuzuStore._load
-
-    def spy(self, tx, statement, columns, items):
-        loads.append(statement)
-        return load(self, tx, statement, columns, items)
-
-    monkeypatch.setattr(kuzu_store.KuzuStore, "_load", spy)
+    loads = _loads_seen(monkeypatch)
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         joined, subject_of = story(mem)
         kept = mem.store.entity_id_for_key("person 0")
