@@ -115,10 +115,9 @@ GROUP_FROM = 2
 EVENT_GROUP_FROM = 4
 # a statement of this many rows or more reads them from Arrow (LOAD FROM), not from a parameter of rows: the
 # engine takes a parameter's fields slowly. Groups of ~38 events with their annotations, on one busy core: ~21
-# ms each from a parameter, ~16 from Arrow. The applier's transactions of ~250 records one by one (with
-# extraction: an annotation, a revision or two and their edges a record): the annotations' statement took
-# ~14 ms from a parameter, the revisions' ~9, their edges to states ~18 and the evidence ~12; from Arrow the
-# engine's threads spent ~130 us a record against ~210, the applier ~150 against ~190
+# ms each from a parameter, ~16 from Arrow. 1,000 records one by one with extraction (an annotation, a
+# revision or two and their edges a record), applied in transactions of 250 on one core: ~245 us of CPU a
+# record, against ~360 when only writes past the applier's COPY threshold read Arrow
 LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
 # a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
