@@ -1453,7 +1453,7 @@ class KuzuStore:
                 rounds.append([])
             rounds[k].append((v, changed))
         for round_ in rounds:
-            if self._joins_pay(len(round_), "State", "State", "Entity"):
+            if self._joins_pay(len(round_), "State", "State", "Entity"):  # (both scan State; one Entity too)
                 items = [{"id": v.id} | {c: row[c] for c in _VERSIONED} | _prefixed("h_", rows.version_row(v))
                          for v, _ in round_ for row in (rows.state_row(v),)]
                 _counted(self._load(tx, _CLOSE_VERSIONS, _VERSION_LOAD_COLUMNS, items), len(items),
@@ -1468,7 +1468,7 @@ class KuzuStore:
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
             return
-        if upsert is None and (len(items) > self._copy_at or len(items) >= LOAD_FROM and not self._copying):
+        if upsert is None and (len(items) > self._copy_at or (len(items) >= LOAD_FROM and not self._copying)):
             if self._copying:
                 self._copy(tx, table, items)
             else:
@@ -1496,7 +1496,7 @@ class KuzuStore:
         if len(edges) > self._copy_at and self._copying:
             self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
-        if len(edges) > self._copy_at or len(edges) >= LOAD_FROM and self._joins_pay(len(edges), src, dst):
+        if len(edges) > self._copy_at or (len(edges) >= LOAD_FROM and self._joins_pay(len(edges), src, dst)):
             # one MATCH clause for each end: both in one is a cross product
             statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
                          f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
