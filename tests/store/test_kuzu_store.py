@@ -12,7 +12,6 @@ import pytest
 from graphmem import Memory, StateInput, StoreError, StoreLocked
 from graphmem.ontology import Visibility
 from graphmem.ontology.models import Entity, EvidenceStance, Thread, name_key
-from graphmem.ontology.time import Granularity, TimePoint
 from graphmem.store.journal import parse_records
 from graphmem.store import kuzu_store
 from graphmem.store.kuzu_store import KuzuStore
@@ -260,7 +259,7 @@ def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statem
 def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_makes(monkeypatch):
     """Many new states of one transaction, written by one statement (their objects, revisions, evidence and
     superseded states in a statement each, from Arrow rows once there are LOAD_FROM), leave the graph a
-    statement per state leaves; so do the versions of held states they supersede, in two statements."""
+    statement per state leaves; the versions of held states they supersede go a statement each."""
     from tests.conftest import FakeClock
 
     people = [f"Person {i}" for i in range(kuzu_store.LOAD_FROM + 2)]
@@ -281,7 +280,6 @@ def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_make
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         joined = story(mem)
     assert kuzu_store._LOAD_STATES in loads and kuzu_store._LOAD_CREATE["Revision"] in loads
-    assert kuzu_store._CLOSE_VERSIONS in loads and kuzu_store._OPEN_VERSIONS in loads
     loads.clear()
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
     monkeypatch.setattr(kuzu_store, "LOAD_FROM", 10**9)
@@ -309,39 +307,6 @@ def test_two_versions_of_one_state_in_a_transaction_leave_it_one_open_edge_the_l
         assert sorted(edges, key=lambda e: e["subject"]) == [
             {"id": s.id, "subject": f"Person {i}", "c": 0.25 if i == 0 else 0.5, "sc": 0.25 if i == 0 else 0.5}
             for i, s in enumerate(held)]
-
-
-def test_versions_joined_in_two_statements_open_each_states_edge_from_the_subject_it_holds(monkeypatch):
-    """Versions of many states in one transaction go in two statements (see _write_versions): the second
-    finds each state's subject by the id the state holds, also for a state that moved to another entity in a
-    merge; the graph is the one a statement per version makes."""
-    from tests.conftest import FakeClock
-
-    def story(mem: Memory) -> tuple[dict, dict[str, str]]:
-        held = [mem.assert_state(f"Person {i}", "works_at", "Acme", valid_from="2025-03") for i in range(6)]
-        kept = held[0].subject_id
-        mem.merge_entities("Person 0", "Person 5")  # Person 5's state moves to Person 0
-        mem.store.settle()
-        at = dt.datetime(2025, 11, 27, tzinfo=dt.UTC)
-        end = TimePoint(at=at, granularity=Granularity.DAY)
-        closed = [s.model_copy(update={"recorded_at": at, "valid": s.valid.model_copy(update={"end": end}),
-                                       "subject_id": kept if i == 5 else s.subject_id})
-                  for i, s in enumerate(held)]
-        with mem.store._engine_lock:
-            mem.store._write_in_transaction(WriteBatch(state_versions=closed))
-        graph = _graph_dump(mem)
-        return graph, {row[1]: row[0] for row in graph["states"] if row[13] is None}  # open edges (no replaced_at)
-
-    loads = _loads_seen(monkeypatch)
-    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
-        joined, subject_of = story(mem)
-        kept = mem.store.entity_id_for_key("person 0")
-    assert kuzu_store._OPEN_VERSIONS in loads
-    assert len(subject_of) == 6 and sum(subject == kept for subject in subject_of.values()) == 2
-    monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
-    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
-        alone, _ = story(mem)
-    assert joined == alone
 
 
 def test_a_joined_statement_is_chosen_only_while_the_tables_it_scans_are_small(monkeypatch):
