@@ -309,6 +309,49 @@ def test_two_versions_of_one_state_in_a_transaction_leave_it_one_open_edge_the_l
             for i, s in enumerate(held)]
 
 
+def test_records_one_by_one_after_a_bulk_copy_leave_the_graph_a_statement_each_leaves(
+        tmp_path, monkeypatch, caplog):
+    """The applier's transactions of records one by one read many of their rows from Arrow and join them to
+    the nodes they link (see LOAD_FROM). After a bulk COPY the engine must still match each row once: no
+    transaction fails its count (the applier would log it and retry its records one by one), every state keeps
+    one open edge, and the graph is the one statements of a row each make."""
+    from tests.conftest import FakeClock
+
+    people, places, orgs = ["Peter", "Anna Schmidt", "Bob", "Maria", "Kenji", "Lena", "Tom", "Priya"], [
+        "Berlin", "Lisbon", "Porto", "Tokyo", "Seattle"], ["Acme Inc", "Globex", "Initech", "Umbrella Labs"]
+    forms = ["{p} moved to {c} last week after the offsite.", "{p} joined {o} in March and leads the team.",
+             "We reviewed the roadmap with {p}; the budget stays flat until June.",
+             "{p} thinks that the migration to Postgres needs another two weeks."]
+    texts = [forms[i % 4].format(p=people[i * 3 % 8], c=places[i * 7 % 5], o=orgs[i * 5 % 4]) + f" #{i}"
+             for i in range(600)]
+
+    def story(path: Path) -> dict:
+        with Memory.open(path, embedder="none", clock=FakeClock()) as mem:
+            for text in texts[:400]:
+                mem.record(content=text, occurred_at="2025-11-27", thread="t")
+            mem.store.settle()
+            mem.record_many([{"content": f"bulk {i}", "occurred_at": "2025-11-27", "thread": f"b{i % 5}",
+                              "extract": False} for i in range(9_000)])  # (by COPY)
+            mem.store.settle()
+            for text in texts[400:]:
+                mem.record(content=text, occurred_at="2025-11-27", thread="t")
+            mem.store.settle()
+            twice = mem.store._rows("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) WHERE h.replaced_at IS NULL "
+                                    "WITH s, count(*) AS c WHERE c > 1 RETURN count(*) AS n")[0]["n"]
+            assert twice == 0
+            return _graph_dump(mem)
+
+    loads = _loads_seen(monkeypatch)
+    with caplog.at_level("WARNING", logger="graphmem"):
+        joined = story(tmp_path / "joined.kuzu")
+    assert not [r for r in caplog.records if "failed together" in r.getMessage()]
+    assert any(statement.startswith("MATCH (a:Event {id: `from`})") for statement in loads)  # (the evidence)
+    monkeypatch.setattr(kuzu_store, "LOAD_FROM", 10**9)
+    monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
+    alone = story(tmp_path / "alone.kuzu")
+    assert len(joined["states"]) > 300 and joined == alone
+
+
 def test_a_joined_statement_is_chosen_only_while_the_tables_it_scans_are_small(monkeypatch):
     """The rows the engine holds of each table are counted once, then kept up by the writes; a statement
     joining rows to nodes is chosen only when its scans cost less than a statement for each row."""
