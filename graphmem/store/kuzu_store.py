@@ -113,11 +113,12 @@ GROUP_FROM = 2
 # against 1.25, 100k 2.4 against 1.2. So events are grouped from EVENT_GROUP_FROM, and from one for every
 # ENTITIES_PER_GROUPED_EVENT entities the memory holds
 EVENT_GROUP_FROM = 4
-# a statement of this many rows or more reads them from Arrow (LOAD FROM), not from a parameter of rows: the
-# engine takes a parameter's fields slowly. Groups of ~38 events with their annotations, on one busy core: ~21
-# ms each from a parameter, ~16 from Arrow. 1,000 records one by one with extraction (an annotation, a
-# revision or two and their edges a record), applied in transactions of 250 on one core: ~245 us of CPU a
-# record, against ~360 when only writes past the applier's COPY threshold read Arrow
+# ... read from Arrow rows (LOAD FROM) from this many events, not from a parameter of rows: the engine takes
+# a parameter's ~30 fields a row slowly (groups of ~38 events with their annotations, on one busy core: ~21 ms
+# each that way, ~16 from Arrow). Other rows of the applier's transactions below its COPY threshold stay
+# parameters. From Arrow too, 1,000 records one by one with extraction cost ~245 us of CPU a record in the
+# applier against ~360 (bench/applier.py), but in bench/crash_soak.py the recovery copy was needed after 10 of
+# 54 kills against 3 of 52, each time for a kill inside the checkpoint of a bulk COPY (see _lost_writes)
 LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
 # a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
@@ -1431,7 +1432,7 @@ class KuzuStore:
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
             return
-        if upsert is None and (len(items) > self._copy_at or (len(items) >= LOAD_FROM and not self._copying)):
+        if upsert is None and len(items) > self._copy_at:
             if self._copying:
                 self._copy(tx, table, items)
             else:
@@ -1459,8 +1460,7 @@ class KuzuStore:
         if len(edges) > self._copy_at and self._copying:
             self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
-        if len(edges) > self._copy_at or (len(edges) >= LOAD_FROM and self._joins_pay(len(edges), src, dst)):
-            # one MATCH clause for each end: both in one is a cross product
+        if len(edges) > self._copy_at:  # one MATCH clause for each end: both in one is a cross product
             statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
                          f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
             made = self._load(tx, statement, [("from", "STRING"), ("to", "STRING"), *_TABLES[rel].columns],
