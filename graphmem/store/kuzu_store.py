@@ -119,7 +119,7 @@ EVENT_GROUP_FROM = 4
 # parameters. From Arrow too, 1,000 records one by one with extraction cost ~245 us of CPU a record in the
 # applier against ~360 (bench/applier.py), but in bench/crash_soak.py the recovery copy was needed after 10 of
 # 54 kills against 3 of 52, each time for a kill inside the checkpoint of a bulk COPY (see _lost_writes)
-LOAD_FROM = 16
+EVENT_LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
 # a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
 # it joins (~0.16 us a row: the engine looks no row up by a key from another row), where a statement for each
@@ -1311,7 +1311,7 @@ class KuzuStore:
         if with_thread:
             for row, event in zip(rows_, events, strict=True):
                 row["_thread"] = own[event.id].threads[0]
-        if len(rows_) >= LOAD_FROM:  # (many: from Arrow rows)
+        if len(rows_) >= EVENT_LOAD_FROM:  # (many: from Arrow rows)
             result = self._load(tx, _LOAD_EVENTS[with_thread], _EVENT_GROUP_COLUMNS, rows_)
         else:
             result = self._run(tx, _GROUP_EVENTS[with_thread], {"rows": rows_})

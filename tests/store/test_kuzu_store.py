@@ -262,7 +262,7 @@ def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_make
     held states they supersede go a statement each."""
     from tests.conftest import FakeClock
 
-    people = [f"Person {i}" for i in range(kuzu_store.LOAD_FROM + 2)]
+    people = [f"Person {i}" for i in range(kuzu_store.EVENT_LOAD_FROM + 2)]
     loads = _loads_seen(monkeypatch)
 
     def story(mem: Memory) -> dict:
@@ -282,7 +282,7 @@ def test_new_states_joined_in_one_statement_make_the_graph_a_statement_each_make
     assert kuzu_store._LOAD_STATES in loads
     loads.clear()
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
-    monkeypatch.setattr(kuzu_store, "LOAD_FROM", 10**9)  # (events from Arrow too)
+    monkeypatch.setattr(kuzu_store, "EVENT_LOAD_FROM", 10**9)  # (events from Arrow too)
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         alone = story(mem)
     assert not loads
@@ -312,10 +312,10 @@ def test_two_versions_of_one_state_in_a_transaction_leave_it_one_open_edge_the_l
 def test_records_one_by_one_after_a_bulk_copy_leave_the_graph_a_statement_each_leaves(
         tmp_path, monkeypatch, caplog):
     """The applier's transactions of records one by one join many of their rows to the nodes they link in one
-    statement (see JOIN_GROUP_FROM), and read groups of events from Arrow (LOAD_FROM). After a bulk COPY the
-    engine must still match each row once: no transaction fails its count (the applier would log it and retry
-    its records one by one), every state keeps one open edge, and the graph is the one statements of a row
-    each make."""
+    statement (see JOIN_GROUP_FROM), and read groups of events from Arrow (EVENT_LOAD_FROM). After a bulk COPY
+    the engine must still match each row once: no transaction fails its count (the applier would log it and
+    retry its records one by one), every state keeps one open edge, and the graph is the one statements of a
+    row each make."""
     from tests.conftest import FakeClock
 
     people, places, orgs = ["Peter", "Anna Schmidt", "Bob", "Maria", "Kenji", "Lena", "Tom", "Priya"], [
@@ -347,7 +347,7 @@ def test_records_one_by_one_after_a_bulk_copy_leave_the_graph_a_statement_each_l
         joined = story(tmp_path / "joined.kuzu")
     assert not [r for r in caplog.records if "failed together" in r.getMessage()]
     assert kuzu_store._LOAD_EVENTS[True] in loads
-    monkeypatch.setattr(kuzu_store, "LOAD_FROM", 10**9)
+    monkeypatch.setattr(kuzu_store, "EVENT_LOAD_FROM", 10**9)
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
     alone = story(tmp_path / "alone.kuzu")
     assert len(joined["states"]) > 300 and joined == alone
