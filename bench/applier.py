@@ -80,14 +80,9 @@ def replay(records: list[bytes], group: int) -> dict:
                 store._committed(b)
             cpu, wall = time.process_time(), time.perf_counter()
             for start in range(0, len(singles), group):
-                merged = kuzu_store._merged(singles[start : start + group])
                 with store._engine_lock:
-                    store._copy_at = kuzu_store.APPLY_COPY_THRESHOLD
-                    try:
-                        changed = [c for cs in columns[start : start + group] for c in cs]
-                        store._write_in_transaction(merged, columns=changed)
-                    finally:
-                        store._copy_at = kuzu_store.COPY_THRESHOLD
+                    store._write_as_applier(singles[start : start + group],
+                                            [c for cs in columns[start : start + group] for c in cs])
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         finally:
             store.close()

@@ -1030,19 +1030,15 @@ class KuzuStore:
                     break  # merges go first in a transaction: one with merges is applied alone
                 group.append(q)
                 rows_ += q.rows
-        merged = _merged([q.batch for q in group])
         try:
             with self._engine_lock:
-                self._copy_at = APPLY_COPY_THRESHOLD
                 try:
-                    self._write_in_transaction(merged, mark=group[-1].seq,
-                                               columns=[c for q in group for c in q.columns])
+                    self._write_as_applier([q.batch for q in group], [c for q in group for c in q.columns],
+                                           mark=group[-1].seq)
                 except StoreError:
                     if self._mark(self._writer) != group[-1].seq:
                         raise
                     # the commit reported an error after it had landed (the mark moved with it)
-                finally:
-                    self._copy_at = COPY_THRESHOLD
         except Exception as exc:  # noqa: BLE001 - retried one by one, then reported to every later caller
             if self._failure is not None:  # (the store stopped: see _stop_after_failed_copy)
                 return False
@@ -1075,6 +1071,16 @@ class KuzuStore:
                 self._checkpoint()
         self._keep_recovery_copy()
         return True
+
+    def _write_as_applier(self, batches: Sequence[WriteBatch], columns: Sequence[Sequence[str]],
+                          mark: int | None = None) -> None:
+        """``batches`` merged into one transaction, as the applier writes journalled writes (with its COPY
+        threshold; ``columns``: those each of their versions changes, in order); the engine lock held."""
+        self._copy_at = APPLY_COPY_THRESHOLD
+        try:
+            self._write_in_transaction(_merged(batches), mark=mark, columns=columns)
+        finally:
+            self._copy_at = COPY_THRESHOLD
 
     def _checkpoint(self) -> None:
         """Fold the write-ahead log into the database once it has grown past ``CHECKPOINT_BYTES`` (the engine
