@@ -9,7 +9,7 @@ of (hash, number) pairs checked against the stored id, plus a dict of the ids ad
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -86,11 +86,52 @@ class DocIds:
         self._n += 1
         self._recent[doc_id] = number
         if len(self._recent) >= FOLD_AT:
-            recent = self._recent
-            self._fold(np.fromiter((hash(i) for i in recent), np.int64, len(recent)),
-                       np.fromiter(recent.values(), np.int64, len(recent)))
-            self._recent = {}
+            self._fold_recent()
         return number
+
+    def _fold_recent(self) -> None:
+        recent = self._recent
+        self._fold(np.fromiter((hash(i) for i in recent), np.int64, len(recent)),
+                   np.fromiter(recent.values(), np.int64, len(recent)))
+        self._recent = {}
+
+    def extend(self, doc_ids: Sequence[str]) -> int:
+        """Give each of ``doc_ids`` (none of which has one, no two alike) the next number, in order; the
+        first of them. One array assignment for them all: ~1 us an id in a batch of thousands, not ~3."""
+        first = self._n
+        if not doc_ids:
+            return first
+        encoded = np.array([i.encode() for i in doc_ids])
+        if encoded.itemsize > self._ids.itemsize:
+            self._ids = self._ids.astype(encoded.dtype)
+        end = first + len(doc_ids)
+        if end > len(self._ids):
+            grown = np.zeros(room(end, len(self._ids)), self._ids.dtype)
+            grown[:first] = self._ids[:first]
+            self._ids = grown
+        self._ids[first:end] = encoded
+        self._n = end  # (after the ids: a reader never sees a number without its id)
+        self._recent.update(zip(doc_ids, range(first, end)))
+        if len(self._recent) >= FOLD_AT:
+            self._fold_recent()
+        return first
+
+    def get_many(self, doc_ids: Sequence[str]) -> list[int | None]:
+        """The number of each of ``doc_ids`` (None: it has none), the folded ones found by one search of the
+        sorted hashes for them all: for ids being added (none found) ~0.3 us an id instead of ~3."""
+        recent = self._recent.get
+        out = [recent(i) for i in doc_ids]
+        keys, _ = self._sorted
+        rest = [k for k, found in enumerate(out) if found is None] if len(keys) else []
+        if rest:
+            hashes = np.fromiter((hash(doc_ids[k]) for k in rest), np.int64, len(rest))
+            at = np.searchsorted(keys, hashes)
+            inside = at < len(keys)
+            hit = np.zeros(len(rest), np.bool_)
+            hit[inside] = keys[at[inside]] == hashes[inside]
+            for k in np.flatnonzero(hit).tolist():  # (a hash alike: the stored id decides, as in get)
+                out[rest[k]] = self.get(doc_ids[rest[k]])
+        return out
 
     def get(self, doc_id: str) -> int | None:
         found = self._recent.get(doc_id)

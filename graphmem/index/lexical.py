@@ -40,6 +40,7 @@ COUNT_MAX = 65_535  # occurrences of a term in one document counted; BM25 barely
 TAIL_LIMIT = 50_000  # documents gathered before the tail is merged into the base
 SEGMENT_POSTINGS = 4_000_000  # postings past which a merge starts a new segment (~24 MB of arrays): what a
 # merge copies at most; a query term looks itself up in each segment (~1 us each)
+MANY_FROM = 16  # documents from which add_many counts their postings with numpy (fewer: one by one)
 SELECTIVE = 1 / 32  # a filter letting fewer documents through is applied before scoring
 PRUNE_FROM = 100_000  # base postings of a query's rarer terms walked before the commoner ones are only looked up
 
@@ -167,6 +168,48 @@ class LexicalIndex:
                 found[0].append(doc)
                 found[1].append(min(count, COUNT_MAX))
             self._tail_docs += 1
+            if self._tail_docs >= TAIL_LIMIT:
+                self._merge()
+
+    def add_many(self, first: int, term_lists: Sequence[Sequence[str]]) -> None:
+        """Index documents ``first``, ``first + 1``, ... (``term_lists[i]`` the terms of ``first + i``), as
+        :meth:`add` would one by one. A batch's postings are counted and ordered by numpy, and each term's
+        are appended to the tail in one piece: ~4 us a document in a batch of 10,000, not ~10."""
+        n = len(term_lists)
+        with self._lock:
+            added = bool((self._lengths[first : first + n] >= 0).any())
+        if n < MANY_FROM or added:  # (a document added before is skipped, as add does)
+            for doc, terms in enumerate(term_lists, first):
+                self.add(doc, terms)
+            return
+        lengths = np.fromiter(map(len, term_lists), np.int64, n)
+        terms = list(dict.fromkeys(itertools.chain.from_iterable(term_lists)))  # the batch's, as first met
+        numbers = dict(zip(terms, range(len(terms))))
+        flat = np.fromiter(map(numbers.__getitem__, itertools.chain.from_iterable(term_lists)), np.int64,
+                           int(lengths.sum()))
+        pairs, counts = np.unique(flat * n + np.repeat(np.arange(n), lengths), return_counts=True)
+        term_of, row_of = np.divmod(pairs, n)  # by term, then by document
+        starts = np.flatnonzero(np.diff(term_of, prepend=-1))  # where each term's postings begin
+        ends = [*starts[1:].tolist(), len(pairs)] if len(starts) else []
+        docs = (row_of + first).astype(np.int32)
+        freqs = np.minimum(counts, COUNT_MAX).astype(np.uint16)
+        with self._lock:
+            if first + n > len(self._lengths):
+                grown = np.full(room(first + n, len(self._lengths)), -1, np.int32)
+                grown[: len(self._lengths)] = self._lengths
+                self._lengths = grown
+            self._lengths[first : first + n] = lengths
+            self._end = max(self._end, first + n)
+            self._total_terms += int(lengths.sum())
+            self._docs += n
+            tail = self._tail
+            for t, lo, hi in zip(term_of[starts].tolist(), starts.tolist(), ends, strict=True):
+                found = tail.get(terms[t])
+                if found is None:
+                    found = tail[terms[t]] = (array("i"), array("H"))
+                found[0].frombytes(docs[lo:hi].tobytes())
+                found[1].frombytes(freqs[lo:hi].tobytes())
+            self._tail_docs += n
             if self._tail_docs >= TAIL_LIMIT:
                 self._merge()
 

@@ -86,6 +86,33 @@ class _Pending(queue.Queue[tuple[int, str] | None]):
             self._taken.append(item)
         return item
 
+    def put_many(self, items: Sequence[tuple[int, str]]) -> None:
+        """Queue ``items`` as one ``put`` each would, with one lock taken and one wake-up for them all."""
+        if items:
+            with self.not_full:  # (never full: the queue has no bound)
+                self.queue.extend(items)
+                self.unfinished_tasks += len(items)
+                self.not_empty.notify()
+
+    def take(self, limit: int) -> list[tuple[int, str] | None]:
+        """Up to ``limit`` queued items, without waiting, as ``get_nowait`` would give them one by one; a stop
+        or a flush is the last item taken."""
+        taken: list[tuple[int, str] | None] = []
+        with self.mutex:
+            while len(taken) < limit and self.queue:
+                item = self._get()
+                taken.append(item)
+                if item is None or item is _FLUSH:
+                    break
+        return taken
+
+    def done(self, count: int) -> None:
+        """``task_done`` for ``count`` items at once."""
+        with self.all_tasks_done:
+            self.unfinished_tasks -= count
+            if self.unfinished_tasks <= 0:
+                self.all_tasks_done.notify_all()
+
     def landed(self, batch: Sequence[tuple[int, str]]) -> None:
         """The worker is done with ``batch`` (embedded, or failed)."""
         done = {id(item) for item in batch}
@@ -235,12 +262,12 @@ class SearchIndex:
     def _add(self, items: Sequence[Indexable], at: dt.datetime | None) -> None:
         fresh: list[tuple[int, str]] = []
         with self._lock:
-            new: list[Indexable] = []
-            for item in items:
-                if item.id not in self.ids:
-                    self.ids.append(item.id)
-                    new.append(item)
-            start = len(self.ids) - len(new)
+            unknown: dict[str, Indexable] = {}  # (an id twice in items: its first)
+            for item, number in zip(items, self.ids.get_many([item.id for item in items]), strict=True):
+                if number is None:
+                    unknown.setdefault(item.id, item)
+            new = list(unknown.values())
+            start = self.ids.extend(list(unknown))
             self.changes += bool(new)
             seconds = [item.time.timestamp() if item.time else np.nan for item in new]
             fallback = at.timestamp() if at else np.nan
@@ -273,11 +300,9 @@ class SearchIndex:
             self._live.put(start, [True] * len(new))  # last: a reader sees a document whole or not at all
             if at is not None and (self.watermark is None or at > self.watermark):
                 self.watermark = at
-        for doc, text in fresh:
-            self.lexical.add(doc, tokens(text))
+        self.lexical.add_many(start, [tokens(text) for _, text in fresh])
         if self.vectors is not None:
-            for pair in fresh:
-                self._pending.put(pair)
+            self._pending.put_many(fresh)
             self._start_worker()
 
     def replace(self, items: Sequence[Indexable], *, at: dt.datetime | None = None) -> None:
@@ -401,30 +426,29 @@ class SearchIndex:
                     self.vectors.add(docs, vectors)
                     if words is not None:
                         self._set_words(docs, *words)
-                    for doc, _ in batch:
-                        self._embedded.set(doc, True)
+                    self._embedded.scatter(docs, np.ones(len(docs), np.bool_))
                     self._pending.landed(batch)
             except Exception:  # a model failure must not kill the thread: the documents stay lexical
                 log.exception("embedding %d documents failed; they are found by their words only", len(batch))
                 self._pending.landed(batch)
             finally:
-                for _ in batch:
-                    self._pending.task_done()
+                self._pending.done(len(batch))
 
     def _gather(self, batch: list[tuple[int, str]]) -> bool:
         """Add to ``batch`` the documents that wait, up to ``EMBED_BATCH``; whether it may wait for more (not
         when full, nor when a stop or a wait() came)."""
         while len(batch) < EMBED_BATCH:
-            try:
-                more = self._pending.get_nowait()
-            except queue.Empty:
+            taken = self._pending.take(EMBED_BATCH - len(batch))
+            if not taken:
                 return True
-            if more is None or more is _FLUSH:
-                if more is None:
+            last = taken[-1]
+            if last is None or last is _FLUSH:
+                batch.extend(t for t in taken[:-1] if t is not None)
+                if last is None:
                     self._pending.put(None)  # stop after this batch
                 self._pending.task_done()
                 return False
-            batch.append(more)
+            batch.extend(t for t in taken if t is not None)
         return False
 
     def _set_words(self, docs: NDArray[np.int64], rows: NDArray[np.int32], sizes: NDArray[np.int64]) -> None:

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from graphmem.index import docids
 from graphmem.index.docids import DocIds
 
-ops = st.lists(st.tuples(st.sampled_from(["append", "forget"]), st.integers(0, 30)), max_size=120)
+ops = st.lists(st.tuples(st.sampled_from(["append", "extend", "forget"]), st.integers(0, 30)), max_size=120)
 
 
 @pytest.mark.parametrize("colliding", [False, True])
@@ -25,16 +25,21 @@ def test_both_ways_agree_with_a_list_and_a_dict(steps, colliding):
                 assert ids.append(name) == len(listed)
                 numbers[name] = len(listed)
                 listed.append(name)
+            elif op == "extend":  # this name and the next few, those without a number, at once
+                names = [n for j in range(k, k + 1 + k % 7) if (n := f"ev_{j:0{j % 5 + 1}d}") not in numbers]
+                assert ids.extend(names) == len(listed)
+                numbers.update(zip(names, range(len(listed), len(listed) + len(names))))
+                listed.extend(names)
             elif op == "forget":
                 ids.forget(name)
                 numbers.pop(name, None)
         assert len(ids) == len(listed) and ids.tolist() == listed
         assert all(ids[n] == name for n, name in enumerate(listed))
-        for k in range(31):
-            for width in range(1, 6):
-                name = f"ev_{k:0{width}d}"
-                assert ids.get(name) == numbers.get(name)
-                assert (name in ids) == (name in numbers)
+        asked = [f"ev_{k:0{width}d}" for k in range(38) for width in range(1, 6)]
+        for name in asked:
+            assert ids.get(name) == numbers.get(name)
+            assert (name in ids) == (name in numbers)
+        assert ids.get_many(asked) == [numbers.get(name) for name in asked]
         for again in (DocIds(ids.tolist()), DocIds.from_encoded(ids.encoded())):  # as a saved index loads
             assert again.tolist() == listed  # and every id maps to its latest number
             assert all(again.get(name) == max(n for n, i in enumerate(listed) if i == name) for name in listed)
@@ -59,3 +64,13 @@ def test_the_encoded_ids_are_a_read_only_view_not_a_copy():
     encoded = ids.encoded()
     assert np.shares_memory(encoded, ids._ids) and not encoded.flags.writeable
     assert DocIds.from_encoded(encoded).tolist() == ["ev_1", "st_22", "ev_333"]
+
+
+def test_ids_added_at_once_widen_the_array_and_grow_it():
+    ids = DocIds()
+    ids.append("ev_a")
+    long = "st_" + "x" * 60
+    many = [f"ev_{i}" for i in range(3000)]
+    assert ids.extend([long, *many]) == 1 and ids.extend([]) == 3002
+    assert ids[1] == long and ids[3001] == "ev_2999" and ids[0] == "ev_a"
+    assert ids.get_many([long, "ev_a", "ev_5", "nope"]) == [1, 0, 7, None]

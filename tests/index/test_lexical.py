@@ -1,4 +1,9 @@
+import itertools
+
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphmem.index import lexical
 from graphmem.index.lexical import LexicalIndex
@@ -254,3 +259,25 @@ def test_merges_fill_segments_up_to_their_size_and_answer_as_one_block(monkeypat
         assert again[0].tolist() == got[0].tolist() and again[1].tolist() == got[1].tolist()
         narrow, got = plain.search(query, k=10, allowed=allowed), merged.search(query, k=10, allowed=allowed)
         assert got[0].tolist() == narrow[0].tolist() and np.allclose(got[1], narrow[1], rtol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=12), max_size=80),
+       cuts=st.lists(st.integers(0, 80), max_size=6))
+def test_adding_documents_in_batches_gives_the_index_one_by_one_gives(docs, cuts):
+    """Batches large and small (empty documents, repeated terms, counts past the cap, a tail merged midway):
+    the same arrays, to the bit, as adding each document alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lexical, "MANY_FROM", 4)
+        patch.setattr(lexical, "COUNT_MAX", 3)
+        patch.setattr(lexical, "TAIL_LIMIT", 30)
+        alone, batched = build(docs), LexicalIndex()
+        bounds = sorted({0, len(docs), *(c for c in cuts if c <= len(docs))})
+        for lo, hi in itertools.pairwise(bounds):
+            batched.add_many(lo, docs[lo:hi])
+        batched.add_many(0, docs[:5])  # documents added before are skipped
+        one, many = alone.snapshot(), batched.snapshot()
+        assert one.keys() == many.keys()
+        for name in one:
+            assert np.array_equal(one[name], many[name]), name
+        assert len(alone) == len(batched)

@@ -562,3 +562,24 @@ def test_a_read_while_a_batch_grows_the_columns_sees_the_documents_before_it_who
                          private=i % 2 == 0, time=at) for i in range(500)], at=at)  # past the first 1,024 places
     assert seen == [(1024, ["a998", "a999"])]
     assert len(index.allowed()) == 1500 and index.allowed().sum() == 1250
+
+
+def test_documents_queued_for_vectors_are_taken_as_get_would_give_them():
+    """Queued many at once, taken many at once: in order, a stop or a flush last, the tasks counted."""
+    from graphmem.index.search import _FLUSH, _Pending
+
+    pending = _Pending()
+    a, b, c = (0, "a"), (1, "b"), (2, "c")
+    pending.put_many([a, b])
+    pending.put(_FLUSH)
+    pending.put_many([c])
+    pending.put(None)
+    assert pending.unfinished_tasks == 5 and pending.waiting() == 5
+    assert pending.take(10) == [a, b, _FLUSH]  # nothing past the flush
+    assert pending.take(1) == [c]
+    assert pending.take(10) == [None] and pending.take(10) == []
+    assert pending.waiting() == 3  # taken and not landed (the sentinels are not documents)
+    pending.landed([a])  # (by identity: the documents the worker holds)
+    assert pending.listed() == [b, c]
+    pending.done(5)
+    assert pending.unfinished_tasks == 0
