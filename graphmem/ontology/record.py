@@ -80,6 +80,12 @@ class Record(BaseModel):
         return _made(cls, values, every)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        mine = self.__pydantic_fields_set__
+        if (not deep and isinstance(mine, _SharedFields) and (not update or update.keys() <= mine)
+                and self.__pydantic_extra__ is None and self.__pydantic_private__ is None):
+            # what pydantic's copy makes (a shallow copy of the values, updated; no validation), made at once:
+            # ~1.5 us, not ~8 (every event written is copied once, with its time of writing)
+            return _made(type(self), {**self.__dict__, **update} if update else {**self.__dict__}, mine)
         # pydantic adds the updated names to a copy of the set (a plain one: see _SharedFields.__reduce__)
         copied = super().model_copy(update=update, deep=deep)
         mine = self.__pydantic_fields_set__

@@ -37,6 +37,12 @@ def test_a_copy_with_updates_records_them_and_leaves_the_original_alone() -> Non
     assert later.model_fields_set == {"start", "end"} and interval.model_fields_set == {"start"}
     assert later.model_fields_set is shared_fields(["start", "end"])
     assert interval.model_copy(deep=True) == interval
+    moved = later.model_copy(update={"start": _point(2021)})  # names it was given: made without pydantic
+    assert moved.start == _point(2021) and later.start == _point(2020) and moved.end is later.end
+    assert moved.model_fields_set is later.model_fields_set and moved.__dict__ is not later.__dict__
+    assert moved == Interval(start=_point(2021), end=_point(2024))
+    again = later.model_copy()
+    assert again == later and again is not later and again.__dict__ is not later.__dict__
 
 
 def test_pickles_and_copies_round_trip() -> None:
