@@ -174,6 +174,14 @@ class _Column:
         return np.concatenate([self.data, np.full(n - len(self.data), self.fill, self.dtype)])
 
 
+def _docs_of(docs: dict[str, array[int]], entity: str) -> array[int]:
+    """The document numbers kept for ``entity`` (an empty list made when it has none yet)."""
+    found = docs.get(entity)
+    if found is None:
+        found = docs[entity] = array("i")
+    return found
+
+
 def _about_bounds(about: tuple[dt.datetime | None, dt.datetime | None] | None) -> tuple[float, float]:
     """A period's bounds in seconds: an open side is infinite, no period at all is NaN on both."""
     lo, hi = about if about else (None, None)
@@ -285,17 +293,22 @@ class SearchIndex:
                 (self._titled, [names_a_title(item.text) for item in new]),
             ):
                 column.put(start, values)
+            # (each list made only when missing: a default given to setdefault is made every time)
+            orders, entity_docs, subject_docs = self._thread_order, self._entity_docs, self._subject_docs
             for doc, item, second in zip(range(start, start + len(new)), new, seconds, strict=True):
                 if item.thread:
                     code = self.threads.codes[item.thread]
-                    self._thread_order.setdefault(code, _ThreadOrder()).insert(second, doc)
+                    order = orders.get(code)
+                    if order is None:
+                        order = orders[code] = _ThreadOrder()
+                    order.insert(second, doc)
                     self._thread_version[code] = self._thread_version.get(code, 0) + 1
                 named = tuple(dict.fromkeys(item.entities))
                 for entity in named:
-                    self._entity_docs.setdefault(entity, array("i")).append(doc)
+                    _docs_of(entity_docs, entity).append(doc)
                 self._mentions.append(named)
                 for entity in dict.fromkeys(item.subjects):
-                    self._subject_docs.setdefault(entity, array("i")).append(doc)
+                    _docs_of(subject_docs, entity).append(doc)
                 fresh.append((doc, item.text))
             self._live.put(start, [True] * len(new))  # last: a reader sees a document whole or not at all
             if at is not None and (self.watermark is None or at > self.watermark):
