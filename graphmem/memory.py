@@ -738,7 +738,8 @@ class Memory:
     def _event_indexables(self, events: Sequence[Event], mentions: Mapping[str, Sequence[str]],
                           about: Mapping[str, Interval | None]) -> list[Indexable]:
         """What the search index keeps of ``events``, given the ids of the entities each mentions."""
-        keys = {name_key(n) for e in events for n in e.entities}
+        key_of = {n: name_key(n) for e in events for n in e.entities}  # (a name once, however many name it)
+        keys = set(key_of.values())
         resolved = {k: i for k in keys if (i := self._entity_ids.get(k)) is not None}  # this write's names are here
         if len(resolved) < len(keys):
             resolved.update(self.store.entity_ids_for_keys(keys - set(resolved)))
@@ -746,7 +747,7 @@ class Memory:
             Indexable(id=e.id, type="event", text=e.content, time=e.occurred_at.at, kind=e.kind, scope=e.scope,
                       private=e.visibility is Visibility.PRIVATE, thread=e.thread, recorded_at=e.recorded_at,
                       entities=tuple(mentions.get(e.id, ())), about=_bounds(about.get(e.id)),
-                      subjects=declared_subjects(e.entities, resolved, mentions.get(e.id, ())))
+                      subjects=declared_subjects(e.entities, resolved, mentions.get(e.id, ()), key_of.__getitem__))
             for e in events
         ]
 

@@ -7,7 +7,7 @@ An adapter (the embedded Kuzu one, later a server engine) implements :class:`Gra
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -135,10 +135,12 @@ def object_key(object_id: str | None, object_: str) -> str:
     return object_id or object_.casefold()
 
 
-def declared_subjects(names: Sequence[str], resolved: Mapping[str, str], mentions: Sequence[str]) -> tuple[str, ...]:
-    """Of an event's ``mentions``, the entities its declared ``names`` resolve to (``resolved``: name key -> id)."""
+def declared_subjects(names: Sequence[str], resolved: Mapping[str, str], mentions: Sequence[str],
+                      key: Callable[[str], str] = name_key) -> tuple[str, ...]:
+    """Of an event's ``mentions``, the entities its declared ``names`` resolve to (``resolved``: name key -> id;
+    ``key``: a name's key, :func:`name_key` or the keys a caller already made)."""
     mentioned = set(mentions)
-    return tuple(dict.fromkeys(i for n in names if (i := resolved.get(name_key(n))) is not None and i in mentioned))
+    return tuple(dict.fromkeys(i for n in names if (i := resolved.get(key(n))) is not None and i in mentioned))
 
 
 @dataclass(frozen=True)
