@@ -18,7 +18,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -75,6 +75,12 @@ class WordEmbedder(Protocol):
         once."""
         ...
 
+    def embed_with_words(
+        self, texts: Sequence[str]
+    ) -> tuple[NDArray[np.float32], tuple[NDArray[np.int32], NDArray[np.int64]]]:
+        """``embed`` and ``word_rows`` of the same texts, at once."""
+        ...
+
     def word_match(
         self, text: str, rows: NDArray[np.integer[Any]], sizes: NDArray[np.int64]
     ) -> NDArray[np.float32] | None:
@@ -83,6 +89,21 @@ class WordEmbedder(Protocol):
         document, averaged over ``text``'s words (0 for a document with no word). None when ``text`` has no
         content word."""
         ...
+
+
+def _letter_runs(words: list[str]) -> Iterator[str]:
+    """The runs of letters (``_WORD``'s words) of a lower-cased text of printable ASCII, from the words its
+    tokenizer split it into (``_BERT_WORDS``': runs of letters and digits, and marks alone). A run of letters
+    is one of those words whole, or a part of one that holds digits too.
+
+    >>> list(_letter_runs(["covid19", "is", "2", "bad", "!", "a1b"]))
+    ['covid', 'is', 'bad', 'a', 'b']
+    """
+    for word in words:
+        if word.isalpha():
+            yield word
+        elif len(word) > 1 and not word.isdigit():
+            yield from _WORD.findall(word)
 
 
 def _unit(vectors: Any) -> NDArray[np.float32]:
@@ -166,14 +187,27 @@ class StaticEmbedder:
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         with self._lock:
-            return _unit(self._encode(list(texts)))
+            return _unit(self._encode(list(texts))[0])
 
-    def _encode(self, texts: list[str]) -> NDArray[Any]:
+    def embed_with_words(
+        self, texts: Sequence[str]
+    ) -> tuple[NDArray[np.float32], tuple[NDArray[np.int32], NDArray[np.int64]]]:
+        """``embed`` and ``word_rows`` at once: a text of printable ASCII is split once for both (~4 us less a
+        text; what the background indexer asks for)."""
+        texts = list(texts)
+        with self._lock:
+            vectors, split = self._encode(texts)
+        return _unit(vectors), self._word_rows(texts, split)
+
+    def _encode(self, texts: list[str]) -> tuple[NDArray[Any], dict[int, list[str]]]:
         """What the model's ``encode`` gives, the same to the bit. The model's tokenizer takes ~55 us of CPU for
         a 200-character text, most of what a vector costs; a text of printable ASCII is split here instead (its
         words' pieces come from the tokenizer once per word, then from ``_pieces``): ~25 us. Other texts (any
-        other character: accents, other scripts, control characters) go through the model whole."""
+        other character: accents, other scripts, control characters) go through the model whole. Also gives
+        the words of each text split here whole (not cut to the model's length), by its place: runs of letters
+        and digits, and marks alone."""
         model = self._model
+        whole = texts
         if model.max_length is not None:  # the model cuts a text to this many characters first, as it does
             texts = [t[: model.max_length * model.median_token_length] for t in texts]
         plain: list[int] = []
@@ -185,19 +219,22 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.dim), model.embedding.dtype)
         if others:
             out[others] = model.encode([texts[i] for i in others])
+        split: dict[int, list[str]] = {}
         if plain:
-            out[plain] = self._mean_of_pieces([texts[i] for i in plain])
-        return out
+            words = [_BERT_WORDS.findall(texts[i].lower()) for i in plain]
+            out[plain] = self._mean_of_pieces(words)
+            split = {i: w for i, w in zip(plain, words, strict=True) if len(texts[i]) == len(whole[i])}
+        return out, split
 
-    def _mean_of_pieces(self, texts: list[str]) -> NDArray[Any]:
-        """The model's vectors of texts of printable ASCII: the mean of their pieces' rows, unit length."""
+    def _mean_of_pieces(self, words: list[list[str]]) -> NDArray[Any]:
+        """The model's vectors of texts of printable ASCII, from their ``words`` (``_BERT_WORDS``' of each
+        text, lower-cased): the mean of the words' pieces' rows, unit length."""
         model = self._model
-        words = [_BERT_WORDS.findall(t.lower()) for t in texts]
         pieces = self._pieces
-        try:  # (most words' pieces are kept: a batch seldom brings a new one)
-            ids_of = [list(chain.from_iterable(map(pieces.__getitem__, ws))) for ws in words]
-        except KeyError:
-            new = set().union(*words).difference(pieces)
+        # the batch's words the kept pieces lack, found first: most batches bring a few (numbers, names), and
+        # a walk of the batch that stopped at the first of them was a third of a walk lost
+        new = set().union(*words).difference(pieces)
+        if new:
             if len(pieces) + len(new) > WORD_PIECES_KEPT:  # full: only this batch's words are kept
                 pieces.clear()
                 new = set().union(*words)
@@ -205,7 +242,7 @@ class StaticEmbedder:
             for word, encoding in zip(listed, model.tokenizer.encode_batch_fast(listed, add_special_tokens=False),
                                       strict=True):
                 pieces[word] = encoding.ids
-            ids_of = [list(chain.from_iterable(map(pieces.__getitem__, ws))) for ws in words]
+        ids_of = [list(chain.from_iterable(map(pieces.__getitem__, ws))) for ws in words]
         limit, unknown = model.max_length, model.unk_token_id
         by_length: dict[int, list[int]] = {}  # texts by their count of pieces, as the model averages them
         for i, ids in enumerate(ids_of):
@@ -217,7 +254,7 @@ class StaticEmbedder:
                 by_length.setdefault(len(ids), []).append(i)
         table = model.embedding
         rows = self._rows_as_float32(ids_of)
-        out = np.zeros((len(texts), self.dim), table.dtype)
+        out = np.zeros((len(words), self.dim), table.dtype)
         for length, at in by_length.items():
             # numpy's mean of float16 rows, the model's own arithmetic: a float32 sum of the rows in order,
             # divided in float32, rounded to float16; the same here, from rows already in float32 (converting
@@ -243,13 +280,21 @@ class StaticEmbedder:
         return self._rows32
 
     def word_rows(self, texts: Sequence[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+        return self._word_rows(texts, {})
+
+    def _word_rows(
+        self, texts: Sequence[str], split: Mapping[int, list[str]]
+    ) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+        """``word_rows``; the words of a text ``split`` holds are taken from there (see :func:`_letter_runs`)."""
         # split here, not by the model's tokenizer: a few us a text against ~45, and only whole words count
         row = self._word_row.get
         rows: list[int] = []
         sizes = np.zeros(len(texts), np.int64)
         for i, text in enumerate(texts):
             before = len(rows)
-            found = (at for word in _WORD.findall(text.lower()) if (at := row(word)) is not None)
+            words = split.get(i)
+            found = (at for word in (_WORD.findall(text.lower()) if words is None else _letter_runs(words))
+                     if (at := row(word)) is not None)
             rows.extend(dict.fromkeys(found))  # once each: a document's best match is the same
             sizes[i] = len(rows) - before
         return np.array(rows, np.int32), sizes

@@ -433,8 +433,11 @@ class SearchIndex:
             try:
                 texts = [text for _, text in batch]
                 docs = np.array([doc for doc, _ in batch], np.int64)
-                vectors = self.embedder.embed(texts)
-                words = self.embedder.word_rows(texts) if isinstance(self.embedder, WordEmbedder) else None
+                words: tuple[NDArray[np.int32], NDArray[np.int64]] | None = None
+                if isinstance(self.embedder, WordEmbedder):
+                    vectors, words = self.embedder.embed_with_words(texts)
+                else:
+                    vectors = self.embedder.embed(texts)
                 with self._embedding:  # landed whole between two saves
                     self.vectors.add(docs, vectors)
                     if words is not None:

@@ -84,11 +84,18 @@ def test_the_static_embedder_gives_the_models_own_vectors_to_the_bit(monkeypatch
     ]
     model = static._model  # type: ignore[attr-defined]
     for batch in (texts, texts[:1], texts[-4:], texts[3:9]):
-        assert np.array_equal(static._encode(list(batch)), model.encode(list(batch)))  # type: ignore[attr-defined]
+        assert np.array_equal(static._encode(list(batch))[0], model.encode(list(batch)))  # type: ignore[attr-defined]
     assert 0 < len(static._pieces) <= WORD_PIECES_KEPT  # type: ignore[attr-defined]
     monkeypatch.setattr("graphmem.index.embed.SUMMED_ROWS", 7)  # texts of one length summed a few at a time
-    assert np.array_equal(static._encode(texts[:120]), model.encode(texts[:120]))  # type: ignore[attr-defined]
+    assert np.array_equal(static._encode(texts[:120])[0], model.encode(texts[:120]))  # type: ignore[attr-defined]
     monkeypatch.setattr("graphmem.index.embed.WORD_PIECES_KEPT", 50)  # when full, the words kept start over
     fresh = [f"zq{i}x and wv{i}y" for i in range(30)]  # 60 words not seen before, and "and"
-    assert np.array_equal(static._encode(fresh), model.encode(fresh))  # type: ignore[attr-defined]
+    assert np.array_equal(static._encode(fresh)[0], model.encode(fresh))  # type: ignore[attr-defined]
     assert len(static._pieces) == 61  # type: ignore[attr-defined]
+    # embedded with their words: the same vectors, and the words word_rows finds in the whole text (a text longer
+    # than the model reads is embedded cut, its words found in all of it)
+    for batch in (texts, fresh, ["covid19 and h1n1, x2y3z: " * 5, "café 42", "b" * 9000 + " gardening"]):
+        vectors, (rows, sizes) = static.embed_with_words(batch)
+        assert np.array_equal(vectors, static.embed(batch))
+        alone = static.word_rows(batch)
+        assert np.array_equal(rows, alone[0]) and np.array_equal(sizes, alone[1])
