@@ -19,6 +19,7 @@ from graphmem.arrays import room
 __all__ = ["DocIds"]
 
 FOLD_AT = 65_536  # ids added before they join the sorted arrays
+MANY_FROM = 16  # ids from which extend and get_many take them with numpy, not one by one
 _WIDTH = 32  # bytes an id is stored in at first (graphmem's ids have 27); a longer id widens the array
 
 
@@ -99,7 +100,9 @@ class DocIds:
         """Give each of ``doc_ids`` (none of which has one, no two alike) the next number, in order; the
         first of them. One array assignment for them all: ~1 us an id in a batch of thousands, not ~3."""
         first = self._n
-        if not doc_ids:
+        if len(doc_ids) < MANY_FROM:  # (a few: the numpy calls would cost more than they save)
+            for doc_id in doc_ids:
+                self.append(doc_id)
             return first
         encoded = np.array([i.encode() for i in doc_ids])
         if encoded.itemsize > self._ids.itemsize:
@@ -119,6 +122,8 @@ class DocIds:
     def get_many(self, doc_ids: Sequence[str]) -> list[int | None]:
         """The number of each of ``doc_ids`` (None: it has none), the folded ones found by one search of the
         sorted hashes for them all: for ids being added (none found) ~0.3 us an id instead of ~3."""
+        if len(doc_ids) < MANY_FROM:
+            return [self.get(i) for i in doc_ids]
         recent = self._recent.get
         out = [recent(i) for i in doc_ids]
         keys, _ = self._sorted

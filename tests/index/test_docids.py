@@ -16,6 +16,7 @@ def test_both_ways_agree_with_a_list_and_a_dict(steps, colliding):
     """Whatever the adds and forgets, folded or recent, and even when every id hashes alike."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(docids, "FOLD_AT", 4)
+        patch.setattr(docids, "MANY_FROM", 3)  # (numpy for three ids or more)
         if colliding:
             patch.setattr(docids, "hash", lambda text: len(text) % 3, raising=False)
         ids, listed, numbers = DocIds(), [], {}
