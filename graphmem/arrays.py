@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["room", "save_arrays", "sorted_union", "sorted_unique"]
+__all__ = ["grown", "room", "save_arrays", "sorted_union", "sorted_unique"]
 
 N = TypeVar("N", bound=np.integer)
 
@@ -26,6 +26,20 @@ def room(needed: int, held: int) -> int:
     (1024, 1280, 5000)
     """
     return max(needed, held + held // 4, 1_024)
+
+
+def grown(array: NDArray[Any], needed: int, fill: Any = 0) -> NDArray[Any]:
+    """``array`` when it holds ``needed`` items already, else a longer copy (see :func:`room`) with ``fill``
+    past its items. The old array is never changed: a reader that took it still sees all it held.
+
+    >>> grown(np.arange(3), 2).tolist(), len(grown(np.arange(3), 4, -1)), grown(np.arange(3), 4, -1)[2:5].tolist()
+    ([0, 1, 2], 1024, [2, -1, -1])
+    """
+    if needed <= len(array):
+        return array
+    out = np.full(room(needed, len(array)), fill, array.dtype)
+    out[: len(array)] = array
+    return out
 
 
 def sorted_unique(values: NDArray[N]) -> NDArray[N]:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.arrays import room
+from graphmem.arrays import grown, room
 
 __all__ = ["DocIds"]
 
@@ -78,10 +78,7 @@ class DocIds:
         encoded = doc_id.encode()
         if len(encoded) > self._ids.itemsize:
             self._ids = self._ids.astype(f"S{len(encoded)}")
-        if self._n == len(self._ids):
-            grown = np.zeros(room(self._n + 1, len(self._ids)), self._ids.dtype)
-            grown[: self._n] = self._ids
-            self._ids = grown  # (readers that took the old array still find every id it held)
+        self._ids = grown(self._ids, self._n + 1)  # (readers that took the old array still find every id it held)
         number = self._n
         self._ids[number] = encoded
         self._n += 1
@@ -108,10 +105,7 @@ class DocIds:
         if encoded.itemsize > self._ids.itemsize:
             self._ids = self._ids.astype(encoded.dtype)
         end = first + len(doc_ids)
-        if end > len(self._ids):
-            grown = np.zeros(room(end, len(self._ids)), self._ids.dtype)
-            grown[:first] = self._ids[:first]
-            self._ids = grown
+        self._ids = grown(self._ids, end)
         self._ids[first:end] = encoded
         self._n = end  # (after the ids: a reader never sees a number without its id)
         self._recent.update(zip(doc_ids, range(first, end)))

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.arrays import room, save_arrays, sorted_union
+from graphmem.arrays import grown, room, save_arrays, sorted_union
 from graphmem.index.vocabulary import Vocabulary
 
 __all__ = ["LexicalIndex", "write_arrays"]
@@ -153,10 +153,7 @@ class LexicalIndex:
         with self._lock:
             if doc < len(self._lengths) and self._lengths[doc] >= 0:
                 return
-            if doc >= len(self._lengths):
-                grown = np.full(room(doc + 1, len(self._lengths)), -1, np.int32)
-                grown[: len(self._lengths)] = self._lengths
-                self._lengths = grown
+            self._lengths = grown(self._lengths, doc + 1, -1)
             self._lengths[doc] = len(terms)
             self._end = max(self._end, doc + 1)
             self._total_terms += len(terms)
@@ -194,10 +191,7 @@ class LexicalIndex:
         docs = (row_of + first).astype(np.int32)
         freqs = np.minimum(counts, COUNT_MAX).astype(np.uint16)
         with self._lock:
-            if first + n > len(self._lengths):
-                grown = np.full(room(first + n, len(self._lengths)), -1, np.int32)
-                grown[: len(self._lengths)] = self._lengths
-                self._lengths = grown
+            self._lengths = grown(self._lengths, first + n, -1)
             self._lengths[first : first + n] = lengths
             self._end = max(self._end, first + n)
             self._total_terms += int(lengths.sum())

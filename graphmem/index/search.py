@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.arrays import room, save_arrays
+from graphmem.arrays import grown, room, save_arrays
 from graphmem.errors import StoreError
 from graphmem.index.codes import Codes
 from graphmem.index.docids import DocIds
@@ -136,10 +136,7 @@ class _Column:
         self.data = np.full(1024, fill, dtype)
 
     def _reserve(self, end: int) -> None:
-        if end > len(self.data):
-            grown = np.full(room(end, len(self.data)), self.fill, self.dtype)
-            grown[: len(self.data)] = self.data
-            self.data = grown
+        self.data = grown(self.data, end, self.fill)
 
     def set(self, i: int, value: Any) -> None:
         self._reserve(i + 1)
@@ -390,7 +387,7 @@ class SearchIndex:
                 doc = self.ids.get(doc_id)
                 if doc is not None and self._mentions.add(doc, entity):
                     self.changes += 1
-                    self._entity_docs.setdefault(entity, array("i")).append(doc)
+                    _docs_of(self._entity_docs, entity).append(doc)
 
     def merge_entities(self, merged: str, kept: str) -> None:
         """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
@@ -398,13 +395,13 @@ class SearchIndex:
             self.changes += 1
             about = self._subject_docs.pop(merged, None)
             if about:
-                target = self._subject_docs.setdefault(kept, array("i"))
+                target = _docs_of(self._subject_docs, kept)
                 have = set(target)
                 target.extend(d for d in about if d not in have)
             docs = self._entity_docs.pop(merged, None)
             if not docs:
                 return
-            target = self._entity_docs.setdefault(kept, array("i"))
+            target = _docs_of(self._entity_docs, kept)
             have = set(target)
             self._mentions.rename(merged, kept)
             for doc in docs:
