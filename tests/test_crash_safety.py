@@ -54,6 +54,48 @@ def test_sigkill_loses_nothing_acknowledged(tmp_path, kill_after):
         assert mem.stats().events in (len(acked), len(acked) + 1)  # at most one unacknowledged write landed
 
 
+BULK_WRITER = textwrap.dedent(
+    """
+    import sys
+    from graphmem import Memory
+    from graphmem.store import kuzu_store
+    kuzu_store.LOAD_MAX_ROWS = 100  # batches of 300 go by COPY, as large ones do, and share commits
+    mem = Memory.open(sys.argv[1], extract=False)
+    b = 0
+    while True:
+        made = mem.record_many([{"content": f"bulk {b} event {i}", "occurred_at": "2025-11-27", "thread": "crash"}
+                                for i in range(300)])
+        print(" ".join(r.id for r in made), flush=True)
+        b += 1
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill_after", [1, 3])
+def test_sigkill_between_bulk_writes_that_share_a_commit_loses_none(tmp_path, kill_after):
+    """After an odd number of bulk writes the last is copied into a transaction that waits for the next to
+    share its commit (see BULK_PER_COMMIT): a kill then loses nothing acknowledged."""
+    path = tmp_path / "crash.kuzu"
+    proc = subprocess.Popen([sys.executable, "-c", BULK_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    acked: list[str] = []
+    try:
+        for batches, line in enumerate(proc.stdout, 1):
+            acked.extend(line.split())
+            if batches >= kill_after:
+                os.kill(proc.pid, signal.SIGKILL)
+                break
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    with Memory.open(path, extract=False) as mem:
+        events = mem.get(acked)
+        assert [e.id for e in events] == acked
+        assert [e.content for e in events[:300]] == [f"bulk 0 event {i}" for i in range(300)]
+        assert mem.stats().events in (len(acked), len(acked) + 300)  # at most one unacknowledged write landed
+
+
 LEFT_OPEN = textwrap.dedent(
     """
     import sys

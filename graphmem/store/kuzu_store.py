@@ -164,6 +164,15 @@ APPLY_MAX_ROWS = 20_000  # rows of journalled writes the applier merges into one
 # has them applied at once, so it waits for at most this long's writes
 APPLY_LINGER_S = 0.5
 APPLY_LINGER_ROWS = 3_000
+# bulk writes the engine copies (over LOAD_MAX_ROWS rows each) share a transaction when one is acknowledged
+# while the engine takes the one before: the commit of a transaction that copied checkpoints the whole
+# database, a cost that grows with the database and hardly with the rows copied (the engine alone, 1M of
+# bench/scale.py's events: 18,035 events/s with a commit every 10,000, 26,553 every 20,000, 31,009 every
+# 30,000; bench/engine_floor.py). The applier copies each as it comes and commits after BULK_PER_COMMIT of
+# them, or once the next has not come for BULK_PARTNER_WAIT_S, or a read waits for them, or the store closes.
+# A bulk writer waits until the engine has taken the writes ahead of it, not until they are committed
+BULK_PER_COMMIT = 2
+BULK_PARTNER_WAIT_S = 3.0
 _MARK = "MATCH (j:JournalMark {key: 'applied'}) SET j.applied = $seq"
 # the engine's write-ahead log is folded into the database file (a checkpoint) once it holds this much. The
 # engine would do it inside the commit that crosses it, where it waits for every running read to finish and
@@ -389,11 +398,13 @@ class KuzuStore:
         self._queued: list[_Queued] = []  # journalled writes the engine does not hold yet, oldest first
         self._queued_rows = 0  # their rows
         self._overlay = _Overlay()  # what they add, for the lookups that do not wait for them
-        self._queue = threading.Condition()  # guards the two above, _applied, _failure and _stopping
+        self._queue = threading.Condition()  # guards the two above, _applied, _taken, _failure and _stopping
         self._applied = 0  # the number of the last journal record the engine holds
+        self._taken = 0  # ... or has in a transaction not committed yet (see BULK_PER_COMMIT)
         self._failure: StoreError | None = None  # a journalled write the engine refused: nothing more is taken
         self._stopping = False
         self._waiting = 0  # reads waiting for the applier
+        self._taking = 0  # bulk writers waiting for the engine to take the writes ahead of theirs
         self._singly_until = 0  # after a merged transaction failed: its writes one per transaction
         self._applier: threading.Thread | None = None
         self._journal: Journal | None = None
@@ -621,11 +632,16 @@ class KuzuStore:
             try:
                 yield conn
             except BaseException:
+                self._held = None  # (it counted rows that the engine does not keep)
                 with suppress(RuntimeError):  # the engine may have rolled the failed transaction back already
                     conn.execute("ROLLBACK")
                 raise
-            with self._gate.alone() if self._copied else nullcontext():  # (it checkpoints: see _ReadGate)
-                self._run(conn, "COMMIT")
+            try:
+                with self._gate.alone() if self._copied else nullcontext():  # (it checkpoints: see _ReadGate)
+                    self._run(conn, "COMMIT")
+            except BaseException:
+                self._held = None
+                raise
 
     @contextmanager
     def _undone_cleared(self) -> Iterator[None]:
@@ -710,9 +726,10 @@ class KuzuStore:
         """Durable when it returns: in the journal, from which the applier moves it into the engine.
 
         A large write (more than ``LARGE_WRITE_ROWS`` rows: a bulk ``record_many``) waits first until the
-        writes ahead of it have landed: one in flight, which the engine copies while the caller prepares the
-        next (the engine's share of a 10,000-event batch is native work that no longer holds up Python's). One
-        whose record passes ``IN_FLIGHT_MAX_BYTES`` returns once it has landed."""
+        engine has taken the writes ahead of it: one in flight, which the engine copies while the caller
+        prepares the next (the engine's share of a 10,000-event batch is native work that no longer holds up
+        Python's), and bulk writes one after another share a commit (see ``BULK_PER_COMMIT``). One whose record
+        passes ``IN_FLIGHT_MAX_BYTES`` returns once it has landed."""
         size = len(batch)
         if not size:
             return
@@ -724,8 +741,10 @@ class KuzuStore:
                 self._evidenced.update(state_id for _, state_id, _, _ in batch.evidence)
             ids = [e.id for e in batch.events]
             large = size > LARGE_WRITE_ROWS
-            if large or self._journal is None:
+            if self._journal is None:
                 self._settle()
+            elif large:
+                self._settle(taken=True)
             else:
                 self._journalled += 1
             # the engine would refuse a stored event after the write was acknowledged; a refused copy also
@@ -748,8 +767,9 @@ class KuzuStore:
         queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch), self._version_columns(batch))
         with self._queue:
             # the applier is woken when it has something new to do: it lingers otherwise (see _applier), and
-            # a wake-up for each small write costs the caller a thread switch
-            wake = (not self._queued or queued.rows > LARGE_WRITE_ROWS
+            # a wake-up for each small write costs the caller a thread switch. One waiting for a bulk write to
+            # share its transaction (see _bulk_partner) is woken by any
+            wake = (not self._queued or queued.rows > LARGE_WRITE_ROWS or self._taken > self._applied
                     or self._queued_rows < APPLY_LINGER_ROWS <= self._queued_rows + queued.rows)
             self._queued.append(queued)
             self._queued_rows += queued.rows
@@ -882,21 +902,25 @@ class KuzuStore:
                               columns: Sequence[Sequence[str]] | None = None) -> None:
         """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held.
         ``columns``: those each of its state versions changes, worked out when it was acknowledged."""
+        with self._in_transaction() as tx:
+            self._write_batch(tx, batch, mark, columns)
+
+    def _write_batch(self, tx: Any, batch: WriteBatch, mark: int | None = None,
+                     columns: Sequence[Sequence[str]] | None = None) -> None:
+        """``batch`` written in the open transaction ``tx`` (see _write_in_transaction)."""
         self._copying = len(batch) > LOAD_MAX_ROWS
-        if self._held is None:
-            self._held = {t: int(self._run(self._writer, f"MATCH (n:{t}) RETURN count(*)").get_all()[0][0])
-                          for t in _SIZED}
+        if self._held is None:  # (a transaction's own rows count: a bound, see _held)
+            self._held = {t: int(self._run(tx, f"MATCH (n:{t}) RETURN count(*)").get_all()[0][0]) for t in _SIZED}
         added = {"Entity": len(batch.entities), "Event": len(batch.events), "State": len(batch.new_states),
                  "Revision": len(batch.revisions), "Thread": len(batch.threads)}
         self._sizes = {t: self._held[t] + added[t] for t in _SIZED}  # (a version is not a new row)
-        with self._in_transaction() as tx:
-            self._write_merges(tx, batch)
-            self._write_nodes(tx, batch)
-            self._write_edges(tx, batch)
-            self._write_states(tx, batch, self._version_columns(batch) if columns is None else columns)
-            if mark is not None:
-                self._run(tx, _MARK, {"seq": mark})
-        self._held = self._sizes
+        self._write_merges(tx, batch)
+        self._write_nodes(tx, batch)
+        self._write_edges(tx, batch)
+        self._write_states(tx, batch, self._version_columns(batch) if columns is None else columns)
+        if mark is not None:
+            self._run(tx, _MARK, {"seq": mark})
+        self._held = self._sizes  # (read again after a transaction that fails: see _in_transaction)
 
     # -- the journal and its applier -----------------------------------------------------------------------
 
@@ -931,7 +955,7 @@ class KuzuStore:
         if waiting:
             log.warning("applied %d journalled writes to %s that a crash had left unapplied", len(waiting),
                         self.path)
-        self._applied = journal.last
+        self._applied = self._taken = journal.last
         journal.applied(journal.last)
         return journal
 
@@ -1024,7 +1048,8 @@ class KuzuStore:
             if not self._queued:
                 return True
             group, rows_ = [self._queued[0]], self._queued[0].rows
-            for q in self._queued[1:]:
+            bulk = self._shares_commit(group[0])
+            for q in () if bulk else self._queued[1:]:
                 if (q.seq <= self._singly_until or rows_ + q.rows > APPLY_MAX_ROWS or q.batch.merges
                         or group[0].batch.merges):
                     break  # merges go first in a transaction: one with merges is applied alone
@@ -1033,8 +1058,11 @@ class KuzuStore:
         try:
             with self._engine_lock:
                 try:
-                    self._write_as_applier([q.batch for q in group], [c for q in group for c in q.columns],
-                                           mark=group[-1].seq)
+                    if bulk:
+                        self._write_bulk(group)
+                    else:
+                        self._write_as_applier([q.batch for q in group], [c for q in group for c in q.columns],
+                                               mark=group[-1].seq)
                 except StoreError:
                     if self._mark(self._writer) != group[-1].seq:
                         raise
@@ -1061,6 +1089,7 @@ class KuzuStore:
             del self._queued[: len(group)]
             self._queued_rows = sum(q.rows for q in self._queued)
             self._applied = group[-1].seq
+            self._taken = max(self._taken, self._applied)
             self._overlay = _Overlay.of(self._queued)
             self._queue.notify_all()
             idle = not self._queued
@@ -1071,6 +1100,45 @@ class KuzuStore:
                 self._checkpoint()
         self._keep_recovery_copy()
         return True
+
+    def _shares_commit(self, q: _Queued) -> bool:
+        """Whether the queued ``q`` is a bulk write that shares a transaction with those acknowledged right
+        after it (see BULK_PER_COMMIT)."""
+        return BULK_PER_COMMIT > 1 and q.rows > LOAD_MAX_ROWS and not q.batch.merges and q.seq > self._singly_until
+
+    def _write_bulk(self, group: list[_Queued]) -> None:
+        """The bulk write ``group[0]`` and those acknowledged right behind it, up to ``BULK_PER_COMMIT``, each
+        written as it comes, in one transaction; ``group`` grows by them (the engine lock held)."""
+        self._copy_at = APPLY_COPY_THRESHOLD
+        try:
+            with self._in_transaction() as tx:
+                while True:
+                    q = group[-1]
+                    self._write_batch(tx, q.batch, mark=q.seq, columns=q.columns)
+                    with self._queue:
+                        self._taken = q.seq
+                        self._queue.notify_all()  # its writer may acknowledge the next
+                        partner = self._bulk_partner(len(group)) if len(group) < BULK_PER_COMMIT else None
+                    if partner is None:
+                        return
+                    group.append(partner)
+        finally:
+            self._copy_at = COPY_THRESHOLD
+
+    def _bulk_partner(self, taken: int) -> _Queued | None:
+        """The bulk write acknowledged right after the ``taken`` at the head of the queue, once it comes (the
+        queue's lock held). None, to commit now: a read waits, the store closes or stopped, another kind of
+        write is next, or none came within ``BULK_PARTNER_WAIT_S``."""
+        until = time.monotonic() + BULK_PARTNER_WAIT_S
+        while not (self._waiting or self._stopping or self._failure is not None):
+            if len(self._queued) > taken:
+                q = self._queued[taken]
+                return q if self._shares_commit(q) else None
+            left = until - time.monotonic()
+            if left <= 0:
+                return None
+            self._queue.wait(left)
+        return None
 
     def _write_as_applier(self, batches: Sequence[WriteBatch], columns: Sequence[Sequence[str]],
                           mark: int | None = None) -> None:
@@ -1115,20 +1183,28 @@ class KuzuStore:
         if self._failure is not None:
             raise self._failure
 
-    def _settle(self) -> None:
-        """Wait until the engine holds every write acknowledged so far (a read then sees them all)."""
+    def _settle(self, *, taken: bool = False) -> None:
+        """Wait until the engine holds every write acknowledged so far (a read then sees them all); ``taken``:
+        until it has them in a transaction, perhaps not committed yet (a bulk writer's wait, which leaves the
+        applier to gather bulk writes into one commit: see BULK_PER_COMMIT)."""
         if not self._queued or threading.current_thread() is self._applier:
             self._check_failure()
             return
         with self._queue:
             target = self._queued[-1].seq if self._queued else self._applied
-            self._waiting += 1
+            if taken:
+                self._taking += 1
+            else:
+                self._waiting += 1
             self._queue.notify_all()  # the applier stops lingering
             try:
-                while self._applied < target and self._failure is None:
+                while (self._taken if taken else self._applied) < target and self._failure is None:
                     self._queue.wait()
             finally:
-                self._waiting -= 1
+                if taken:
+                    self._taking -= 1
+                else:
+                    self._waiting -= 1
         self._check_failure()
 
     def _settle_for(self, subjects: Iterable[str] = (), state_ids: Iterable[str] = (),
@@ -2092,7 +2168,7 @@ def _applier(ref: weakref.ref[KuzuStore], queue: threading.Condition) -> None:
                 continue
             head = store._queued[0]
             left = _linger_left(time.monotonic() - head.at, head.rows, store._queued_rows,
-                               hurried=bool(store._waiting or store._stopping))
+                               hurried=bool(store._waiting or store._taking or store._stopping))
             if left > 0:
                 del store  # more writes share the transaction
                 queue.wait(timeout=left)
@@ -2104,9 +2180,9 @@ def _applier(ref: weakref.ref[KuzuStore], queue: threading.Condition) -> None:
 
 def _linger_left(waited: float, first_rows: int, rows: int, *, hurried: bool) -> float:
     """How much longer the applier lets journalled writes gather into one transaction (0: apply them now),
-    given how long the first has waited, its rows and those of all. Not when a read waits for them or the
-    store closes (``hurried``), nor for a large write: it has a transaction of its own, and the next waits for
-    it.
+    given how long the first has waited, its rows and those of all. Not when a read or a bulk writer waits for
+    them or the store closes (``hurried``), nor for a large write: it has a transaction of its own (shared only
+    with bulk writes, see BULK_PER_COMMIT), and the next waits for it.
 
     >>> _linger_left(0.1, 5, 40, hurried=False), _linger_left(0.1, 5, 40, hurried=True)
     (0.4, 0.0)

@@ -902,6 +902,63 @@ def test_after_the_engine_refuses_a_copying_write_the_store_stops_and_a_reopen_s
         assert _events_and_thread_edges(mem) == (605, 605)
 
 
+def _until(condition, timeout: float = 30.0) -> None:
+    stop = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < stop, "timed out"
+        time.sleep(0.01)
+
+
+def test_bulk_writes_one_after_another_share_a_commit_and_a_read_has_them_committed_at_once(
+        tmp_path, monkeypatch):
+    """The commit of a copying write checkpoints the whole database: bulk writes acknowledged one after another
+    share one (BULK_PER_COMMIT), each copied as it comes. The writer of the next waits until the engine has
+    taken the last, not for its commit; a read that needs them has them committed at once, not after
+    BULK_PARTNER_WAIT_S."""
+    monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 100)  # (300 events go by COPY, as large writes do)
+    monkeypatch.setattr(kuzu_store, "BULK_PARTNER_WAIT_S", 600.0)
+    shared: list[int] = []
+    write_bulk = KuzuStore._write_bulk
+
+    def counted(self, group):
+        write_bulk(self, group)
+        shared.append(len(group))
+
+    monkeypatch.setattr(KuzuStore, "_write_bulk", counted)
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        for start in range(0, 1_500, 300):
+            mem.record_many(_notes(start, start + 300))
+        _until(lambda: store._taken == store._journal.last)  # the fifth is copied, waiting for a partner
+        assert shared == [2, 2] and store.pending_writes() == 1 and store._applied < store._taken
+        sixth = threading.Thread(target=lambda: mem.record_many(_notes(1_500, 1_800)))
+        sixth.start()
+        sixth.join(timeout=60)
+        assert not sixth.is_alive()  # its writer did not wait for the fifth's commit
+        _until(lambda: shared == [2, 2, 2])
+        mem.record_many(_notes(1_800, 2_100))
+        counted_events: list[int] = []
+        reader = threading.Thread(target=lambda: counted_events.append(mem.stats().events))
+        reader.start()
+        reader.join(timeout=60)
+        assert not reader.is_alive() and counted_events == [2_100]
+        assert shared == [2, 2, 2, 1]
+        assert _events_and_thread_edges(mem) == (2_100, 2_100)
+        assert store._mark(store._writer) == store._journal.last
+
+
+def test_a_small_write_behind_a_bulk_write_ends_its_wait_for_a_partner(tmp_path, monkeypatch):
+    monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 100)
+    monkeypatch.setattr(kuzu_store, "BULK_PARTNER_WAIT_S", 600.0)
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        store = mem.store
+        mem.record_many(_notes(0, 300))
+        _until(lambda: store._taken == store._journal.last)
+        mem.record(content="one more", occurred_at="2025-11-27", thread="t")
+        _until(lambda: store.pending_writes() == 0)  # committed, then applied after it (no read hurried them)
+        assert _events_and_thread_edges(mem) == (301, 301)
+
+
 def test_reading_every_event_for_the_index_fits_a_small_page_cache(tmp_path):
     """The engine holds a read's whole answer in its page cache: every event at once (here ~20 MB of text) did
     not fit 24 MiB, so opening the memory (the index catches up) and the janitor's scan for leaks failed."""
