@@ -139,8 +139,8 @@ STATE_CACHE = 20_000  # states by id, kept current the same way
 # any of 10,000 people answers from memory once it has been asked
 SUBJECT_CACHE = 20_000
 SUBJECT_CACHE_READ = 1_000  # a read of more subjects (a bulk write's) is not kept: its rows would fill the cache
-# a write of more rows than this (a bulk import) is journalled once the writes ahead of it are applied, and
-# applied in a transaction of its own (see write)
+# a write of more rows than this (a bulk import) is journalled once the engine has taken the writes ahead of
+# it, and applied in a transaction of its own, or with other bulk writes (see write and BULK_PER_COMMIT)
 LARGE_WRITE_ROWS = 256
 # a write whose journal record is larger than this returns once the engine holds it, not while the caller
 # prepares the next. Two such batches alive at once (one being applied, the next being made) leave memory
