@@ -25,23 +25,29 @@ WRITER = textwrap.dedent(
 )
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("kill_after", [1, 150])
-def test_sigkill_loses_nothing_acknowledged(tmp_path, kill_after):
-    path = tmp_path / "crash.kuzu"
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
-    acked: dict[str, int] = {}
+def _killed_after(writer: str, path, lines: int) -> list[str]:
+    """The first ``lines`` lines the ``writer`` script printed (one per acknowledged write) before it was
+    killed with SIGKILL right after them."""
+    proc = subprocess.Popen([sys.executable, "-c", writer, str(path)], stdout=subprocess.PIPE, text=True)
+    printed: list[str] = []
     try:
         for line in proc.stdout:
-            event_id, number = line.split()
-            acked[event_id] = int(number)
-            if len(acked) >= kill_after:
+            printed.append(line)
+            if len(printed) >= lines:
                 os.kill(proc.pid, signal.SIGKILL)
                 break
     finally:
         proc.kill()
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
+    return printed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill_after", [1, 150])
+def test_sigkill_loses_nothing_acknowledged(tmp_path, kill_after):
+    path = tmp_path / "crash.kuzu"
+    acked = {event_id: int(number) for event_id, number in map(str.split, _killed_after(WRITER, path, kill_after))}
     with Memory.open(path) as mem:
         events = mem.get(list(acked))
         assert [e.id for e in events] == list(acked)
@@ -77,18 +83,7 @@ def test_sigkill_between_bulk_writes_that_share_a_commit_loses_none(tmp_path, ki
     """After an odd number of bulk writes the last is copied into a transaction that waits for the next to
     share its commit (see BULK_PER_COMMIT): a kill then loses nothing acknowledged."""
     path = tmp_path / "crash.kuzu"
-    proc = subprocess.Popen([sys.executable, "-c", BULK_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
-    acked: list[str] = []
-    try:
-        for batches, line in enumerate(proc.stdout, 1):
-            acked.extend(line.split())
-            if batches >= kill_after:
-                os.kill(proc.pid, signal.SIGKILL)
-                break
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
+    acked = [event_id for line in _killed_after(BULK_WRITER, path, kill_after) for event_id in line.split()]
     with Memory.open(path, extract=False) as mem:
         events = mem.get(acked)
         assert [e.id for e in events] == acked
