@@ -1109,21 +1109,17 @@ class KuzuStore:
     def _write_bulk(self, group: list[_Queued]) -> None:
         """The bulk write ``group[0]`` and those acknowledged right behind it, up to ``BULK_PER_COMMIT``, each
         written as it comes, in one transaction; ``group`` grows by them (the engine lock held)."""
-        self._copy_at = APPLY_COPY_THRESHOLD
-        try:
-            with self._in_transaction() as tx:
-                while True:
-                    q = group[-1]
-                    self._write_batch(tx, q.batch, mark=q.seq, columns=q.columns)
-                    with self._queue:
-                        self._taken = q.seq
-                        self._queue.notify_all()  # its writer may acknowledge the next
-                        partner = self._bulk_partner(len(group)) if len(group) < BULK_PER_COMMIT else None
-                    if partner is None:
-                        return
-                    group.append(partner)
-        finally:
-            self._copy_at = COPY_THRESHOLD
+        with self._applier_thresholds(), self._in_transaction() as tx:
+            while True:
+                q = group[-1]
+                self._write_batch(tx, q.batch, mark=q.seq, columns=q.columns)
+                with self._queue:
+                    self._taken = q.seq
+                    self._queue.notify_all()  # its writer may acknowledge the next
+                    partner = self._bulk_partner(len(group)) if len(group) < BULK_PER_COMMIT else None
+                if partner is None:
+                    return
+                group.append(partner)
 
     def _bulk_partner(self, taken: int) -> _Queued | None:
         """The bulk write acknowledged right after the ``taken`` at the head of the queue, once it comes (the
@@ -1144,9 +1140,15 @@ class KuzuStore:
                           mark: int | None = None) -> None:
         """``batches`` merged into one transaction, as the applier writes journalled writes (with its COPY
         threshold; ``columns``: those each of their versions changes, in order); the engine lock held."""
+        with self._applier_thresholds():
+            self._write_in_transaction(_merged(batches), mark=mark, columns=columns)
+
+    @contextmanager
+    def _applier_thresholds(self) -> Iterator[None]:
+        """The applier's COPY threshold while it writes (see APPLY_COPY_THRESHOLD)."""
         self._copy_at = APPLY_COPY_THRESHOLD
         try:
-            self._write_in_transaction(_merged(batches), mark=mark, columns=columns)
+            yield
         finally:
             self._copy_at = COPY_THRESHOLD
 
