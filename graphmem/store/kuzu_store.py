@@ -2171,6 +2171,7 @@ def _applier(ref: weakref.ref[KuzuStore], queue: threading.Condition) -> None:
             head = store._queued[0]
             left = _linger_left(time.monotonic() - head.at, head.rows, store._queued_rows,
                                hurried=bool(store._waiting or store._taking or store._stopping))
+            del head  # (kept, it would keep the write alive after it was applied, while the next is made)
             if left > 0:
                 del store  # more writes share the transaction
                 queue.wait(timeout=left)
