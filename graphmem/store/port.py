@@ -51,9 +51,14 @@ class WriteBatch:
     def __len__(self) -> int:
         return sum(map(len, vars(self).values()))
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (the journal's record of it) without its empty fields: a record's write fills few of
+        the 22."""
+        return {name: value for name, value in self.__dict__.items() if value}
+
     def __setstate__(self, state: dict[str, object]) -> None:
-        """A batch unpickled from a journal written before a field was added has that field empty (each
-        field is a list)."""
+        """A field the pickle lacks is empty (each field is a list): left out as empty, or a journal written
+        before the field was added."""
         self.__dict__.update({f.name: [] for f in fields(self) if f.name not in state} | state)
 
 

@@ -107,6 +107,16 @@ def test_a_journal_record_written_before_a_batch_field_existed_is_replayed(tmp_p
         assert mem.stats().events == 2
 
 
+def test_a_write_batch_is_journalled_without_its_empty_fields_and_read_back_whole():
+    batch = WriteBatch(in_thread=[("ev_a", "notes")], mentions=[("ev_a", "en_peter")])
+    payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"retractions" not in payload  # (one of the 20 fields it leaves empty)
+    back = pickle.loads(payload)
+    assert back == batch and back.retractions == [] and len(back) == 2
+    back.retractions.append("x")  # each empty field a list of its own
+    assert pickle.loads(payload).retractions == [] and back.confirmations == []
+
+
 def test_a_missing_database_is_not_made_anew_beside_the_copy_and_journal_of_the_one_that_was_there(tmp_path):
     path = tmp_path / "m.kuzu"
     with Memory.open(path, extract=False) as mem:
