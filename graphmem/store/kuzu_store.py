@@ -79,7 +79,11 @@ COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row
 COPY_CHUNK = 4_096  # rows turned into Arrow at a time for a COPY or a LOAD FROM (see _arrow)
 # the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
 # slows the writes being acknowledged beside it; row by row the applier spends ~1 ms an event. One by one at
-# a million events: ~490-510 records/s with this, ~360-440 with COPY_THRESHOLD
+# a million events: ~490-510 records/s with this, ~360-440 with COPY_THRESHOLD. New nodes of a transaction
+# that copies nothing go from Arrow rows past COPY_THRESHOLD even so (see _insert): `UNWIND $rows` CREATE took
+# the applier ~15 ms for a merged write's ~150 annotations and as long for its revisions. Records one by one
+# with extraction on one core (bench/extraction.py --speed, two rounds of three runs): 690 and 732/s against
+# 631 and 677, until all were applied 589 and 626 against 541 and 580
 APPLY_COPY_THRESHOLD = 1_000
 # a transaction of at most this many rows writes the kinds that go in bulk by statements that read their rows
 # from Arrow (`LOAD FROM`, see _load) rather than by COPY: a COPY's commit checkpoints the database (~25-40 ms
@@ -1516,7 +1520,9 @@ class KuzuStore:
     def _insert(self, tx: Any, table: str, items: list[dict[str, Any]], *, upsert: str | None = None) -> None:
         if not items:
             return
-        if upsert is None and len(items) > self._copy_at:
+        # new nodes join nothing: a transaction that copies nothing (the applier's merged small writes too)
+        # writes a table's from Arrow rows once it has more than COPY_THRESHOLD (see APPLY_COPY_THRESHOLD)
+        if upsert is None and len(items) > (self._copy_at if self._copying else COPY_THRESHOLD):
             if self._copying:
                 self._copy(tx, table, items)
             else:

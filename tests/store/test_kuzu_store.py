@@ -1194,3 +1194,56 @@ def test_a_log_the_engine_cannot_replay_is_named_with_the_remedy_and_the_files_a
     assert "'/data/m.kuzu.wal'" in str(error) and "graphmem backup" in str(error) and "left as they are" in str(error)
     other = kuzu_store._open_error("/data/m.kuzu", RuntimeError("IO exception: no space left"))
     assert str(other) == "cannot open database '/data/m.kuzu': IO exception: no space left"
+
+
+def _graph_read_back(mem: Memory, people: list[str]) -> dict:
+    """What a memory holds, read from the engine, without the ids and times of writing."""
+    mem.store.settle()
+    store = mem.store
+    store._subjects.clear()
+    store._events.clear()
+    stats = dataclasses.replace(mem.stats(), path="")
+    timelines = {p: sorted((s.predicate, s.object, str(s.valid.start and s.valid.start.at),
+                            str(s.valid.end and s.valid.end.at), s.last_confirmed_at is not None,
+                            len(s.evidence)) for s in mem.timeline(subject=p)) for p in people}
+    kinds = ("MENTIONS", "IN_THREAD", "EVIDENCE", "HAS_STATE", "HAS_REVISION", "SUPERSEDES", "ABOUT")
+    counted = {rel: store._rows(f"MATCH ()-[r:{rel}]->() RETURN count(*) AS n")[0]["n"] for rel in kinds}
+    annotations = store._rows("MATCH (a:Annotation) RETURN count(*) AS n")[0]["n"]
+    return {"stats": stats, "timelines": timelines, "edges": counted, "annotations": annotations}
+
+
+def test_many_small_writes_applied_together_read_back_as_when_each_was_applied_alone(tmp_path, monkeypatch):
+    """The applier merges queued writes into one transaction, and a table given more than COPY_THRESHOLD rows
+    there goes by one statement reading Arrow rows: records one by one with extraction (events, mentions,
+    threads, states that close and confirm others, revisions, evidence, annotations) end the same as when each
+    had a transaction of its own."""
+    people = ["Peter Novak", "Aiko Tanaka", "Lena Fischer"]
+    places, orgs = ["Berlin", "Lisbon", "Porto"], ["Acme Inc", "Globex"]
+    texts = [
+        [f"{p} moved to {places[i % 3]} last week.", f"{p} joined {orgs[i % 2]} in March.",
+         f"{p} thinks that the migration needs another two weeks."][i % 3] + f" #{i}"
+        for i in range(3 * kuzu_store.COPY_THRESHOLD) for p in [people[i % 3]]
+    ]
+    loads: list[str] = []
+    read: dict[str, dict] = {}
+    for way in ("alone", "together"):
+        with Memory.open(tmp_path / f"{way}.kuzu", embedder="none") as mem:
+            store = mem.store
+            if way == "together":  # the writes wait for more until a read needs them: many in one transaction
+                monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
+                monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
+                def load(tx, statement, columns, items, load=store._load):
+                    loads.append(statement)
+                    return load(tx, statement, columns, items)
+
+                monkeypatch.setattr(store, "_load", load)
+            for day, text in enumerate(texts):
+                when = dt.date(2025, 1, 1) + dt.timedelta(days=day)
+                mem.record(content=text, occurred_at=when, thread="notes")
+                if way == "alone":
+                    store.settle()
+            read[way] = _graph_read_back(mem, people)
+    # (the merged transactions wrote their new revisions and annotations by statements reading Arrow rows)
+    assert {kuzu_store._LOAD_CREATE["Revision"], kuzu_store._LOAD_CREATE["Annotation"]} <= set(loads)
+    assert read["together"] == read["alone"]
+    assert read["alone"]["stats"].states > len(people) and read["alone"]["annotations"] > 0
