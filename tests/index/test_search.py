@@ -447,10 +447,12 @@ def test_a_save_beside_a_writer_and_the_embedder_holds_one_moment_of_the_index(t
     embedder = embedder_named(static_model)
     index = SearchIndex(tmp_path / "idx", embedder)
     base = dt.datetime(2025, 11, 1, tzinfo=UTC)
-    n, done = 6000, threading.Event()
+    n, done, saved = 6000, threading.Event(), threading.Semaphore(0)
 
     def write():
         for start in range(0, n, 50):
+            if start and start % 2000 == 0:  # a save made meanwhile, however fast the writer goes beside it
+                saved.acquire(timeout=60)
             index.add([_note(i, base + dt.timedelta(seconds=i)) for i in range(start, start + 50)],
                       at=base + dt.timedelta(seconds=start + 49))
         done.set()
@@ -462,6 +464,7 @@ def test_a_save_beside_a_writer_and_the_embedder_holds_one_moment_of_the_index(t
         index.save()
         copies.append(tmp_path / f"copy{len(copies)}")
         shutil.copytree(tmp_path / "idx", copies[-1])
+        saved.release()
     writer.join()
     assert len(copies) >= 3  # saved while the writer went on
     for copy in copies:
