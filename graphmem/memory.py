@@ -420,9 +420,11 @@ class Memory:
         crash catches up on the writes since the last save, not on everything since the last close.
 
         >>> import tempfile, os
-        >>> mem = Memory.open(os.path.join(tempfile.mkdtemp(), "memory.kuzu"))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> mem = Memory.open(os.path.join(folder.name, "memory.kuzu"))
         >>> mem.stats().events
         0
+        >>> mem.close(); folder.cleanup()
         """
         path = Path(path)
         if str(path) != ":memory:":
@@ -1925,12 +1927,14 @@ class Memory:
         go on. Open the copy with :meth:`open`, or put it in the place of a database that cannot be opened.
 
         >>> import tempfile, os
-        >>> folder = tempfile.mkdtemp()
-        >>> mem = Memory.open(os.path.join(folder, "memory.kuzu"))
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> mem = Memory.open(os.path.join(folder.name, "memory.kuzu"))
         >>> _ = mem.record(content="Peter moved to Marrakesh.", occurred_at="2025-11-27")
-        >>> copy = mem.backup(os.path.join(folder, "copy.kuzu"))
-        >>> Memory.open(copy.path).stats().events
+        >>> copy = mem.backup(os.path.join(folder.name, "copy.kuzu"))
+        >>> with Memory.open(copy.path) as opened:
+        ...     opened.stats().events
         1
+        >>> mem.close(); folder.cleanup()
         """
         target = Path(dest)
         if target.exists():

@@ -28,11 +28,12 @@ class BackupSchedule:
     first is made when the schedule starts unless the newest copy there is younger than ``every_s``.
 
     >>> import tempfile, os
-    >>> folder = tempfile.mkdtemp()
-    >>> mem = Memory.open(os.path.join(folder, "memory.kuzu"))
-    >>> schedule = BackupSchedule(mem, os.path.join(folder, "backups"), every_s=3600, keep=2)
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> mem = Memory.open(os.path.join(folder.name, "memory.kuzu"))
+    >>> schedule = BackupSchedule(mem, os.path.join(folder.name, "backups"), every_s=3600, keep=2)
     >>> Path(schedule.take().path).parent.name
     'backups'
+    >>> mem.close(); folder.cleanup()
     """
 
     def __init__(self, memory: Memory, directory: str | Path, *, every_s: float, keep: int) -> None:

@@ -82,11 +82,13 @@ class Journal:
     """Numbered records in the file at ``path`` (``None``: numbered only, nothing kept on disk).
 
     >>> import tempfile, os
-    >>> j = Journal(os.path.join(tempfile.mkdtemp(), "db.journal"))
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> j = Journal(os.path.join(folder.name, "db.journal"))
     >>> j.append(b"first"), j.append(b"second")
     (1, 2)
     >>> [r for r in Journal(j.path).records()]
     [(1, b'first'), (2, b'second')]
+    >>> j.close(); folder.cleanup()
     """
 
     def __init__(self, path: str | Path | None, *, after: int = 0, keep_after: int | None = None) -> None:
