@@ -150,7 +150,9 @@ LARGE_WRITE_ROWS = 256
 # prepares the next. Two such batches alive at once (one being applied, the next being made) leave memory
 # behind: the next one's allocations interleave with the freeing of the last, and the pieces stay resident.
 # bench/scale.py's 40,000-state writes (19.6 MiB records) held ~150 MB more while in flight, and peaked at
-# 2,080-2,123 MB at a million (the target is under 2 GB): they wait. Its 10,000-event writes (~7 MB) overlap
+# 2,080-2,123 MB at a million (the target is under 2 GB): they wait. (Measured again once the applier no longer
+# kept an applied write alive, with a limit of 64 MiB: 1,966-1,975 MB against 1,902-1,911, and states/s no
+# faster.) Its 10,000-event writes (~7 MB) overlap
 # the engine: once the embedder cost ~24 us a text, 100k events loaded at 5,463-5,543 events/s in flight
 # against 3,615-3,732 one at a time (a limit of 4 MiB), peaking at 745-755 MB against 721-726; a million at
 # 3,258 and 3,377 against 3,030, peaking at 1,958 / 1,955 MB against 1,939

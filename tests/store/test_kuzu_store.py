@@ -1232,6 +1232,7 @@ def test_many_small_writes_applied_together_read_back_as_when_each_was_applied_a
             if way == "together":  # the writes wait for more until a read needs them: many in one transaction
                 monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
                 monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
+
                 def load(tx, statement, columns, items, load=store._load):
                     loads.append(statement)
                     return load(tx, statement, columns, items)
