@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib.util  # noqa: F401  (kuzu's Arrow import path needs importlib.util loaded)
 import dataclasses
 import datetime as dt
-import functools
 import itertools
 import logging
 import operator
@@ -73,8 +72,8 @@ log = logging.getLogger(__name__)
 # writes the shadow file and empties its log there): ~25 ms a node table and ~40 ms a relationship table
 # copied into on a small database, 0.3-0.9 s for the commit of a 10,000-event batch in the first 300k events.
 # Row-wise statements commit in ~1-5 ms; `UNWIND $rows` CREATE of nodes costs ~25 us a row, but relationships
-# between existing nodes by UNWIND join each statement against a scan of both tables (~140 ms a statement at a
-# million events; MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
+# between existing nodes by UNWIND join every row against a scan of both tables (see ROWS_SCANNED_PER_JOINED_ROW;
+# MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
 COPY_CHUNK = 4_096  # rows turned into Arrow at a time for a COPY or a LOAD FROM (see _arrow)
 # the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
@@ -125,13 +124,16 @@ EVENT_GROUP_FROM = 4
 # 54 kills against 3 of 52, each time for a kill inside the checkpoint of a bulk COPY (see _lost_writes)
 EVENT_LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
-# a statement that joins its rows to nodes by key (`UNWIND $rows AS r MATCH (n {id: r.id})`) scans each table
-# it joins (~0.16 us a row: the engine looks no row up by a key from another row), where a statement for each
-# row looks it up (~0.45 ms a statement). So a transaction's edges between existing nodes, and its
-# confirmations of held states, go in one statement from JOIN_GROUP_FROM rows, and when there is a row for
-# every ROWS_SCANNED_PER_JOINED_ROW rows of the tables the statement scans
+# a statement that joins its rows to nodes by key reads them from Arrow rows (`LOAD FROM ... MATCH (n {id:
+# r.id})`): the engine scans each table it joins once (~0.08-0.16 us a row), where a statement for each row
+# looks it up (~0.6-1 ms a statement, one core). (Not from a parameter: `UNWIND $rows AS r MATCH (n {id:
+# r.id})` scans the table again for every row. 300 edges between two tables of 30,000 nodes: 419 ms, against
+# 6.5 ms from Arrow rows and 211 ms a statement each; at 300,000: 46 ms from Arrow, 208 a statement each.)
+# So a transaction's edges between existing nodes, and its confirmations of held states, go in one statement
+# from JOIN_GROUP_FROM rows, and when there is a row for every ROWS_SCANNED_PER_JOINED_ROW rows of the tables
+# the statement scans (the scan is ~4,000-16,000 times cheaper than a statement)
 JOIN_GROUP_FROM = 4
-ROWS_SCANNED_PER_JOINED_ROW = 2_500
+ROWS_SCANNED_PER_JOINED_ROW = 5_000
 EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
 ENTITY_CACHE = 50_000  # entities kept parsed; every change to one passes through write(), which refreshes it
 STATE_CACHE = 20_000  # states by id, kept current the same way
@@ -1334,18 +1336,12 @@ class KuzuStore:
         else:
             self._write_event_rows(tx, b)
 
-    def _write_confirmations(self, tx: Any, confirmations: dict[str, dt.datetime], riding: _Riders) -> None:
-        """States confirmed, with the events that are their evidence, in one statement (see
-        JOIN_GROUP_FROM); their revisions and the states they supersede are left to the batch's others."""
-        evidence = {state_id: [{"event": event_id, "stance": stance.value, "at": rows.naive(seen)}
-                               for event_id, _, stance, seen in riding.take_evidence(state_id)]
-                    for state_id in confirmations}
-        items = [{"id": state_id, "at": rows.naive(at), "evidence": evidence[state_id]}
-                 for state_id, at in confirmations.items()]
-        linked = sum(map(len, evidence.values()))
-        # (with evidence it counts the evidence linked: a state with none among them is not counted)
-        _counted(self._run(tx, _CONFIRM_MANY[bool(linked)] + " RETURN count(*)", {"rows": items}),
-                 linked or len(items), "confirmations")
+    def _write_confirmations(self, tx: Any, confirmations: dict[str, dt.datetime]) -> None:
+        """States confirmed, in one statement from Arrow rows (see JOIN_GROUP_FROM); their evidence, revisions
+        and the states they supersede are left to the batch's others."""
+        made = self._load(tx, _CONFIRM_LOADED, [("id", "STRING"), ("at", "TIMESTAMP")],
+                          ({"id": state_id, "at": rows.naive(at)} for state_id, at in confirmations.items()))
+        _counted(made, len(confirmations), "confirmations")
 
     def _write_event_rows(self, tx: Any, b: WriteBatch) -> None:
         """The events of ``b`` with their own edges, row by row: in one statement for each group large
@@ -1502,7 +1498,7 @@ class KuzuStore:
             self._run_one(tx, _STATE_RETRACT + riding.on(s.id, params), params, _STATE_ENDS.format(s.id))
         confirmations = dict(_unversioned_confirmations(b))  # the last one of each state stays
         if self._joins_pay(len(confirmations), "State", "Event"):
-            self._write_confirmations(tx, confirmations, riding)
+            self._write_confirmations(tx, confirmations)
         else:
             for state_id, at in confirmations.items():
                 params = {"id": state_id, "at": rows.naive(at)}
@@ -1552,16 +1548,12 @@ class KuzuStore:
         if len(edges) > self._copy_at and self._copying:
             self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
-        if len(edges) > self._copy_at:  # one MATCH clause for each end: both in one is a cross product
+        if len(edges) > self._copy_at or self._joins_pay(len(edges), src, dst):
+            # one MATCH clause for each end: both in one is a cross product
             statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
                          f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")
             made = self._load(tx, statement, [("from", "STRING"), ("to", "STRING"), *_TABLES[rel].columns],
                               ({"from": a, "to": b, **props} for a, b, props in edges))
-            _counted(made, len(edges), f"{rel} links")
-            return
-        if self._joins_pay(len(edges), src, dst):
-            made = self._run(tx, _link_many(rel, src, src_key, dst, dst_key),
-                             {"rows": [{"from": a, "to": b, **props} for a, b, props in edges]})
             _counted(made, len(edges), f"{rel} links")
             return
         props = ", ".join(f"{c}: ${c}" for c in _TABLES[rel].column_names)
@@ -2088,26 +2080,8 @@ _CURSOR_UPSERT = ("MERGE (c:SourceCursor {key: $key}) SET c.digest = $digest, c.
 _STATE_ENDS = "state {}: the state, its subject or object, or an event or state it links to"
 RIDERS_MAX = 8  # edges and revisions created by one state's statement; more go row by row
 _CONFIRM = "MATCH (s:State {id: $id}) SET s.last_confirmed_at = $at"
-# many at once, with their evidence or without (the rows' fields cast: statements are prepared untyped)
-_CONFIRM_EACH = ("UNWIND $rows AS r MATCH (s:State {id: CAST(r.id AS STRING)}) "
-                 "SET s.last_confirmed_at = CAST(r.at AS TIMESTAMP)")
-_EVIDENCE_ROWS = "STRUCT(event STRING, stance STRING, at TIMESTAMP)[]"
-_CONFIRM_MANY = {
-    False: _CONFIRM_EACH,
-    True: f"{_CONFIRM_EACH} WITH s, r UNWIND CAST(r.evidence AS {_EVIDENCE_ROWS}) AS x "
-          "MATCH (e:Event {id: x.event}) CREATE (e)-[:EVIDENCE {stance: x.stance, at: x.at}]->(s)",
-}
+_CONFIRM_LOADED = "MATCH (s:State {id: `id`}) SET s.last_confirmed_at = `at` RETURN count(*)"
 _SIZED = ("Entity", "Event", "State", "Revision", "Thread")  # see KuzuStore._held
-
-
-@functools.cache
-def _link_many(rel: str, src: str, src_key: str, dst: str, dst_key: str) -> str:
-    """Edges from the parameter ``rows`` (``from``, ``to`` and the edge's columns, each cast: see
-    _GROUP_CREATE), one MATCH clause for each end (both in one is a cross product)."""
-    props = ", ".join(f"{c}: CAST(r.{c} AS {t})" for c, t in _TABLES[rel].columns)
-    return (f"UNWIND $rows AS r MATCH (a:{src} {{{src_key}: CAST(r.`from` AS STRING)}}) "
-            f"MATCH (b:{dst} {{{dst_key}: CAST(r.`to` AS STRING)}}) CREATE (a)-[:{rel} {{{props}}}]->(b) "
-            "RETURN count(*)")
 
 
 class _ReadGate:
@@ -2349,7 +2323,6 @@ class _Riders:
                        _RidingKind(b.evidence, lambda x: x[1], bulk),
                        _RidingKind(b.supersedes, lambda x: x[0], bulk))
         self.taken: set[str] = set()  # states whose riders went with their statement
-        self._evidence_taken: set[str] = set()  # states whose evidence alone went with a statement
 
     def on(self, state_id: str, params: dict[str, Any]) -> str:
         """``WITH s ...`` clauses creating what hangs on ``state_id`` (its parameters go into ``params``);
@@ -2362,17 +2335,10 @@ class _Riders:
         self.taken.add(state_id)
         return _riders(revisions, evidence, supersedes, params)
 
-    def take_evidence(self, state_id: str) -> list[tuple[str, str, EvidenceStance, dt.datetime]]:
-        """The evidence for ``state_id`` that has not gone with a statement yet, for the caller to write."""
-        if self.bulk or state_id in self.taken or state_id in self._evidence_taken:
-            return []
-        self._evidence_taken.add(state_id)
-        return self._kinds[1].of(state_id)
-
     def left(self) -> tuple[list[Revision], list[tuple[str, str, EvidenceStance, dt.datetime]],
                             list[tuple[str, str, dt.datetime]]]:
         revisions, supersedes = (kind.unridden(self.taken) for kind in (self._kinds[0], self._kinds[2]))
-        return revisions, self._kinds[1].unridden(self.taken | self._evidence_taken), supersedes
+        return revisions, self._kinds[1].unridden(self.taken), supersedes
 
 
 class _RidingKind:

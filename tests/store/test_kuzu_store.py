@@ -228,10 +228,12 @@ def test_what_rides_on_a_states_statement_is_what_row_by_row_writes_make(monkeyp
 
 def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statement_each_makes(monkeypatch):
     """Confirmations of held states with their evidence, and a transaction's edges between held nodes, written
-    by one statement that joins its rows to the nodes leave the graph a statement per row leaves."""
+    by one statement that joins Arrow rows to the nodes (a parameter's rows would scan the tables again for
+    every row), leave the graph a statement per row leaves."""
     from tests.conftest import FakeClock
 
     people = [f"Person {i}" for i in range(6)]
+    loads = _loads_seen(monkeypatch)
 
     def story(mem: Memory) -> dict:
         first = mem.record_many([{"content": f"{p} lives in Oslo.", "occurred_at": "2025-03-01"}
@@ -249,9 +251,13 @@ def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statem
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         joined = story(mem)
         assert all(s[5] is not None for s in joined["states"])  # every state confirmed (last_confirmed_at)
+    assert kuzu_store._CONFIRM_LOADED in loads
+    assert any("[:EVIDENCE" in statement and "MATCH (a:Event" in statement for statement in loads)
+    loads.clear()
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         alone = story(mem)
+    assert not loads
     assert len(joined["evidence"]) == 6 + 6 + 2 and len(joined["revisions"]) >= 12
     assert joined == alone
 
