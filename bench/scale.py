@@ -9,10 +9,12 @@ printed), ``record`` one by one (each call durable when it returns: one journal 
 graph applies journalled writes in the background, and the backlog left at the end and the time to apply it
 are printed), then ``record`` from 8 threads at once (concurrent calls share journal appends), then as-of
 entity queries and timeline queries on random entities (a read of the database waits for queued writes that
-change its answer), then a backup of the database (writes wait that long). Text extraction is off here (the
-synthetic events name their entities; extraction has its own benchmark, bench/extraction.py). Prints rates,
-p50/p95 latencies, database size, the disk its recovery copy and journal take (graphmem/store/recovery.py),
-backup time and peak RSS.
+change its answer), then a backup of the database (writes wait that long). Text extraction is off for those (the
+synthetic events name their entities; extraction has its own benchmark, bench/extraction.py on a fresh memory);
+last, ``record`` one by one with extraction of bench/extraction.py's texts (each states something: after as
+many in one batch, most restate states the memory holds, so the graph gains confirmations, revisions and
+evidence in a large memory), timed until the last call returns and until the graph holds them all. Prints rates, p50/p95 latencies, database size, the disk its recovery copy
+and journal take (graphmem/store/recovery.py), backup time and peak RSS.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--runs 1] [--no-recovery]
 
@@ -34,11 +36,13 @@ import time
 from pathlib import Path
 
 from _common import percentiles, table, write_results
+from extraction import text_of  # bench/extraction.py's texts: each states something
 
 BATCH = 10_000
 ONE_BY_ONE = 2_000
 WRITERS = 8
 QUERIES = 500
+EXTRACTED = 1_000
 WORDS = ("deploy review budget search index latency roadmap hiring design offsite retro incident "
          "customer launch pricing migration backlog sprint planning oncall").split()
 
@@ -136,6 +140,19 @@ def run_size(n_events: int, path: str, recovery: bool = True) -> dict:
         copy = mem.backup(Path(path).with_name("backup.kuzu"))  # (writes would wait this long)
         result["backup_s"], result["backup_mb"] = copy.seconds, copy.bytes / 2**20
         Path(copy.path).unlink()
+
+        said = random.Random(7)
+        texts = [text_of(i, said) for i in range(2 * EXTRACTED)]
+        # what those say is held first (a memory's history), so the timed records mostly restate held states
+        mem.record_many([{"content": t, "occurred_at": "2025-11-20", "thread": "extracted", "extract": True}
+                         for t in texts[:EXTRACTED]])
+        mem.store.settle()
+        t0 = time.perf_counter()
+        for text in texts[EXTRACTED:]:
+            mem.record(content=text, occurred_at="2025-11-27", thread="extracted", extract=True)
+        result["record_extracted_per_s"] = EXTRACTED / (time.perf_counter() - t0)
+        mem.store.settle()
+        result["record_extracted_applied_per_s"] = EXTRACTED / (time.perf_counter() - t0)
     def mb(*suffixes: str) -> float:
         return sum(os.path.getsize(path + x) for x in suffixes if os.path.exists(path + x)) / 2**20
 
@@ -188,13 +205,15 @@ def main() -> None:
              f"{r['index_catch_up_s']:,.0f}",
              f"{r['record_one_by_one_per_s']:,.0f}", f"{r['backlog_writes']} / {r['backlog_applied_ms']:.0f}",
              f"{r['record_concurrent_per_s']:,.0f}",
+             f"{r['record_extracted_per_s']:,.0f} / {r['record_extracted_applied_per_s']:,.0f}",
              f"{r['as_of_entity']['p50_ms']:.2f} / {r['as_of_entity']['p95_ms']:.2f}",
              f"{r['timeline']['p50_ms']:.2f} / {r['timeline']['p95_ms']:.2f}",
              f"{r['db_mb']:,.0f}", f"{r['journal_mb']:,.0f} / {r['recovery_copy_mb']:,.0f}",
              f"{r['backup_s']:.2f}", f"{r['peak_rss_mb']:,.0f}"] for r in results]
     print()
     print(table(["events", "run", "bulk ev/s", "bulk states/s", "index catch-up s", "record ev/s",
-                 "backlog / applied in ms", f"record x{WRITERS} ev/s", "as-of p50/p95 ms",
+                 "backlog / applied in ms", f"record x{WRITERS} ev/s", "record with extraction ev/s / until applied",
+                 "as-of p50/p95 ms",
                  "timeline p50/p95 ms", "DB MB", "journal / recovery copy MB", "backup s", "peak RSS MB"],
                 rows))
     with tempfile.TemporaryDirectory() as tmp:
