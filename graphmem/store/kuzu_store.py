@@ -134,6 +134,11 @@ ENTITIES_PER_GROUPED_EVENT = 4_000
 # the statement scans (the scan is ~4,000-16,000 times cheaper than a statement)
 JOIN_GROUP_FROM = 4
 ROWS_SCANNED_PER_JOINED_ROW = 5_000
+# ... while the engine's page cache can hold the join: it keeps the key of every row of the tables it scans
+# there (a join against 600k + 300k rows ran in 192 MiB, against 1M + 500k it failed the statement: "the
+# buffer pool is full"), so a join is chosen only while the tables it scans take at most this many bytes a row
+# of the page cache (about twice what was measured); else its rows go a statement each
+JOIN_ROW_BYTES = 256
 EVENT_CACHE = 20_000  # events kept parsed in memory (see store/cache.py); ~3 KB each
 ENTITY_CACHE = 50_000  # entities kept parsed; every change to one passes through write(), which refreshes it
 STATE_CACHE = 20_000  # states by id, kept current the same way
@@ -1379,14 +1384,18 @@ class KuzuStore:
 
     def _joins_pay(self, rows_: int, *tables: str) -> bool:
         """Whether one statement joining ``rows_`` rows to ``tables`` beats a statement for each row (see
-        JOIN_GROUP_FROM)."""
-        return (rows_ >= JOIN_GROUP_FROM
+        JOIN_GROUP_FROM), and the engine's page cache can hold it."""
+        return (rows_ >= JOIN_GROUP_FROM and self._join_fits(*tables)
                 and rows_ * ROWS_SCANNED_PER_JOINED_ROW >= sum(self._sizes.get(t, 0) for t in tables))
+
+    def _join_fits(self, *tables: str) -> bool:
+        """Whether a statement joining rows to ``tables`` fits in the engine's page cache (see JOIN_ROW_BYTES)."""
+        return sum(self._sizes.get(t, 0) for t in tables) * JOIN_ROW_BYTES <= self._buffer_pool_mb * 2**20
 
     def _groups_events(self, events: int) -> bool:
         """Whether a statement for ``events`` events pays for its scan of every entity (see
         ENTITIES_PER_GROUPED_EVENT)."""
-        return events * ENTITIES_PER_GROUPED_EVENT >= self._sizes["Entity"]
+        return events * ENTITIES_PER_GROUPED_EVENT >= self._sizes["Entity"] and self._join_fits("Entity", "Thread")
 
     def _write_event_group(self, tx: Any, events: list[Event], own: dict[str, _EventEdges], *,
                            with_thread: bool) -> None:
@@ -1466,7 +1475,7 @@ class KuzuStore:
         # revisions, evidence and superseded states in one each) in bulk writes, and while the tables those
         # statements join are small (see JOIN_GROUP_FROM); else a state's riders go on the statement that
         # writes the state, as do a version's or a retraction's on theirs (each a statement of its own)
-        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at
+        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at and (self._copying or self._join_fits("Entity"))
                          or self._joins_pay(len(b.new_states), "Entity", "State", "Event", "Revision"))
         if riding.bulk and not self._copying:  # each with its subject's edge, then their objects
             made = self._load(tx, _LOAD_STATES, _STATE_LOAD_COLUMNS,
@@ -1548,7 +1557,7 @@ class KuzuStore:
         if len(edges) > self._copy_at and self._copying:
             self._copy(tx, rel, ({"from": a, "to": b, **props} for a, b, props in edges))
             return
-        if len(edges) > self._copy_at or self._joins_pay(len(edges), src, dst):
+        if len(edges) > self._copy_at and self._join_fits(src, dst) or self._joins_pay(len(edges), src, dst):
             # one MATCH clause for each end: both in one is a cross product
             statement = (f"MATCH (a:{src} {{{src_key}: `from`}}) MATCH (b:{dst} {{{dst_key}: `to`}}) "
                          f"CREATE (a)-[:{rel} {{{_loaded(_TABLES[rel].column_names)}}}]->(b) RETURN count(*)")

@@ -254,10 +254,18 @@ def test_confirmations_and_links_joined_in_one_statement_make_the_graph_a_statem
     assert kuzu_store._CONFIRM_LOADED in loads
     assert any("[:EVIDENCE" in statement and "MATCH (a:Event" in statement for statement in loads)
     loads.clear()
+    monkeypatch.setattr(kuzu_store, "JOIN_ROW_BYTES", 10**9)  # no join fits the engine's page cache
+    with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
+        unfit = story(mem)
+    assert not [statement for statement in loads if "MATCH" in statement]
+    loads.clear()
+    monkeypatch.undo()
+    loads = _loads_seen(monkeypatch)
     monkeypatch.setattr(kuzu_store, "JOIN_GROUP_FROM", 10**9)
     with Memory.in_memory(extract=False, embedder="none", clock=FakeClock()) as mem:
         alone = story(mem)
     assert not loads
+    assert unfit == alone
     assert len(joined["evidence"]) == 6 + 6 + 2 and len(joined["revisions"]) >= 12
     assert joined == alone
 
@@ -370,6 +378,10 @@ def test_a_joined_statement_is_chosen_only_while_the_tables_it_scans_are_small(m
         assert store._joins_pay(4, "Event", "State") and not store._joins_pay(3, "Event", "State")
         monkeypatch.setattr(kuzu_store, "ROWS_SCANNED_PER_JOINED_ROW", 10)
         assert not store._joins_pay(4, "Event", "State") and store._joins_pay(30, "Event", "State")
+        # nor when the engine's page cache could not hold the keys of the rows it scans
+        monkeypatch.setattr(kuzu_store, "JOIN_ROW_BYTES", store._buffer_pool_mb * 2**20 // 300 + 1)
+        assert not store._join_fits("Event") and not store._joins_pay(10**6, "Event", "State")
+        assert store._join_fits("Entity")
         store.remove_events([mem.events(limit=1)[0].id])
         assert store._held is None  # read again before the next write
         mem.record_many([{"content": "one more"}, {"content": "and another"}])
