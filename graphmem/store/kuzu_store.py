@@ -125,7 +125,7 @@ EVENT_GROUP_FROM = 4
 EVENT_LOAD_FROM = 16
 ENTITIES_PER_GROUPED_EVENT = 4_000
 # a statement that joins its rows to nodes by key reads them from Arrow rows (`LOAD FROM ... MATCH (n {id:
-# r.id})`): the engine scans each table it joins once (~0.08-0.16 us a row), where a statement for each row
+# id})`): the engine scans each table it joins once (~0.08-0.16 us a row), where a statement for each row
 # looks it up (~0.6-1 ms a statement, one core). (Not from a parameter: `UNWIND $rows AS r MATCH (n {id:
 # r.id})` scans the table again for every row. 300 edges between two tables of 30,000 nodes: 419 ms, against
 # 6.5 ms from Arrow rows and 211 ms a statement each; at 300,000: 46 ms from Arrow, 208 a statement each.)
