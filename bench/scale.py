@@ -9,11 +9,11 @@ printed), ``record`` one by one (each call durable when it returns: one journal 
 graph applies journalled writes in the background, and the backlog left at the end and the time to apply it
 are printed), then ``record`` from 8 threads at once (concurrent calls share journal appends), then as-of
 entity queries and timeline queries on random entities (a read of the database waits for queued writes that
-change its answer), then a backup of the database (writes wait that long). Text extraction is off for those (the
-synthetic events name their entities; extraction has its own benchmark, bench/extraction.py on a fresh memory);
-last, ``record`` one by one with extraction of bench/extraction.py's texts (each states something: after as
-many in one batch, most restate states the memory holds, so the graph gains confirmations, revisions and
-evidence in a large memory), timed until the last call returns and until the graph holds them all. Prints
+change its answer), then a backup of the database (writes wait that long). Text extraction is off for those
+(the synthetic events name their entities; extraction has its own benchmark, bench/extraction.py on a fresh
+memory); last, ``record`` one by one with extraction of bench/extraction.py's texts (each states something:
+after as many in one batch, most restate states the memory holds, so the graph gains confirmations, revisions
+and evidence in a large memory), timed until the last call returns and until the graph holds them all. Prints
 rates, p50/p95 latencies, database size, the disk its recovery copy and journal take
 (graphmem/store/recovery.py), backup time and peak RSS (before the extraction phase, which loads the
 extraction pipeline and its names, and at the end).
@@ -216,7 +216,8 @@ def main() -> None:
             for r in results]
     print()
     print(table(["events", "run", "bulk ev/s", "bulk states/s", "index catch-up s", "record ev/s",
-                 "backlog / applied in ms", f"record x{WRITERS} ev/s", "record with extraction ev/s / until applied",
+                 "backlog / applied in ms", f"record x{WRITERS} ev/s",
+                 "record with extraction ev/s / until applied",
                  "as-of p50/p95 ms",
                  "timeline p50/p95 ms", "DB MB", "journal / recovery copy MB", "backup s",
                  "peak RSS MB before extraction / at the end"],

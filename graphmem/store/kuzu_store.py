@@ -72,8 +72,9 @@ log = logging.getLogger(__name__)
 # writes the shadow file and empties its log there): ~25 ms a node table and ~40 ms a relationship table
 # copied into on a small database, 0.3-0.9 s for the commit of a 10,000-event batch in the first 300k events.
 # Row-wise statements commit in ~1-5 ms; `UNWIND $rows` CREATE of nodes costs ~25 us a row, but relationships
-# between existing nodes by UNWIND join every row against a scan of both tables (see ROWS_SCANNED_PER_JOINED_ROW;
-# MATCHing both ends in one clause is planned as a cross product and exhausts the buffer pool)
+# between existing nodes by UNWIND join every row against a scan of both tables (see
+# ROWS_SCANNED_PER_JOINED_ROW; MATCHing both ends in one clause is planned as a cross product and exhausts the
+# buffer pool)
 COPY_THRESHOLD = 64  # rows of one table in one batch above which COPY beats row-wise CREATE
 COPY_CHUNK = 4_096  # rows turned into Arrow at a time for a COPY or a LOAD FROM (see _arrow)
 # the same for the applier's merged writes. A COPY's commit costs ~100 ms or more in a large database and
@@ -1389,13 +1390,15 @@ class KuzuStore:
                 and rows_ * ROWS_SCANNED_PER_JOINED_ROW >= sum(self._sizes.get(t, 0) for t in tables))
 
     def _join_fits(self, *tables: str) -> bool:
-        """Whether a statement joining rows to ``tables`` fits in the engine's page cache (see JOIN_ROW_BYTES)."""
+        """Whether a statement joining rows to ``tables`` fits in the engine's page cache (see
+        JOIN_ROW_BYTES)."""
         return sum(self._sizes.get(t, 0) for t in tables) * JOIN_ROW_BYTES <= self._buffer_pool_mb * 2**20
 
     def _groups_events(self, events: int) -> bool:
         """Whether a statement for ``events`` events pays for its scan of every entity (see
         ENTITIES_PER_GROUPED_EVENT)."""
-        return events * ENTITIES_PER_GROUPED_EVENT >= self._sizes["Entity"] and self._join_fits("Entity", "Thread")
+        return (events * ENTITIES_PER_GROUPED_EVENT >= self._sizes["Entity"]
+                and self._join_fits("Entity", "Thread"))
 
     def _write_event_group(self, tx: Any, events: list[Event], own: dict[str, _EventEdges], *,
                            with_thread: bool) -> None:
@@ -1475,7 +1478,8 @@ class KuzuStore:
         # revisions, evidence and superseded states in one each) in bulk writes, and while the tables those
         # statements join are small (see JOIN_GROUP_FROM); else a state's riders go on the statement that
         # writes the state, as do a version's or a retraction's on theirs (each a statement of its own)
-        riding = _Riders(b, bulk=len(b.new_states) > self._copy_at and (self._copying or self._join_fits("Entity"))
+        many = len(b.new_states) > self._copy_at and (self._copying or self._join_fits("Entity"))
+        riding = _Riders(b, bulk=many
                          or self._joins_pay(len(b.new_states), "Entity", "State", "Event", "Revision"))
         if riding.bulk and not self._copying:  # each with its subject's edge, then their objects
             made = self._load(tx, _LOAD_STATES, _STATE_LOAD_COLUMNS,
