@@ -1387,12 +1387,16 @@ class KuzuStore:
         """Whether one statement joining ``rows_`` rows to ``tables`` beats a statement for each row (see
         JOIN_GROUP_FROM), and the engine's page cache can hold it."""
         return (rows_ >= JOIN_GROUP_FROM and self._join_fits(*tables)
-                and rows_ * ROWS_SCANNED_PER_JOINED_ROW >= sum(self._sizes.get(t, 0) for t in tables))
+                and rows_ * ROWS_SCANNED_PER_JOINED_ROW >= self._scanned(*tables))
 
     def _join_fits(self, *tables: str) -> bool:
         """Whether a statement joining rows to ``tables`` fits in the engine's page cache (see
         JOIN_ROW_BYTES)."""
-        return sum(self._sizes.get(t, 0) for t in tables) * JOIN_ROW_BYTES <= self._buffer_pool_mb * 2**20
+        return self._scanned(*tables) * JOIN_ROW_BYTES <= self._buffer_pool_mb * 2**20
+
+    def _scanned(self, *tables: str) -> int:
+        """The rows a join against ``tables`` scans: those the engine holds and this transaction adds."""
+        return sum(self._sizes.get(t, 0) for t in tables)
 
     def _groups_events(self, events: int) -> bool:
         """Whether a statement for ``events`` events pays for its scan of every entity (see
