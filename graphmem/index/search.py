@@ -9,7 +9,8 @@ The index is derived data: the graph store is the truth. It is saved in a direct
 with a *watermark*, the last transaction time it holds; opening it catches up on everything recorded since
 (re-adding is harmless), so a crash loses nothing but the time to catch up, and deleting the directory
 rebuilds it from the store. Embedding runs on a background thread, so a write never waits for a model;
-:meth:`SearchIndex.status` says how many documents are still waiting for their vectors (the lag).
+:meth:`SearchIndex.status` says how many documents are still waiting for their vectors (the lag). A write
+of a few documents only numbers them; that thread finishes them, many at once, unless a read comes first.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ log = logging.getLogger("graphmem")
 # 5: words; 6: whether each document names a title
 FORMAT = 6
 EMBED_BATCH = 256
+# new documents of one add up to which they are finished later, many together (see SearchIndex.add). An add
+# of one event costs its writer ~50 us finished at once, ~8 us numbered, and ~20 us more later in a batch of
+# 25; in a writer recording one by one with extraction on one core (caches cold from the other threads),
+# ~190 us against ~50
+ADD_LATER_MAX = 32
 EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at a time costs ~5x as much
 # documents waiting for their vectors past which a write waits for the embedder (see keep_up): a bulk load
 # outpaces it on a busy machine, and what waits (each text, ~0.3 KB) and the vectors landed late, between the
@@ -252,6 +258,8 @@ class SearchIndex:
         self._worker: threading.Thread | None = None
         self._closing = threading.Event()  # the worker stops after its batch; what waits is saved as pending
         self._hurry = threading.Event()  # the worker stops gathering a batch: a wait() or a close came
+        # adds numbered and not finished yet: (first number, documents, transaction time), in number order
+        self._later: list[tuple[int, list[Indexable], dt.datetime | None]] = []
 
     # -- writing --------------------------------------------------------------------------------------
 
@@ -260,12 +268,16 @@ class SearchIndex:
         return self._changing
 
     def add(self, items: Sequence[Indexable], *, at: dt.datetime | None = None) -> None:
-        """Index ``items`` (already indexed ids are skipped); ``at`` is their transaction time."""
+        """Index ``items`` (already indexed ids are skipped); ``at`` is their transaction time.
+
+        Up to ``ADD_LATER_MAX`` new documents (a write of one event, its states) are numbered now and finished
+        later, together with those of the writes after them: by the embedding worker, which takes their texts
+        meanwhile, or by the first read or change of the index that comes before it. A reader never sees a
+        document half-added (see :meth:`_finish_adds`)."""
         with self._changing:
             self._add(items, at)
 
     def _add(self, items: Sequence[Indexable], at: dt.datetime | None) -> None:
-        fresh: list[tuple[int, str]] = []
         with self._lock:
             unknown: dict[str, Indexable] = {}  # (an id twice in items: its first)
             for item, number in zip(items, self.ids.get_many([item.id for item in items]), strict=True):
@@ -274,6 +286,39 @@ class SearchIndex:
             new = list(unknown.values())
             start = self.ids.extend(list(unknown))
             self.changes += bool(new)
+            later = 0 < len(new) <= ADD_LATER_MAX and self.vectors is not None and not self._closing.is_set()
+            if later:
+                self._later.append((start, new, at))
+        if later:
+            self._pending.put_many([(doc, item.text) for doc, item in enumerate(new, start)])
+            self._start_worker()
+            return
+        self._finish_adds()  # (the documents numbered before these first)
+        self._finish(start, new, at)
+        if self.vectors is not None:
+            self._pending.put_many([(doc, item.text) for doc, item in enumerate(new, start)])
+            self._start_worker()
+
+    def _finish_adds(self) -> None:
+        """Finish the documents numbered and not finished yet (see :meth:`add`), in one go: called before
+        every read and every other change of the index, and by the embedding worker."""
+        if not self._later:
+            return
+        with self._changing:
+            with self._lock:
+                later, self._later = self._later, []
+            if not later:  # (another thread finished them meanwhile)
+                return
+            times = [at for _, _, at in later if at is not None]
+            # their numbers follow one another: each add numbered right after the one before, and an add
+            # finished at once finishes those before it first (all with _changing held)
+            items = [item for _, added, _ in later for item in added]
+            self._finish(later[0][0], items, max(times, default=None))
+
+    def _finish(self, start: int, new: Sequence[Indexable], at: dt.datetime | None) -> None:
+        """The columns, lists and words of the documents ``new``, numbered from ``start`` (``_changing``
+        held)."""
+        with self._lock:
             seconds = [item.time.timestamp() if item.time else np.nan for item in new]
             fallback = at.timestamp() if at else np.nan
             abouts = [_about_bounds(item.about) for item in new]
@@ -306,18 +351,15 @@ class SearchIndex:
                 self._mentions.append(named)
                 for entity in dict.fromkeys(item.subjects):
                     _docs_of(subject_docs, entity).append(doc)
-                fresh.append((doc, item.text))
             self._live.put(start, [True] * len(new))  # last: a reader sees a document whole or not at all
             if at is not None and (self.watermark is None or at > self.watermark):
                 self.watermark = at
-        self.lexical.add_many(start, [tokens(text) for _, text in fresh])
-        if self.vectors is not None:
-            self._pending.put_many(fresh)
-            self._start_worker()
+        self.lexical.add_many(start, [tokens(item.text) for item in new])
 
     def replace(self, items: Sequence[Indexable], *, at: dt.datetime | None = None) -> None:
         """Index new text for documents already indexed (an event the janitor masked): the old text is
         dropped from every index, and the new one gets a fresh document number."""
+        self._finish_adds()
         with self._changing:
             self.remove(i.id for i in items)
             with self._lock:
@@ -326,6 +368,7 @@ class SearchIndex:
             self._add(items, at)
 
     def remove(self, ids: Iterable[str]) -> None:
+        self._finish_adds()
         with self._changing:
             self._remove(ids)
 
@@ -350,6 +393,7 @@ class SearchIndex:
 
     def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
         """The period an indexed event talks about changed (a write plan annotated it)."""
+        self._finish_adds()
         with self._changing, self._lock:
             doc = self.ids.get(doc_id)
             if doc is not None:
@@ -359,6 +403,7 @@ class SearchIndex:
     def dated(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of ``docs`` say when: an event whose text (or a write plan) names the period it is about, or a
         state with a known start."""
+        self._finish_adds()
         states = self._type.data[docs] == _TYPES.index("state")
         said: NDArray[np.bool_] = ~np.isnan(self._about_lo.data[docs]) | (states & ~np.isnan(self._time.data[docs]))
         return said
@@ -366,12 +411,14 @@ class SearchIndex:
     def titled(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of ``docs`` name a title or a name in their text ("watched Little Women", "a puppy called
         Pixie")."""
+        self._finish_adds()
         flags: NDArray[np.bool_] = self._titled.data[docs]
         return flags
 
     def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:
         """Documents whose time lies in [start, end), or whose period overlaps it ("yesterday I went ...",
         recorded today, is within yesterday)."""
+        self._finish_adds()
         n = self._seen() if n is None else n
         lo = start.timestamp() if start else -np.inf
         hi = end.timestamp() if end else np.inf
@@ -382,6 +429,10 @@ class SearchIndex:
 
     def mention(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Indexed documents mention more entities: (document id, entity id) pairs (a write plan named them)."""
+        pairs = list(pairs)
+        if not pairs:  # (most writes: nothing to finish first)
+            return
+        self._finish_adds()
         with self._changing, self._lock:
             for doc_id, entity in pairs:
                 doc = self.ids.get(doc_id)
@@ -391,6 +442,7 @@ class SearchIndex:
 
     def merge_entities(self, merged: str, kept: str) -> None:
         """Documents that mention ``merged`` mention ``kept`` instead (two entities found to be one)."""
+        self._finish_adds()
         with self._changing, self._lock:
             self.changes += 1
             about = self._subject_docs.pop(merged, None)
@@ -427,6 +479,7 @@ class SearchIndex:
                 self._hurry.wait(EMBED_LINGER_S)  # to be embedded together, with one wake-up, not one each
                 self._hurry.clear()
                 self._gather(batch)
+            self._finish_adds()  # (before a read or a change of the index asks for it, most often)
             try:
                 texts = [text for _, text in batch]
                 docs = np.array([doc for doc, _ in batch], np.int64)
@@ -515,11 +568,13 @@ class SearchIndex:
 
     def newest_events(self, count: int) -> list[str]:
         """The ids of the ``count`` events indexed last (of those still indexed)."""
+        self._finish_adds()
         n = self._seen()
         docs = np.flatnonzero(self._live.data[:n] & (self._type.data[:n] == _TYPES.index("event")))[-count:]
         return [self.ids[int(d)] for d in docs]
 
     def status(self) -> IndexStatus:
+        self._finish_adds()
         return IndexStatus(
             documents=len(self.lexical), vectors=len(self.vectors) if self.vectors is not None else 0,
             lag=self._pending.waiting(),
@@ -534,6 +589,7 @@ class SearchIndex:
         entities: Sequence[str] | None = None,
     ) -> NDArray[np.bool_]:
         """One flag per document number (of the first :meth:`_seen`): live and passing every filter given."""
+        self._finish_adds()
         n = self._seen()
         mask = self._live.data[:n].copy()
         if not include_private:
@@ -551,10 +607,12 @@ class SearchIndex:
 
     def mentioning(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
         """Flags of the documents that mention any of ``entities``."""
+        self._finish_adds()
         return _flags(self._entity_docs, entities, self._seen() if n is None else n)
 
     def about(self, entities: Sequence[str], n: int | None = None) -> NDArray[np.bool_]:
         """Flags of the documents about any of ``entities`` (declared with an event, a state's subject)."""
+        self._finish_adds()
         return _flags(self._subject_docs, entities, self._seen() if n is None else n)
 
     def events_of(
@@ -568,6 +626,7 @@ class SearchIndex:
         The entity's documents and their columns are all in memory, so this costs microseconds where the
         store reads each candidate's row (milliseconds for an entity in a few dozen events).
         """
+        self._finish_adds()
         with self._lock:
             listed = self._entity_docs.get(entity)
             docs = np.frombuffer(listed, np.int32).copy() if listed else np.zeros(0, np.int32)
@@ -602,11 +661,13 @@ class SearchIndex:
         return [k[2] for k in keyed[:limit]]
 
     def search_words(self, text: str, k: int, allowed: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+        self._finish_adds()
         return self.lexical.search(tokens(text), k, allowed)
 
     def search_vectors(
         self, text: str, k: int, allowed: NDArray[np.bool_]
     ) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
+        self._finish_adds()
         if self.vectors is None or self.embedder is None or len(self.vectors) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         found: tuple[NDArray[np.int64], NDArray[np.float32]] = self.vectors.search(
@@ -618,6 +679,7 @@ class SearchIndex:
         :meth:`WordEmbedder.word_match`; 0 for a document not yet embedded); None when the embedder has no
         word vectors or ``text`` no content word. Word by word, "activities" finds "gardening" and "swimming"
         that the averaged vector of a whole turn dilutes."""
+        self._finish_adds()
         if not isinstance(self.embedder, WordEmbedder):
             return None
         counts = self._word_count.gather(docs).astype(np.int64)
@@ -632,6 +694,7 @@ class SearchIndex:
         """The documents up to ``reach`` places before and after each of ``docs`` in its thread (time order),
         as three arrays: which of ``docs`` (its place in ``docs``), the neighbour, the distance. Grouped by
         ``docs`` in their order, then nearest first, the earlier before the later."""
+        self._finish_adds()
         sources: list[int] = []
         found: list[int] = []
         distances: list[int] = []
@@ -664,13 +727,16 @@ class SearchIndex:
         return cached[1], cached[2]
 
     def entities_of(self, doc: int) -> tuple[str, ...]:
+        self._finish_adds()
         return self._mentions.of(doc)
 
     def times(self, docs: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
         """Times (epoch seconds, NaN for none) of ``docs``, or a view of every document's."""
+        self._finish_adds()
         return self._time.data if docs is None else self._time.data[docs]
 
     def types(self, docs: NDArray[np.int64]) -> list[str]:
+        self._finish_adds()
         return [_TYPES[t] for t in self._type.data[docs]]
 
     # -- files ----------------------------------------------------------------------------------------
@@ -706,6 +772,7 @@ class SearchIndex:
             fresh.mkdir(parents=True)
             with self._embedding:  # the vectors are written as they were when the rest was copied
                 with self._changing:
+                    self._finish_adds()
                     changes = self.changes
                     columns, meta, waiting, lexical = self._snapshot()
                 (fresh / "pending.json").write_text(json.dumps(waiting), encoding="utf-8")

@@ -274,7 +274,8 @@ def test_a_threads_order_is_by_time_then_number_and_the_same_after_a_reload(tmp_
     assert orders(loaded)["a"] == ["d2", "d7", "d4", "d8", "d0", "d3", "d6"]
 
 
-def test_a_batch_is_indexed_as_its_documents_one_at_a_time_would_be(tmp_path):
+@pytest.mark.parametrize("embedded", [False, True])  # with an embedder, small adds are finished later
+def test_a_batch_is_indexed_as_its_documents_one_at_a_time_would_be(tmp_path, embedded):
     from graphmem.store import Indexable
 
     at = dt.datetime(2025, 12, 1, tzinfo=UTC)
@@ -287,11 +288,12 @@ def test_a_batch_is_indexed_as_its_documents_one_at_a_time_would_be(tmp_path):
                   entities=(f"e{i % 3}", f"e{i % 3}", "e9"), subjects=(f"e{i % 3}",))
         for i in range(1500)  # past the columns' first 1,024 places: they grow inside the batch
     ]
-    whole, single = SearchIndex(), SearchIndex()
+    whole, single = SearchIndex(), SearchIndex(None, _CountingEmbedder() if embedded else None)
     whole.add(docs + docs[:3], at=at)  # repeats are skipped, in a batch as across batches
     for d in docs:
         single.add([d], at=at)
     single.add(docs[:3], at=at)
+    assert single.status().documents == len(docs)  # (a read finishes what was left for later)
     n = len(docs)
     assert whole.ids.tolist() == single.ids.tolist()
     assert all(whole.ids.get(i) == single.ids.get(i) == n for n, i in enumerate(whole.ids.tolist()))
@@ -305,6 +307,44 @@ def test_a_batch_is_indexed_as_its_documents_one_at_a_time_would_be(tmp_path):
     assert {c: (o.times.tobytes(), o.docs.tobytes()) for c, o in whole._thread_order.items()} == {
         c: (o.times.tobytes(), o.docs.tobytes()) for c, o in single._thread_order.items()}  # (NaN times too)
     assert whole.search_words("note 7", 5, None)[0].tolist() == single.search_words("note 7", 5, None)[0].tolist()
+    assert whole.watermark == single.watermark == at
+    single.close()
+
+
+def _one(i: int, **fields):
+    from graphmem.store import Indexable
+
+    return Indexable(**{"id": f"d{i}", "type": "event", "text": f"note {i} about the garden",
+                        "kind": "observation", "scope": "global", "private": False, "time": None} | fields)
+
+
+def test_a_small_add_is_finished_by_the_next_read_or_change_or_else_by_the_worker(tmp_path):
+    from graphmem.index.search import ADD_LATER_MAX
+
+    embedder = _GatedEmbedder()  # the worker holds its first batch until the gate opens
+    index = SearchIndex(tmp_path / "idx", embedder)
+    index.add([_one(0, entities=("e1",))])
+    assert index._later and not index._live.get(0)  # numbered, not finished: no reader sees it half-added
+    assert index.mentioning(["e1"]).tolist() == [True]  # a read finishes it first
+    assert not index._later
+    index.add([_one(1)])
+    index.set_about("d1", (dt.datetime(2025, 11, 1, tzinfo=UTC), None))  # a change after it is not undone
+    assert index.dated(np.array([1])).tolist() == [True]
+    index.add([_one(2)])
+    index.add([_one(i) for i in range(3, 4 + ADD_LATER_MAX)])  # a larger add: finished at once, after d2
+    assert not index._later and index.allowed().sum() == 4 + ADD_LATER_MAX
+    index.add([_one(100, entities=("e2",))], at=dt.datetime(2025, 12, 1, tzinfo=UTC))
+    index.save()  # a save holds what was left for later
+    loaded = SearchIndex.load(tmp_path / "idx", _CountingEmbedder())
+    assert loaded is not None and loaded.mentioning(["e2"]).sum() == 1
+    assert loaded.watermark == dt.datetime(2025, 12, 1, tzinfo=UTC)
+    loaded.close()
+    index.add([_one(101)])
+    embedder.gate.set()
+    index.wait()  # the worker finishes them before it embeds them, with no read asking
+    assert not index._later and index._live.get(len(index) - 1)
+    assert index.status().vectors == len(index)
+    index.close()
 
 
 class _CountingEmbedder:
