@@ -62,6 +62,7 @@ EMBED_LINGER_S = 0.05  # a lone document waits this long for others: one text at
 # next writes, stay resident. bench/scale.py at a million events with its batches overlapping the engine: 35 s
 # of embedding still left after the states' phase, ~200 MB more resident at its end
 EMBED_BACKLOG_MAX = 100_000
+FRESH_WAIT_S = 0.5  # the most a question waits for the vectors of what was just written (see wait_for)
 CLOSE_WAIT_S = 60  # the most close() waits for the batch being embedded (or the vector lists being built)
 _TYPES = ("event", "state")
 
@@ -82,9 +83,19 @@ class _Pending(queue.Queue[tuple[int, str] | None]):
     """Documents waiting for their vectors: those queued, and those the worker took and has not landed yet
     (a save lists both)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.landing = threading.Condition(self.mutex)  # notified as each batch lands
+
     def _init(self, maxsize: int) -> None:
         super()._init(maxsize)
         self._taken: list[tuple[int, str]] = []
+        self.docs: set[int] = set()  # the numbers of the documents queued or taken, until they land
+
+    def _put(self, item: tuple[int, str] | None) -> None:  # (called with the queue's mutex held)
+        super()._put(item)
+        if item is not None and item is not _FLUSH:
+            self.docs.add(item[0])
 
     def _get(self) -> tuple[int, str] | None:  # (called with the queue's mutex held)
         item = super()._get()
@@ -97,6 +108,7 @@ class _Pending(queue.Queue[tuple[int, str] | None]):
         if items:
             with self.not_full:  # (never full: the queue has no bound)
                 self.queue.extend(items)
+                self.docs.update(doc for doc, _ in items)
                 self.unfinished_tasks += len(items)
                 self.not_empty.notify()
 
@@ -124,6 +136,8 @@ class _Pending(queue.Queue[tuple[int, str] | None]):
         done = {id(item) for item in batch}
         with self.mutex:
             self._taken = [item for item in self._taken if id(item) not in done]
+            self.docs.difference_update(doc for doc, _ in batch)
+            self.landing.notify_all()
 
     def listed(self) -> list[tuple[int, str]]:
         with self.mutex:
@@ -551,6 +565,26 @@ class SearchIndex:
             while (self._pending.unfinished_tasks and not self._closing.is_set()
                    and (worker := self._worker) is not None and worker.is_alive()):
                 done.wait(timeout=0.1)
+
+    def wait_for(self, docs: NDArray[np.int64], timeout: float = FRESH_WAIT_S) -> None:
+        """Block until ``docs`` have their vectors (those that wait for them), the worker hurried, when no
+        more than a batch waits: a question that matches what was written a moment ago scores it on its
+        vector and its words as it does the rest (which would otherwise outrank it). Not while a bulk load's
+        backlog waits, nor longer than ``timeout``."""
+        pending = self._pending
+        if self.vectors is None or not pending.docs or pending.waiting() > EMBED_BATCH:
+            return
+        wanted = {int(d) for d in docs} & pending.docs
+        worker = self._worker
+        if not wanted or worker is None or not worker.is_alive():
+            return
+        pending.put(_FLUSH)  # the batch in hand stops waiting for more
+        self._hurry.set()
+        deadline = time.monotonic() + timeout
+        with pending.landing:
+            while (wanted & pending.docs and not self._closing.is_set() and worker.is_alive()
+                   and (left := deadline - time.monotonic()) > 0):
+                pending.landing.wait(left)
 
     @property
     def closed(self) -> bool:

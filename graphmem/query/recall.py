@@ -185,6 +185,8 @@ def rank(
         docs, scores = index.search_words(text, pool, allowed)
         parts["lexical"] = _spread(n, docs, (scores / scores[0]) ** preset.lexical_power if len(scores) else scores)
         found.append(docs)
+        if preset.vector or preset.words:  # what was just written is scored on its vector too, as the rest is
+            index.wait_for(docs)
     if preset.vector:
         docs, sims = index.search_vectors(text, pool, allowed)
         if len(sims) and sims[0] > preset.min_similarity:

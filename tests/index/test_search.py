@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+import time
 
 import numpy as np
 import pytest
@@ -368,8 +369,6 @@ class _CountingEmbedder:
 
 
 def test_documents_added_one_at_a_time_are_embedded_together_and_wait_does_not_linger():
-    import time
-
     from graphmem.store import Indexable
 
     embedder = _CountingEmbedder()
@@ -626,3 +625,35 @@ def test_documents_queued_for_vectors_are_taken_as_get_would_give_them():
     assert pending.listed() == [b, c]
     pending.done(5)
     assert pending.unfinished_tasks == 0
+
+
+def test_what_was_just_written_comes_before_older_lookalikes_that_have_vectors(tmp_path, static_model):
+    said = "Maria thinks the migration needs another week. marker0x{}"
+    with Memory.open(tmp_path / "m.kuzu", embedder=static_model) as mem:
+        for i in [*range(40), *range(50, 100)]:
+            mem.record(content=said.format(i), occurred_at="2025-11-27", thread="t0")
+        mem.index.wait()
+        for i in range(40, 50):  # each asked for at once: its vector is made first, as its lookalikes' were
+            fresh = mem.record(content=said.format(i), occurred_at="2025-11-27", thread="t0")
+            assert mem.recall(f"marker0x{i}", k=1)[0].id == fresh.id  # (1 of 10 without its vector)
+
+
+def test_a_wait_for_documents_returns_once_they_have_vectors_and_only_for_a_small_backlog():
+    from graphmem.index.search import EMBED_BATCH
+
+    embedder = _GatedEmbedder()
+    index = SearchIndex(None, embedder)
+    index.add([_one(0)])
+    started = time.monotonic()
+    index.wait_for(np.array([0]), timeout=0.2)  # the gate is shut: it gives up
+    assert time.monotonic() - started >= 0.2 and index.status().lag == 1
+    embedder.gate.set()
+    index.wait_for(np.array([0]))
+    assert index._embedded.get(0) and index.status().lag == 0
+    embedder.gate.clear()
+    index.add([_one(i) for i in range(1, EMBED_BATCH + 2)])  # more than a batch waits: no wait at all
+    started = time.monotonic()
+    index.wait_for(np.array([1]), timeout=5)
+    assert time.monotonic() - started < 1
+    embedder.gate.set()
+    index.close()
