@@ -318,16 +318,17 @@ class SearchIndex:
         every read and every other change of the index, and by the embedding worker."""
         if not self._later:
             return
-        with self._changing:
-            with self._lock:
-                later, self._later = self._later, []
+        with self._changing:  # (adds and finishes are made with it held: the list changes under no other)
+            later = list(self._later)
             if not later:  # (another thread finished them meanwhile)
                 return
             times = [at for _, _, at in later if at is not None]
             # their numbers follow one another: each add numbered right after the one before, and an add
-            # finished at once finishes those before it first (all with _changing held)
+            # finished at once finishes those before it first
             items = [item for _, added, _ in later for item in added]
             self._finish(later[0][0], items, max(times, default=None))
+            with self._lock:  # only now: a reader that finds the list empty finds them whole, words too
+                del self._later[: len(later)]
 
     def _finish(self, start: int, new: Sequence[Indexable], at: dt.datetime | None) -> None:
         """The columns, lists and words of the documents ``new``, numbered from ``start`` (``_changing``

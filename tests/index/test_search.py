@@ -326,8 +326,14 @@ def test_a_small_add_is_finished_by_the_next_read_or_change_or_else_by_the_worke
     index = SearchIndex(tmp_path / "idx", embedder)
     index.add([_one(0, entities=("e1",))])
     assert index._later and not index._live.get(0)  # numbered, not finished: no reader sees it half-added
+    listed_while_words_added = []
+    add_words = index.lexical.add_many
+    index.lexical.add_many = lambda *a: (listed_while_words_added.append(len(index._later)), add_words(*a))
     assert index.mentioning(["e1"]).tolist() == [True]  # a read finishes it first
-    assert not index._later
+    # it stays listed until its words are in too: a reader on another thread that finds the list empty
+    # finds the document whole (its words are added last, after it is live)
+    assert listed_while_words_added == [1] and not index._later
+    assert index.search_words("garden", 5, None)[0].tolist() == [0]
     index.add([_one(1)])
     index.set_about("d1", (dt.datetime(2025, 11, 1, tzinfo=UTC), None))  # a change after it is not undone
     assert index.dated(np.array([1])).tolist() == [True]
