@@ -26,8 +26,11 @@ from graphmem.ontology import (
 from graphmem.reasoning.timeline import Assertion, Resolved, bounded, order_key, resolve_timeline
 from graphmem.temporal import holds_at
 
-__all__ = ["Plan", "make_id", "plan_assert", "plan_close", "plan_confirm", "plan_merge", "plan_retract",
-           "plan_revise"]
+_EARLIEST = dt.datetime.min.replace(tzinfo=dt.UTC)
+_LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
+
+__all__ = ["Plan", "held_assertions", "make_id", "plan_assert", "plan_close", "plan_confirm", "plan_merge",
+           "plan_retract", "plan_revise"]
 
 
 def make_id(prefix: str, *parts: object) -> str:
@@ -79,6 +82,26 @@ def _assertion(s: State, seq: int = 0, *, end_status: StateStatus | None = None)
         end_status = StateStatus.REVOKED if s.status is StateStatus.REVOKED else StateStatus.CLOSED
     return Assertion(s.id, s.valid.start, s.stated_end, s.created_at, done=s.status is StateStatus.DONE, seq=seq,
                      open_status=open_status, end_status=end_status)
+
+
+def held_assertions(states: Sequence[State]) -> list[Assertion]:
+    """What the timeline needs of stored states of one timeline, each in the place it holds there (see
+    :func:`_held_order`)."""
+    order = _held_order(states)
+    return [_assertion(s, order[s.id]) for s in states]
+
+
+def _held_order(states: Sequence[State]) -> dict[str, int]:
+    """Each stored state's place among the states of its timeline, for those with one start and one
+    transaction time (written together): the order in which they were resolved is not stored, and it decides
+    which one wins. It shows in how they ended: each was bounded by the next one's start, so the one that
+    ends first came first, and of two that end at one time the superseded one came first. By id, two values
+    of one month written together could swap in a later write, which then ended the first one again and left
+    both open."""
+    ranked = sorted(states, key=lambda s: (
+        s.valid.start.at if s.valid.start else _EARLIEST, s.created_at,
+        s.valid.end.at if s.valid.end else _LATEST, s.status is not StateStatus.SUPERSEDED, s.id))
+    return {s.id: at for at, s in enumerate(ranked, start=1)}
 
 
 def _same_object(a: State, b: State) -> bool:
@@ -164,7 +187,9 @@ def _with_added(
     """
     if not single_valued:
         return resolve_timeline([_assertion(s, seqs[s.id]) for s in added], single_valued=False), []
-    ordered = sorted([*live, *added], key=lambda s: order_key(s.valid.start, s.created_at, seqs.get(s.id, 0), s.id))
+    held = _held_order(live)  # (ties between a stored and an added state cannot be: added ones are newer)
+    ordered = sorted([*live, *added], key=lambda s: order_key(s.valid.start, s.created_at,
+                                                             seqs.get(s.id) or held[s.id], s.id))
     resolved: dict[str, Resolved] = {}
     changed: list[State] = []
     for i, s in enumerate(ordered):
@@ -203,8 +228,8 @@ def plan_close(
         )
     ending = StateStatus.REVOKED if revoke else StateStatus.CLOSED
     assertions = [
-        _assertion(s) if s.id != state_id else replace(_assertion(s, end_status=ending), stated_end=end, done=done)
-        for s in live
+        a if a.state_id != state_id else replace(a, end_status=ending, stated_end=end, done=done)
+        for a in held_assertions(live)
     ]
     resolved = resolve_timeline(assertions, single_valued=predicate.single_valued)
     action = RevisionAction.MARK_DONE if done else RevisionAction.REVOKE if revoke else RevisionAction.CLOSE
@@ -266,7 +291,7 @@ def plan_retract(
     plan.revise(retracted, RevisionAction.RETRACT, reason, now, evidence)
     plan.evidence_targets.append((state_id, evidence))
     rest = [s for s in live if s.id != state_id]
-    resolved = resolve_timeline([_assertion(s) for s in rest], single_valued=predicate.single_valued)
+    resolved = resolve_timeline(held_assertions(rest), single_valued=predicate.single_valued)
     _diff(rest, resolved, now, plan)
     plan.results = [retracted]
     return plan
@@ -292,7 +317,7 @@ def plan_merge(
         plan.results = now_moved
         return plan
     live = [s for s in (*kept, *now_moved) if s.status is not StateStatus.RETRACTED]
-    resolved = resolve_timeline([_assertion(s, i) for i, s in enumerate(live)], single_valued=predicate.single_valued)
+    resolved = resolve_timeline(held_assertions(live), single_valued=predicate.single_valued)
     _diff(live, resolved, now, plan, successors=live)
     bounded = {v.id: v for v in plan.versions}
     plan.results = [bounded.get(s.id, s) for s in now_moved]
