@@ -1,6 +1,8 @@
 """``graphmem serve`` as a real process: it owns the database, shuts down without losing acknowledged writes."""
 
 import concurrent.futures
+import datetime as dt
+import random
 import signal
 import socket
 import subprocess
@@ -150,3 +152,44 @@ def test_the_server_backs_its_database_up_when_asked_to(tmp_path):
     assert len(copies) == 1, proc.stderr.read()
     with Memory.open(copies[0]) as copy:  # the copy opens as a memory (the event may have come after it)
         assert copy.stats().events in (0, 1)
+
+
+def test_agents_writing_and_asking_at_once_find_what_they_wrote_and_timelines_stay_whole(tmp_path):
+    ask = 'query($q: String!) { recall(query: $q, k: 1, preset: "lexical") { hits { id } } }'
+    people, orgs = ["Peter", "Priya", "Kenji", "Lena"], ["Acme Inc", "Globex", "Initech", "Umbrella Labs"]
+    db = tmp_path / "memory.kuzu"
+    proc, url = start(db)
+
+    def agent(w):
+        r, acked, lost = random.Random(w), [], []
+        with httpx.Client(timeout=60) as http:
+            for i in range(40):  # many values of one month for a few people: written together, they tie
+                month = r.choice(["March", "May"])
+                said = f"{r.choice(people)} joined {r.choice(orgs)} in {month}. tag{w}x{i}"
+                sent = {"i": {"content": said, "occurredAt": "2025-11-27", "agentId": f"agent{w}"}}
+                got = http.post(f"{url}/graphql", json={"query": RECORD, "variables": sent}).json()
+                acked.append(got["data"]["recordEvent"]["id"])
+                if i % 4 == 0:  # asked at once, by its own word: what was just written comes first
+                    hits = http.post(f"{url}/graphql", json={"query": ask, "variables": {"q": f"tag{w}x{i}"}})
+                    if [h["id"] for h in hits.json()["data"]["recall"]["hits"]] != acked[-1:]:
+                        lost.append(i)
+        return acked, lost
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            done = list(pool.map(agent, range(6)))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    assert [lost for _, lost in done] == [[]] * 6
+    with Memory.open(db) as memory:
+        acked = [i for ids, _ in done for i in ids]
+        assert {e.id for e in memory.get(acked)} == set(acked)
+        for person in people:
+            timeline = memory.timeline(person, "works_at")
+            assert timeline
+            open_ended = dt.datetime.max.replace(tzinfo=dt.UTC)
+            spans = sorted((s.valid.start.at, s.valid.end.at if s.valid.end else open_ended)
+                           for s in timeline)
+            # one value at a time: each ends by the next one's start
+            assert all(end <= after for (_, end), (after, _) in zip(spans, spans[1:], strict=False)), person
