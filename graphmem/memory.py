@@ -881,11 +881,12 @@ class Memory:
             entities.prefetch([n for r in requests for n in (r.subject, str(r.object or ""))])
         groups: dict[tuple[str, str], list[tuple[int, State, Sequence[str], str]]] = {}
         closes: list[tuple[int, State, StateInput]] = []
+        made = _StateIds()
         for index, request in enumerate(requests):
             if request.action == "close":
                 closes.append((index, self._new_state(replace(request, valid_to=None), entities, now), request))
                 continue
-            state = self._new_state(request, entities, now)
+            state = self._new_state(request, entities, now, made)
             groups.setdefault((state.subject_id, state.predicate), []).append(
                 (index, state, request.evidence, request.reason)
             )
@@ -923,7 +924,9 @@ class Memory:
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
 
-    def _new_state(self, r: StateInput, entities: _EntityCache, now: dt.datetime) -> State:
+    def _new_state(self, r: StateInput, entities: _EntityCache, now: dt.datetime,
+                   made: _StateIds | None = None) -> State:
+        """The state ``r`` asks for, new (``made``: the ids of the write's states made before it)."""
         predicate = self.ontology.predicate(r.predicate)
         if not r.subject or not r.subject.strip():
             raise InvalidInput("subject is missing; name the entity the state is about", field="subject")
@@ -951,9 +954,10 @@ class Memory:
             field = "confidence" if "confidence" in str(exc) else "scope"
             raise InvalidInput(f"{field}: {exc}", field=field) from None
         subject_name = entities.name(subject_id)
+        parts = (subject_id, predicate.name, object_id or object_text.casefold(),
+                 valid.start.at.isoformat() if valid.start else "open", now.isoformat())
         return State(
-            id=make_id("st", subject_id, predicate.name, object_id or object_text.casefold(),
-                       valid.start.at.isoformat() if valid.start else "open", now.isoformat()),
+            id=made.id_for(parts) if made is not None else make_id("st", *parts),
             kind=predicate.kind, subject_id=subject_id, subject=subject_name, predicate=predicate.name,
             object_id=object_id, object=object_text,
             text=r.text or f"{subject_name} {predicate.name.replace('_', ' ')} {object_text}",
@@ -2588,6 +2592,26 @@ class _Timelines:
     def apply(self, plan: Plan) -> None:
         for state in (*plan.new_states, *plan.versions, *plan.retractions):
             self.put(state)
+
+
+class _StateIds:
+    """The ids of one write's new states. A state's id is made from its subject, predicate, value, start and
+    the write's time; within a write, the first state of a (subject, predicate, start) keeps that id and the
+    next ones follow it in order (it, then a number). Two alike but for their end ("from March", "from March
+    to May") had one id, and the engine refused the write once it was acknowledged. And of values with one
+    start written together the later wins: a timeline orders them by id once that order is all that is left
+    of it (a later value of that start superseded both, then was retracted)."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, str] = {}  # (subject, predicate, start) -> the id of its first state
+        self._made: dict[str, int] = {}  # a first state's id -> how many states of its start the write made
+
+    def id_for(self, parts: tuple[str, ...]) -> str:
+        made = make_id("st", *parts)
+        first = self._first.setdefault("\x1f".join(parts[:2] + parts[3:4]), made)
+        count = self._made.get(first, 0) + 1
+        self._made[first] = count
+        return first if count == 1 else f"{first}_{count:06d}"
 
 
 class _EntityCache:

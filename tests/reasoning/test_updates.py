@@ -82,3 +82,18 @@ def test_values_of_one_start_written_together_keep_their_order_in_later_writes(c
                                                   include_private=True))
             whole = resolve_timeline(held_assertions(current), single_valued=True)
             assert all(whole[s.id].valid_to == s.valid.end for s in current), trial
+
+
+def test_two_new_states_alike_but_for_their_end_get_ids_of_their_own(clock):
+    """With one id the engine refused the write after it was acknowledged (and again at each reopen)."""
+    with Memory.in_memory(clock=clock, extract=False, embedder="none") as mem:
+        oslo = {"subject": "Ann", "predicate": "lives_in", "object": "Oslo", "valid_from": "2020-01-04"}
+        made = mem.assert_states([StateInput(**oslo), StateInput(**oslo, valid_to="2020-01-05")])
+        assert len({s.id for s in made}) == 2
+        mem.store.settle()  # applied: no write failed
+        assert sorted(s.id for s in mem.timeline("Ann", "lives_in")) == sorted(s.id for s in made)
+        # and of values with one start written together, the ids follow the write's order (see _new_state)
+        values = [StateInput(subject="Bob", predicate="lives_in", object=f"Town {i}", valid_from="2021")
+                  for i in range(6)]
+        ids = [s.id for s in mem.assert_states(values)]
+        assert ids == sorted(ids)
