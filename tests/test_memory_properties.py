@@ -1,5 +1,6 @@
-"""Property: after any sequence of assert / close / retract / backfill, the as-of, during and known-at answers
-of the real database equal a brute-force reference computed from the same operations.
+"""Property: after any sequence of assert / close / retract / backfill, alone or several asserts in one write,
+the as-of, during and known-at answers of the real database equal a brute-force reference computed from the
+same operations (a write of several is as its asserts one after another at one transaction time).
 
 The reference replays the operations with a deliberately naive O(n^2) model: a single-valued state ends at
 the earliest later start of any other live assertion (or its stated end), a tie at the same start goes to
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import Granularity, Memory, NotFound, TimePoint
+from graphmem import Granularity, Memory, NotFound, StateInput, TimePoint
 from graphmem.temporal import holds_at, holds_during, holds_throughout
 
 from .conftest import FakeClock
@@ -40,6 +41,7 @@ class RefAssertion:
     end: int | None
     created: int
     retracted: bool = False
+    seq: int = 0  # its place in a batch written at once (the later wins a tie at one start)
 
 
 @dataclass
@@ -55,7 +57,8 @@ class Reference:
             return a.start, a.end
         key = -(10**9) if a.start is None else a.start
         others = [b for b in self.live(a.subject, a.predicate) if b is not a]
-        if any(((-(10**9) if b.start is None else b.start) == key) and b.created > a.created for b in others):
+        if any(((-(10**9) if b.start is None else b.start) == key) and (b.created, b.seq) > (a.created, a.seq)
+               for b in others):
             return a.start, (a.start if a.start is not None else NEVER_DAY)
         later = [b.start for b in others if b.start is not None and b.start > key]
         ends = [x for x in [a.end, min(later) if later else None] if x is not None]
@@ -65,16 +68,25 @@ class Reference:
         start, end = self.interval(a)
         return holds_at(day(start) if start is not None else None, day(end) if end is not None else None, point)
 
-    def apply(self, op, tick):
+    def apply(self, op, tick, seq=0):
         kind = op[0]
+        if kind == "batch":  # one write: each as if asserted alone, in order, at one transaction time
+            return [self.apply(one, tick, seq) for seq, one in enumerate(op[1])]
         if kind == "assert":
             _, subject, predicate, obj, start, end = op
-            for a in self.live(subject, predicate):
-                same_start = (a.start is None) == (start is None) and (start is None or self.holds(a, day(start)))
-                if a.obj == obj and (end is None or a.end == end) and same_start:
-                    return a.ref
+            restated = [  # the value holds where this one starts: it is confirmed (if several: the earliest
+                # start, first recorded, first to end)
+                a for a in self.live(subject, predicate)
+                if a.obj == obj and (end is None or a.end == end) and (a.start is None) == (start is None)
+                and (start is None or self.holds(a, day(start)))]
+            if restated:
+                def order(a):
+                    ends = self.interval(a)[1]
+                    first = -(10**9) if a.start is None else a.start
+                    return first, a.created, 10**9 if ends is None else ends
+                return min(restated, key=order).ref
             ref = len(self.items)
-            self.items.append(RefAssertion(ref, subject, predicate, obj, start, end, tick))
+            self.items.append(RefAssertion(ref, subject, predicate, obj, start, end, tick, seq=seq))
             return ref
         _, ref, value = op
         target = self.items[ref]
@@ -113,6 +125,11 @@ op_assert = st.tuples(
     st.one_of(st.none(), st.integers(0, 40)), st.one_of(st.none(), st.integers(1, 20)),
 )
 op_change = st.tuples(st.sampled_from(["close", "retract"]), st.integers(0, 50), st.integers(1, 30))
+# several asserts in one write (as agents' records share one): few starts, so that they tie and restate
+op_batch = st.tuples(st.just("batch"), st.lists(st.tuples(
+    st.just("assert"), st.sampled_from(SUBJECTS), st.sampled_from(list(PREDICATES)), st.sampled_from(OBJECTS),
+    st.one_of(st.none(), st.sampled_from([3, 5, 9])), st.one_of(st.none(), st.integers(1, 20)),
+), min_size=2, max_size=5))
 queries = st.lists(
     st.one_of(
         st.integers(-5, 70).map(day),
@@ -123,7 +140,8 @@ queries = st.lists(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ops=st.lists(st.one_of(op_assert, op_assert, op_change), min_size=1, max_size=14), points=queries)
+@given(ops=st.lists(st.one_of(op_assert, op_assert, op_change, op_batch), min_size=1, max_size=14),
+       points=queries)
 def test_answers_equal_a_brute_force_reference(ops, points):
     clock = FakeClock()
     with Memory.in_memory(clock=clock) as mem:
@@ -141,6 +159,9 @@ def test_answers_equal_a_brute_force_reference(ops, points):
             ref = reference.apply(op, tick)
             if op[0] == "assert":
                 assert ref_to_id.setdefault(ref, state.id) == state.id, "confirm decisions differ"
+            elif op[0] == "batch":
+                for one, s in zip(ref, state, strict=True):
+                    assert ref_to_id.setdefault(one, s.id) == s.id, "confirm decisions differ"
             history.append((tick, _replay(applied)))
         for raw in points:
             point = mem.parse_time(raw) if isinstance(raw, str) else raw
@@ -164,6 +185,8 @@ def _known(mem, subject):
 
 def _concrete(op, reference):
     """Turn a drawn operation into a valid one against the current reference (or skip it)."""
+    if op[0] == "batch":
+        return ("batch", [_concrete(one, reference) for one in op[1]])
     if op[0] == "assert":
         _, subject, predicate, obj, start, length = op
         end = None if length is None or start is None or length > 15 else start + length
@@ -178,6 +201,12 @@ def _concrete(op, reference):
 
 
 def _apply(mem, op, ref_to_id):
+    if op[0] == "batch":
+        return mem.assert_states([
+            StateInput(subject=subject, predicate=predicate, object=obj,
+                       valid_from=day(start) if start is not None else None,
+                       valid_to=day(end) if end is not None else None)
+            for _, subject, predicate, obj, start, end in op[1]])
     if op[0] == "assert":
         _, subject, predicate, obj, start, end = op
         return mem.assert_state(subject, predicate, obj, valid_from=day(start) if start is not None else None,

@@ -8,6 +8,7 @@ itself is :func:`graphmem.reasoning.timeline.resolve_timeline`.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import hashlib
 from collections.abc import Sequence
@@ -110,15 +111,76 @@ def _same_object(a: State, b: State) -> bool:
     return a.object.casefold() == b.object.casefold()
 
 
-def _confirms(existing: State, new: State) -> bool:
-    """A new assertion that restates what already holds is a confirmation, not a second state."""
+def _same_claim(existing: State, new: State) -> bool:
+    """``new`` says what ``existing`` says (its value, and its end if it states one), and ``existing``
+    stands."""
     if not _same_object(existing, new) or existing.status in (StateStatus.RETRACTED, StateStatus.REVOKED):
         return False
-    if new.stated_end is not None and new.stated_end != existing.stated_end:
-        return False
+    return new.stated_end is None or new.stated_end == existing.stated_end
+
+
+def _holds_from(existing: State, end: TimePoint | None, new: State) -> bool:
+    """``existing``, ending at ``end``, holds where ``new`` starts: a new assertion that restates what already
+    holds is a confirmation, not a second state."""
     if new.valid.start is None or existing.valid.start is None:
         return new.valid.start == existing.valid.start
-    return holds_at(existing.valid.start, existing.valid.end, new.valid.start)
+    return holds_at(existing.valid.start, end, new.valid.start)
+
+
+class _Timeline:
+    """One (subject, predicate) timeline while a write adds to it: which state a request restates, as the
+    timeline stands with the states the write added before it. A state the write already ended holds no more:
+    of "Oslo from March", "Rome from March", "Oslo from March" in one write the third is a new state that ends
+    Rome, as it would be written after the two, not a confirmation of the first."""
+
+    def __init__(self, live: Sequence[State], *, single_valued: bool) -> None:
+        self.single_valued = single_valued
+        self.held = _held_order(live)
+        self.keys: list[tuple[dt.datetime, dt.datetime, int, str]] | None = None  # made once a state is added
+        self.states: list[State] = []
+        self._live = live
+
+    def _key(self, s: State, seqs: dict[str, int]) -> tuple[dt.datetime, dt.datetime, int, str]:
+        return order_key(s.valid.start, s.created_at, seqs.get(s.id) or self.held.get(s.id, 0), s.id)
+
+    def add(self, state: State, seq: int) -> None:
+        if not self.single_valued:
+            return
+        if self.keys is None:
+            ordered = sorted(self._live, key=lambda s: self._key(s, {}))
+            self.keys, self.states = [self._key(s, {}) for s in ordered], ordered
+        key = self._key(state, {state.id: seq})
+        at = bisect.bisect_right(self.keys, key)
+        self.keys.insert(at, key)
+        self.states.insert(at, state)
+
+    def end_of(self, s: State, seqs: dict[str, int]) -> TimePoint | None:
+        """Where ``s`` ends as the timeline stands: its stored end until the write added a state."""
+        if self.keys is None:
+            return s.valid.end if s.id in self.held else s.stated_end
+        at = bisect.bisect_right(self.keys, self._key(s, seqs))
+        successor = self.states[at] if at < len(self.states) else None
+        return bounded(_assertion(s), None if successor is None else _assertion(successor)).valid_to
+
+    def restated(self, new: State, states: Sequence[State], seqs: dict[str, int]) -> State | None:
+        """The state ``new`` restates: one with its value that holds at its start (if several, as a timeline
+        orders them: the earliest start, first recorded, first to end)."""
+        found: State | None = None
+        best: tuple[dt.datetime, dt.datetime, dt.datetime, str] | None = None
+        for s in states:
+            if not _same_claim(s, new):
+                continue
+            if self.single_valued:
+                end = self.end_of(s, seqs)
+            else:  # (its states never bound one another)
+                end = s.valid.end if s.id in self.held else s.stated_end
+            if not _holds_from(s, end, new):
+                continue
+            key = (s.valid.start.at if s.valid.start else _EARLIEST, s.created_at,
+                   end.at if end else _LATEST, s.id)
+            if best is None or key < best:
+                found, best = s, key
+        return found
 
 
 def plan_assert(
@@ -135,8 +197,9 @@ def plan_assert(
     live = [s for s in current if s.status is not StateStatus.RETRACTED]
     added: list[State] = []
     seqs: dict[str, int] = {}
+    timeline = _Timeline(live, single_valued=predicate.single_valued)
     for seq, (new, evidence, reason) in enumerate(requests, start=1):
-        match = next((s for s in (*live, *added) if _confirms(s, new)), None)
+        match = timeline.restated(new, (*live, *added), seqs)
         if match is not None:
             plan.confirm(match, evidence, reason, now)
             plan.results.append(match)
@@ -146,7 +209,8 @@ def plan_assert(
         plan.evidence_targets.append((new.id, evidence))
         plan.results.append(new)
         seqs[new.id] = seq
-    resolved, changed = _with_added(live, added, seqs, single_valued=predicate.single_valued)
+        timeline.add(added[-1], seq)
+    resolved, changed = _with_added(live, added, seqs, timeline.held, single_valued=predicate.single_valued)
     final_new = [_resolved(s, resolved[s.id], now) for s in added]
     for s in final_new:
         plan.new_states.append(s)
@@ -175,7 +239,8 @@ def plan_confirm(state: State, now: dt.datetime, reason: str, evidence: Sequence
 
 
 def _with_added(
-    live: Sequence[State], added: Sequence[State], seqs: dict[str, int], *, single_valued: bool
+    live: Sequence[State], added: Sequence[State], seqs: dict[str, int], held: dict[str, int], *,
+    single_valued: bool,
 ) -> tuple[dict[str, Resolved], list[State]]:
     """The resolution of each added state and of each live one whose end it can change, with those live ones.
 
@@ -187,7 +252,8 @@ def _with_added(
     """
     if not single_valued:
         return resolve_timeline([_assertion(s, seqs[s.id]) for s in added], single_valued=False), []
-    held = _held_order(live)  # (ties between a stored and an added state cannot be: added ones are newer)
+    # (``held``: the live states' places, see _held_order; ties between a stored and an added state cannot
+    # be: added ones are newer)
     ordered = sorted([*live, *added], key=lambda s: order_key(s.valid.start, s.created_at,
                                                              seqs.get(s.id) or held[s.id], s.id))
     resolved: dict[str, Resolved] = {}
