@@ -89,20 +89,27 @@ def held_assertions(states: Sequence[State]) -> list[Assertion]:
     """What the timeline needs of stored states of one timeline, each in the place it holds there (see
     :func:`_held_order`)."""
     order = _held_order(states)
-    return [_assertion(s, order[s.id]) for s in states]
+    return [_assertion(s, order.get(s.id, 0)) for s in states]
 
 
 def _held_order(states: Sequence[State]) -> dict[str, int]:
-    """Each stored state's place among the states of its timeline, for those with one start and one
-    transaction time (written together): the order in which they were resolved is not stored, and it decides
-    which one wins. It shows in how they ended: each was bounded by the next one's start, so the one that
-    ends first came first, and of two that end at one time the superseded one came first. By id, two values
-    of one month written together could swap in a later write, which then ended the first one again and left
-    both open."""
-    ranked = sorted(states, key=lambda s: (
-        s.valid.start.at if s.valid.start else _EARLIEST, s.created_at,
-        s.valid.end.at if s.valid.end else _LATEST, s.status is not StateStatus.SUPERSEDED, s.id))
-    return {s.id: at for at, s in enumerate(ranked, start=1)}
+    """The place of each stored state among those of its timeline with its start and transaction time
+    (written together; the others are left out). The order in which they were resolved is not stored, and
+    it decides which one wins. It shows in how they ended: each was bounded by the next one's start, so the
+    one that ends first came first, and of two that end at one time the superseded one came first; then
+    their ids, which follow the order of the write that made them (see ``memory._StateIds``). By id alone,
+    two values of one month written together could swap in a later write, which then ended the first one
+    again and left both open."""
+    together: dict[tuple[dt.datetime | None, dt.datetime], list[State]] = {}
+    for s in states:
+        together.setdefault((s.valid.start.at if s.valid.start else None, s.created_at), []).append(s)
+    places: dict[str, int] = {}
+    for tied in together.values():
+        if len(tied) > 1:
+            tied.sort(key=lambda s: (s.valid.end.at if s.valid.end else _LATEST,
+                                     s.status is not StateStatus.SUPERSEDED, s.id))
+            places.update((s.id, at) for at, s in enumerate(tied, start=1))
+    return places
 
 
 def _same_object(a: State, b: State) -> bool:
@@ -136,6 +143,7 @@ class _Timeline:
     def __init__(self, live: Sequence[State], *, single_valued: bool) -> None:
         self.single_valued = single_valued
         self.held = _held_order(live)
+        self.stored = {s.id for s in live}
         self.keys: list[tuple[dt.datetime, dt.datetime, int, str]] | None = None  # made once a state is added
         self.states: list[State] = []
         self._live = live
@@ -157,7 +165,7 @@ class _Timeline:
     def end_of(self, s: State, seqs: dict[str, int]) -> TimePoint | None:
         """Where ``s`` ends as the timeline stands: its stored end until the write added a state."""
         if self.keys is None:
-            return s.valid.end if s.id in self.held else s.stated_end
+            return s.valid.end if s.id in self.stored else s.stated_end
         at = bisect.bisect_right(self.keys, self._key(s, seqs))
         successor = self.states[at] if at < len(self.states) else None
         return bounded(_assertion(s), None if successor is None else _assertion(successor)).valid_to
@@ -173,7 +181,7 @@ class _Timeline:
             if self.single_valued:
                 end = self.end_of(s, seqs)
             else:  # (its states never bound one another)
-                end = s.valid.end if s.id in self.held else s.stated_end
+                end = s.valid.end if s.id in self.stored else s.stated_end
             if not _holds_from(s, end, new):
                 continue
             key = (s.valid.start.at if s.valid.start else _EARLIEST, s.created_at,
@@ -255,7 +263,7 @@ def _with_added(
     # (``held``: the live states' places, see _held_order; ties between a stored and an added state cannot
     # be: added ones are newer)
     ordered = sorted([*live, *added], key=lambda s: order_key(s.valid.start, s.created_at,
-                                                             seqs.get(s.id) or held[s.id], s.id))
+                                                             seqs.get(s.id) or held.get(s.id, 0), s.id))
     resolved: dict[str, Resolved] = {}
     changed: list[State] = []
     for i, s in enumerate(ordered):
