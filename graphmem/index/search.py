@@ -303,12 +303,9 @@ class SearchIndex:
             later = 0 < len(new) <= ADD_LATER_MAX and self.vectors is not None and not self._closing.is_set()
             if later:
                 self._later.append((start, new, at))
-        if later:
-            self._pending.put_many([(doc, item.text) for doc, item in enumerate(new, start)])
-            self._start_worker()
-            return
-        self._finish_adds()  # (the documents numbered before these first)
-        self._finish(start, new, at)
+        if not later:
+            self._finish_adds()  # (the documents numbered before these first)
+            self._finish(start, new, at)
         if self.vectors is not None:
             self._pending.put_many([(doc, item.text) for doc, item in enumerate(new, start)])
             self._start_worker()

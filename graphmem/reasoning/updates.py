@@ -148,25 +148,27 @@ class _Timeline:
         self.states: list[State] = []
         self._live = live
 
-    def _key(self, s: State, seqs: dict[str, int]) -> tuple[dt.datetime, dt.datetime, int, str]:
+    def key(self, s: State, seqs: dict[str, int]) -> tuple[dt.datetime, dt.datetime, int, str]:
+        """Where ``s`` sits in the timeline (``seqs``: the places of the write's new states in it)."""
         return order_key(s.valid.start, s.created_at, seqs.get(s.id) or self.held.get(s.id, 0), s.id)
 
     def add(self, state: State, seq: int) -> None:
         if not self.single_valued:
             return
         if self.keys is None:
-            ordered = sorted(self._live, key=lambda s: self._key(s, {}))
-            self.keys, self.states = [self._key(s, {}) for s in ordered], ordered
-        key = self._key(state, {state.id: seq})
+            ordered = sorted(self._live, key=lambda s: self.key(s, {}))
+            self.keys, self.states = [self.key(s, {}) for s in ordered], ordered
+        key = self.key(state, {state.id: seq})
         at = bisect.bisect_right(self.keys, key)
         self.keys.insert(at, key)
         self.states.insert(at, state)
 
     def end_of(self, s: State, seqs: dict[str, int]) -> TimePoint | None:
-        """Where ``s`` ends as the timeline stands: its stored end until the write added a state."""
+        """Where ``s`` ends as the timeline stands: its stored end until the write added a state (always, on
+        a multi-valued predicate: its states never bound one another)."""
         if self.keys is None:
             return s.valid.end if s.id in self.stored else s.stated_end
-        at = bisect.bisect_right(self.keys, self._key(s, seqs))
+        at = bisect.bisect_right(self.keys, self.key(s, seqs))
         successor = self.states[at] if at < len(self.states) else None
         return bounded(_assertion(s), None if successor is None else _assertion(successor)).valid_to
 
@@ -178,10 +180,7 @@ class _Timeline:
         for s in states:
             if not _same_claim(s, new):
                 continue
-            if self.single_valued:
-                end = self.end_of(s, seqs)
-            else:  # (its states never bound one another)
-                end = s.valid.end if s.id in self.stored else s.stated_end
+            end = self.end_of(s, seqs)
             if not _holds_from(s, end, new):
                 continue
             key = (s.valid.start.at if s.valid.start else _EARLIEST, s.created_at,
@@ -218,7 +217,7 @@ def plan_assert(
         plan.results.append(new)
         seqs[new.id] = seq
         timeline.add(added[-1], seq)
-    resolved, changed = _with_added(live, added, seqs, timeline.held, single_valued=predicate.single_valued)
+    resolved, changed = _with_added(live, added, seqs, timeline, single_valued=predicate.single_valued)
     final_new = [_resolved(s, resolved[s.id], now) for s in added]
     for s in final_new:
         plan.new_states.append(s)
@@ -247,7 +246,7 @@ def plan_confirm(state: State, now: dt.datetime, reason: str, evidence: Sequence
 
 
 def _with_added(
-    live: Sequence[State], added: Sequence[State], seqs: dict[str, int], held: dict[str, int], *,
+    live: Sequence[State], added: Sequence[State], seqs: dict[str, int], timeline: _Timeline, *,
     single_valued: bool,
 ) -> tuple[dict[str, Resolved], list[State]]:
     """The resolution of each added state and of each live one whose end it can change, with those live ones.
@@ -260,10 +259,7 @@ def _with_added(
     """
     if not single_valued:
         return resolve_timeline([_assertion(s, seqs[s.id]) for s in added], single_valued=False), []
-    # (``held``: the live states' places, see _held_order; ties between a stored and an added state cannot
-    # be: added ones are newer)
-    ordered = sorted([*live, *added], key=lambda s: order_key(s.valid.start, s.created_at,
-                                                             seqs.get(s.id) or held.get(s.id, 0), s.id))
+    ordered = sorted([*live, *added], key=lambda s: timeline.key(s, seqs))
     resolved: dict[str, Resolved] = {}
     changed: list[State] = []
     for i, s in enumerate(ordered):
