@@ -1266,3 +1266,63 @@ def test_many_small_writes_applied_together_read_back_as_when_each_was_applied_a
     assert {kuzu_store._LOAD_CREATE["Revision"], kuzu_store._LOAD_CREATE["Annotation"]} <= set(loads)
     assert read["together"] == read["alone"]
     assert read["alone"]["stats"].states > len(people) and read["alone"]["annotations"] > 0
+
+
+def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp_path, monkeypatch):
+    """Records applied together often make a state and then new versions of it (a move superseded a few
+    records later, a retraction that reopens what it had closed). Those versions are not a statement each: the
+    state is written as its last version says, with its earlier versions' edges beside it. Every state row
+    and edge (and so every as-of and known-at answer) is what the same writes leave applied one at a time."""
+    import itertools
+
+    places = ["Berlin", "Lisbon", "Porto"]
+    texts = [f"Peter Novak moved to {places[i % 3]} last week. #{i}" for i in range(9)]
+    texts += [f"Aiko Tanaka joined {['Acme Inc', 'Globex'][i % 2]} in March. #{i}" for i in range(5)]
+    edge_columns = ", ".join(f"h.{c}" for c in kuzu_store._TABLES["HAS_STATE"].column_names)
+    state_columns = ", ".join(f"s.{c}" for c in kuzu_store._TABLES["State"].column_names)
+    versions = {"alone": 0, "together": 0}
+    read: dict[str, dict] = {}
+    for way in ("alone", "together"):
+        ticks = itertools.count()
+
+        def clock(ticks=ticks) -> dt.datetime:
+            return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
+
+        with Memory.open(tmp_path / f"{way}.kuzu", embedder="none", clock=clock) as mem:
+            store = mem.store
+            statement = store._version_statement
+
+            def counted(version, columns, way=way, statement=statement):
+                versions[way] += 1
+                return statement(version, columns)
+
+            monkeypatch.setattr(store, "_version_statement", counted)
+            if way == "together":  # the writes wait for more until a read needs them
+                monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
+                monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
+            made = []
+            for text in texts:
+                made.append(mem.record(content=text, occurred_at="2025-11-27", thread="notes").id)
+                if way == "alone":
+                    store.settle()
+            peter = [s for s in mem.timeline(subject="Peter Novak", predicate="lives_in")]  # (a read: applied)
+            last = max(peter, key=lambda s: s.created_at)
+            mem.retract_state(last.id, reason="misheard")  # reopens the one it had closed
+            mem.record(content="Peter Novak moved to Madrid last week. #m", occurred_at="2025-11-27", thread="notes")
+            mem.record(content="Peter Novak moved to Oslo last week. #o", occurred_at="2025-11-27", thread="notes")
+            rome = mem.assert_state(subject="Peter Novak", predicate="lives_in", object="Rome", valid_from="2025-11-24")
+            mem.retract_state(rome.id, reason="a later message took it back")  # (made and retracted together)
+            mem.record(content="Peter Novak moved to Porto last week. #p", occurred_at="2025-11-27", thread="notes")
+            store.settle()
+            assert store._applied == store._journal.last  # (all of them in the engine)
+            read[way] = _graph_dump(mem) | {
+                "edges": sorted((tuple(r.values()) for r in store._rows(
+                    f"MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, {edge_columns}")), key=str),
+                "nodes": sorted((tuple(r.values()) for r in store._rows(f"MATCH (s:State) RETURN {state_columns}")),
+                                key=str),
+                "known": [sorted((s.predicate, s.object, str(s.valid.end)) for s in mem.known_at(at).states(
+                    subject="Peter Novak")) for at in (clock() - dt.timedelta(seconds=k) for k in range(1, 25))],
+            }
+    assert read["together"] == read["alone"]
+    assert len(read["alone"]["edges"]) > len(read["alone"]["nodes"])  # (states with several versions)
+    assert versions["together"] < versions["alone"]  # (folded: fewer version statements ran)
