@@ -1270,17 +1270,20 @@ def test_many_small_writes_applied_together_read_back_as_when_each_was_applied_a
 
 def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp_path, monkeypatch):
     """Records applied together often make a state and then new versions of it (a move superseded a few
-    records later, a retraction that reopens what it had closed). Those versions are not a statement each: the
-    state is written as its last version says, with its earlier versions' edges beside it. Every state row
-    and edge (and so every as-of and known-at answer) is what the same writes leave applied one at a time."""
+    records later, a retraction that reopens what it had closed) or confirm it. Those are not a statement
+    each: the state is written as its last version says, with its earlier versions' edges beside it and its
+    last confirmation. Every state row and edge (and so every as-of and known-at answer) is what the same
+    writes leave applied one at a time."""
     import itertools
 
     places = ["Berlin", "Lisbon", "Porto"]
     texts = [f"Peter Novak moved to {places[i % 3]} last week. #{i}" for i in range(9)]
-    texts += [f"Aiko Tanaka joined {['Acme Inc', 'Globex'][i % 2]} in March. #{i}" for i in range(5)]
+    texts += [f"Aiko Tanaka joined {['Acme Inc', 'Globex'][i // 2 % 2]} in March. #{i}" for i in range(8)]  # (each
+    # stated twice: the second confirms the first)
     edge_columns = ", ".join(f"h.{c}" for c in kuzu_store._TABLES["HAS_STATE"].column_names)
     state_columns = ", ".join(f"s.{c}" for c in kuzu_store._TABLES["State"].column_names)
     versions = {"alone": 0, "together": 0}
+    confirms = {"alone": 0, "together": 0}
     read: dict[str, dict] = {}
     for way in ("alone", "together"):
         ticks = itertools.count()
@@ -1297,6 +1300,13 @@ def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp
                 return statement(version, columns)
 
             monkeypatch.setattr(store, "_version_statement", counted)
+            run = store._run
+
+            def confirming(conn, query, params=None, way=way, run=run):
+                confirms[way] += "SET s.last_confirmed_at" in query
+                return run(conn, query, params)
+
+            monkeypatch.setattr(store, "_run", confirming)
             if way == "together":  # the writes wait for more until a read needs them
                 monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
                 monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
@@ -1326,3 +1336,4 @@ def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp
     assert read["together"] == read["alone"]
     assert len(read["alone"]["edges"]) > len(read["alone"]["nodes"])  # (states with several versions)
     assert versions["together"] < versions["alone"]  # (folded: fewer version statements ran)
+    assert confirms["together"] < confirms["alone"]  # (and confirmations written with the states they confirm)
