@@ -107,6 +107,7 @@ from graphmem.reasoning import (
     conflict_note,
     conflicts_of,
     find_duplicates,
+    in_timeline_order,
     merge_candidates,
     plan_tidy,
     promotion_candidates,
@@ -1806,7 +1807,8 @@ class Memory:
         scopes: Sequence[str] | None = None,
         evidence: bool = True,
     ) -> list[State]:
-        """Every state of ``subject`` (for one predicate, or all), ordered by start."""
+        """Every state of ``subject`` (for one predicate, or all): by predicate, then as the timeline orders
+        them (by start, then in the order they were stated: see :func:`in_timeline_order`)."""
         if predicate is not None:
             self.ontology.predicate(predicate)
         known = None
@@ -1816,7 +1818,7 @@ class Memory:
             StateQuery(subject_id=self.resolve_entity(subject, "subject"), predicate=predicate, known_at=known,
                        include_retracted=include_retracted, include_private=include_private, scopes=scopes)
         )
-        found.sort(key=lambda s: (s.predicate, s.valid.start.at if s.valid.start else _MIN, s.recorded_at))
+        found = in_timeline_order(found)
         return attach_evidence(self.store, found) if evidence else found
 
     def state(self, state_id: str) -> State:

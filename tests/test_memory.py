@@ -47,6 +47,26 @@ def test_supersede_closes_the_previous_value_and_keeps_it(mem):
     assert objects(mem.as_of("2019").states("Peter")) == []
 
 
+def test_a_timeline_lists_the_values_of_one_start_in_the_order_they_were_stated(tmp_path):
+    """Each move "last week" said again in a later record supersedes the one before from the same start: the
+    timeline lists them as they were said, the one that holds last (a value superseded later is not listed
+    after the value that superseded it), in memory and over GraphQL."""
+    from graphmem.api import AccessPolicy, create_app
+    from starlette.testclient import TestClient
+
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        said = ["Berlin", "Lisbon", "Berlin", "Porto", "Berlin"]
+        for i, place in enumerate(said):
+            mem.record(content=f"Peter Novak moved to {place} last week. #{i}", occurred_at="2025-11-27")
+        timeline = mem.timeline("Peter Novak", "lives_in")
+        assert objects(timeline) == said
+        assert [s.status for s in timeline] == [StateStatus.SUPERSEDED] * 4 + [StateStatus.ACTIVE]
+        with TestClient(create_app(mem, access=AccessPolicy.open())) as http:
+            body = http.post("/graphql", json={"query": '{ entity(id: "peter-novak") { timeline(predicate: '
+                                                        '"lives_in") { object status } } }'}).json()
+        assert [s["object"] for s in body["data"]["entity"]["timeline"]] == said, body
+
+
 def test_late_arriving_older_fact_is_split_into_the_timeline(mem):
     mem.assert_state("Ana", "works_at", "Acme", valid_from="2010")
     mem.assert_state("Ana", "works_at", "Globex", valid_from="2020")

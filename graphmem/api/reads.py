@@ -29,6 +29,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.memory import MAX_PAGE
 from graphmem.ontology import Event, State, TimePoint
 from graphmem.query import TimeView
+from graphmem.reasoning import in_timeline_order
 from graphmem.store import StateQuery
 from graphmem.temporal import period_end
 
@@ -105,7 +106,7 @@ async def timeline_states(ctx: Context, entity_id: str, predicate: str | None, i
         found = _each_pass(ctx, include_private, lambda p: ctx.memory.timeline(
             entity_id, predicate, include_retracted=include_retracted, include_private=p.include_private,
             scopes=p.scopes, evidence=False))
-        return _merged(found, key=lambda s: (s.predicate, _start(s), s.recorded_at))
+        return in_timeline_order(s for states in found for s in states)  # (a pass's scopes are its own)
 
     return [StateNode.of(s, ctx.memory.tz, include_private) for s in await ctx.run(read)]
 

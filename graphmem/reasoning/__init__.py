@@ -15,6 +15,7 @@ from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
 from graphmem.reasoning.updates import (
     Plan,
+    in_timeline_order,
     make_id,
     plan_assert,
     plan_close,
@@ -45,6 +46,7 @@ __all__ = [
     "Plan",
     "PreferenceOp",
     "Resolved",
+    "in_timeline_order",
     "live_preferences",
     "make_id",
     "merge_candidates",

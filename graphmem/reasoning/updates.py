@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from graphmem.errors import InvalidInput
@@ -30,7 +30,7 @@ from graphmem.temporal import holds_at
 _EARLIEST = dt.datetime.min.replace(tzinfo=dt.UTC)
 _LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
 
-__all__ = ["Plan", "held_assertions", "make_id", "plan_assert", "plan_close", "plan_confirm", "plan_merge",
+__all__ = ["Plan", "held_assertions", "in_timeline_order", "make_id", "plan_assert", "plan_close", "plan_confirm", "plan_merge",
            "plan_retract", "plan_revise"]
 
 
@@ -110,6 +110,22 @@ def _held_order(states: Sequence[State]) -> dict[str, int]:
                                      s.status is not StateStatus.SUPERSEDED, s.id))
             places.update((s.id, at) for at, s in enumerate(tied, start=1))
     return places
+
+
+def in_timeline_order(states: Iterable[State]) -> list[State]:
+    """``states`` as their timelines order them: by subject and predicate, then by start (an open start
+    first), then in the order they were stated (the transaction time that made each; of states one write made
+    with one start, as that write resolved them, see :func:`_held_order`), the one that won last. Not by the
+    time of each one's latest version: a value superseded later would follow the value stated after it."""
+    timelines: dict[tuple[str, str], list[State]] = {}
+    for s in states:
+        timelines.setdefault((s.subject_id, s.predicate), []).append(s)
+    out: list[State] = []
+    for key in sorted(timelines):
+        listed = timelines[key]
+        held = _held_order(listed)
+        out += sorted(listed, key=lambda s: order_key(s.valid.start, s.created_at, held.get(s.id, 0), s.id))
+    return out
 
 
 def _same_object(a: State, b: State) -> bool:
