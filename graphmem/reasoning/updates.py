@@ -158,11 +158,17 @@ class _Timeline:
 
     def __init__(self, live: Sequence[State], *, single_valued: bool) -> None:
         self.single_valued = single_valued
-        self.held = _held_order(live)
         self.stored = {s.id for s in live}
         self.keys: list[tuple[dt.datetime, dt.datetime, int, str]] | None = None  # made once a state is added
         self.states: list[State] = []
         self._live = live
+        self._held: dict[str, int] | None = None  # (made once a state's place is asked for: a restatement never)
+
+    @property
+    def held(self) -> dict[str, int]:
+        if self._held is None:
+            self._held = _held_order(self._live)
+        return self._held
 
     def key(self, s: State, seqs: dict[str, int]) -> tuple[dt.datetime, dt.datetime, int, str]:
         """Where ``s`` sits in the timeline (``seqs``: the places of the write's new states in it)."""
@@ -275,7 +281,11 @@ def _with_added(
     """
     if not single_valued:
         return resolve_timeline([_assertion(s, seqs[s.id]) for s in added], single_valued=False), []
-    ordered = sorted([*live, *added], key=lambda s: timeline.key(s, seqs))
+    if not added:  # (only restatements: nothing moves)
+        return {}, []
+    # (the timeline put each added state in its place as it came)
+    ordered = timeline.states if timeline.keys is not None else sorted([*live, *added],
+                                                                       key=lambda s: timeline.key(s, seqs))
     resolved: dict[str, Resolved] = {}
     changed: list[State] = []
     for i, s in enumerate(ordered):
