@@ -1811,12 +1811,14 @@ class KuzuStore:
             # a subject has few edges: its rows (every version) are read once, kept (with the acknowledged
             # writes' changes) and filtered here
             wanted = list(dict.fromkeys(subjects))
+            current = not query.all_versions and query.known_at is None and not query.include_retracted
             kept = [v for found in self._subjects.get_many(wanted, self._read_subjects,
                                                            keep=len(wanted) <= SUBJECT_CACHE_READ)
-                    for v in found.versions(query.predicate)
+                    for v in (found.current(query.predicate) if current else found.versions(query.predicate))
                     if (query.object_keys is None or _object_key(v.row) in query.object_keys)
                     and _keep(query, v.row)]
-            kept.sort(key=lambda v: _row_order(v.row))
+            if len(wanted) > 1 or not current:  # (one subject's current versions come in order)
+                kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:
                 kept = [v for v in kept if v.row["s_object_id"] == query.object_id]
             if query.limit is not None:
@@ -2579,10 +2581,14 @@ class _SubjectRows:
     A write to a subject with a long history used to copy and index every version it had: ~50 ms a write at
     20,000."""
 
-    __slots__ = ("_by_predicate",)
+    __slots__ = ("_by_predicate", "_open")
 
-    def __init__(self, by_predicate: dict[str, dict[str, tuple[_Version, ...]]]) -> None:
+    def __init__(self, by_predicate: dict[str, dict[str, tuple[_Version, ...]]],
+                 open_: dict[str | None, list[_Version]] | None = None) -> None:
         self._by_predicate = by_predicate  # predicate -> state id -> its versions, oldest first
+        # predicate (None: all) -> its states' current versions in order, made when first asked for: what a
+        # write's planning reads of a timeline (~60 states, most with an older version: ~95 -> ~45 us a read)
+        self._open = open_ if open_ is not None else {}
 
     @classmethod
     def of(cls, versions: Iterable[_Version]) -> _SubjectRows:
@@ -2601,13 +2607,23 @@ class _SubjectRows:
             for versions in states.values():
                 yield from versions
 
+    def current(self, predicate: str | None = None) -> list[_Version]:
+        """The current version of each state (of ``predicate``, when given): in the order of ``_row_order``."""
+        found = self._open.get(predicate)
+        if found is None:
+            found = sorted((v for v in self.versions(predicate) if v.row["h_replaced_at"] is None),
+                           key=lambda v: _row_order(v.row))
+            self._open[predicate] = found  # (two readers may both make it: the same)
+        return found
+
     def written(self, part: WriteBatch) -> _SubjectRows:
         """These rows as ``part`` (the state changes of one committed batch that concern this subject) left
         them."""
         confirmed = [(self._predicate_of(state_id), state_id, at) for state_id, at in part.confirmations]
         touched = {s.predicate for s in (*part.new_states, *part.state_versions, *part.retractions)}
         touched.update(p for p, _, _ in confirmed if p is not None)
-        out = _SubjectRows(self._by_predicate | {p: dict(self._by_predicate.get(p, {})) for p in touched})
+        out = _SubjectRows(self._by_predicate | {p: dict(self._by_predicate.get(p, {})) for p in touched},
+                           {p: v for p, v in self._open.items() if p is not None and p not in touched})
         for s in part.new_states:
             out._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))})
         for s in part.state_versions:

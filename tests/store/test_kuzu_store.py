@@ -1337,3 +1337,27 @@ def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp
     assert len(read["alone"]["edges"]) > len(read["alone"]["nodes"])  # (states with several versions)
     assert versions["together"] < versions["alone"]  # (folded: fewer version statements ran)
     assert confirms["together"] < confirms["alone"]  # (and confirmations written with the states they confirm)
+
+
+def test_a_subjects_current_states_read_from_the_cache_follow_each_write(tmp_path):
+    """A subject's current states are kept in order once read, for each predicate; a write makes them again
+    for the predicates it touched and keeps the others'."""
+    with Memory.open(tmp_path / "m.kuzu", embedder="none", extract=False) as mem:
+        mem.assert_state(subject="Ann", predicate="lives_in", object="Oslo", valid_from="2020")
+        mem.assert_state(subject="Ann", predicate="works_at", object="Acme", valid_from="2021")
+        mem.assert_state(subject="Ann", predicate="likes", object="tea", valid_from="2021")
+
+        def now() -> dict:
+            return {p: [s.object for s in mem.timeline("Ann", p)] for p in ("lives_in", "works_at", "likes")}
+
+        assert now() == {"lives_in": ["Oslo"], "works_at": ["Acme"], "likes": ["tea"]}
+        mem.assert_state(subject="Ann", predicate="lives_in", object="Rome", valid_from="2023")
+        mem.assert_state(subject="Ann", predicate="likes", object="jazz", valid_from="2022")
+        assert now() == {"lives_in": ["Oslo", "Rome"], "works_at": ["Acme"], "likes": ["tea", "jazz"]}
+        rome = mem.timeline("Ann", "lives_in")[-1]
+        mem.retract_state(rome.id, reason="misheard")
+        assert now() == {"lives_in": ["Oslo"], "works_at": ["Acme"], "likes": ["tea", "jazz"]}
+        assert [s.valid.end for s in mem.timeline("Ann", "lives_in")] == [None]  # (reopened)
+        assert [s.object for s in mem.store.states(StateQuery(subject_id=rome.subject_id))] == [
+            "Oslo", "Acme", "tea", "jazz"]
+        assert [s.object for s in mem.timeline("Ann", "lives_in", include_retracted=True)] == ["Oslo", "Rome"]
