@@ -2051,8 +2051,8 @@ class Memory:
     def _page_data(self, entity_id: str, *, include_private: bool, scopes: Sequence[str] | None,
                    recent: int) -> PageData:
         entity = self.store.entities([entity_id])[0]
-        states = attach_evidence(self.store, self.store.states(StateQuery(
-            subject_id=entity_id, include_private=include_private, scopes=scopes)))
+        states = attach_evidence(self.store, in_timeline_order(self.store.states(StateQuery(
+            subject_id=entity_id, include_private=include_private, scopes=scopes))))
         incoming = self.store.states(StateQuery(object_id=entity_id, include_private=include_private,
                                                 scopes=scopes))
         events = self.store.find_events(EventQuery(limit=recent, entity_id=entity_id,

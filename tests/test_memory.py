@@ -50,7 +50,7 @@ def test_supersede_closes_the_previous_value_and_keeps_it(mem):
 def test_a_timeline_lists_the_values_of_one_start_in_the_order_they_were_stated(tmp_path):
     """Each move "last week" said again in a later record supersedes the one before from the same start: the
     timeline lists them as they were said, the one that holds last (a value superseded later is not listed
-    after the value that superseded it), in memory and over GraphQL."""
+    after the value that superseded it), in memory, over GraphQL and on the entity's page."""
     from graphmem.api import AccessPolicy, create_app
     from starlette.testclient import TestClient
 
@@ -65,6 +65,9 @@ def test_a_timeline_lists_the_values_of_one_start_in_the_order_they_were_stated(
             body = http.post("/graphql", json={"query": '{ entity(id: "peter-novak") { timeline(predicate: '
                                                         '"lives_in") { object status } } }'}).json()
         assert [s["object"] for s in body["data"]["entity"]["timeline"]] == said, body
+        page = mem.entity_page("Peter Novak")
+        listed = page.split("## Timeline")[1].split("\n## ")[0]
+        assert [line.split(" · ")[1].removeprefix("lives in ") for line in listed.strip().splitlines()] == said
 
 
 def test_late_arriving_older_fact_is_split_into_the_timeline(mem):

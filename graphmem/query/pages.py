@@ -28,8 +28,9 @@ _LINE = 200  # characters of an event's content on a page
 
 @dataclass(frozen=True)
 class PageData:
-    """What an entity page shows: its states (evidence attached), states that point at it, the opinions
-    about it or held by it, and its recent events (newest first)."""
+    """What an entity page shows: its states (evidence attached; each timeline in its order, see
+    ``reasoning.in_timeline_order``), states that point at it, the opinions about it or held by it, and its
+    recent events (newest first)."""
 
     entity: Entity
     states: Sequence[State]
@@ -130,8 +131,9 @@ def render_entity_page(data: PageData, tz: dt.tzinfo = UTC) -> str:
     e = data.entity
     aliases = sorted({a for a in e.aliases if a != e.name})
     facts = [s for s in data.states if s.kind != "opinion"]
+    # by start, then predicate; values of one start stay in the order they were stated (``states`` is)
     order = sorted(facts, key=lambda s: (s.valid_from.at if s.valid_from else dt.datetime.min.replace(tzinfo=UTC),
-                                         s.predicate, s.object, s.id))
+                                         s.predicate))
     current = [s for s in order if s.valid_to is None and s.status.value in ("active", "candidate")]
     incoming = sorted(
         (s for s in data.incoming if s.kind != "opinion"),
