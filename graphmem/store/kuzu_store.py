@@ -1482,7 +1482,7 @@ class KuzuStore:
         # revisions, evidence and superseded states in one each) in bulk writes, and while the tables those
         # statements join are small (see JOIN_GROUP_FROM); else a state's riders go on the statement that
         # writes the state, as do a version's or a retraction's on theirs (each a statement of its own)
-        confirmations = dict(_unversioned_confirmations(b))  # the last one of each state stays
+        confirmations = _confirmations_to_write(b, columns)
         b, columns, history = _folded(b, columns)
         b, confirmations = _confirmed_when_made(b, confirmations)
         many = len(b.new_states) > self._copy_at and (self._copying or self._join_fits("Entity"))
@@ -2391,6 +2391,25 @@ def _confirmed_when_made(b: WriteBatch, confirmations: dict[str, dt.datetime]) -
               for s in b.new_states]
     return (dataclasses.replace(b, new_states=states),
             {state_id: at for state_id, at in confirmations.items() if state_id not in made})
+
+
+def _confirmations_to_write(b: WriteBatch, columns: Sequence[Sequence[str]]) -> dict[str, dt.datetime]:
+    """Each confirmed state's last confirmation in ``b``, unless the last of its versions that writes the
+    state's last confirmation (``columns``: those each version writes) already writes that one or a later
+    one. A transaction writes the versions first and the confirmations after them, so an earlier
+    confirmation written then would undo a later one a version carried: the applier merges many records into
+    one batch (confirmed at 00:29 and 00:45, then superseded at 00:46 by a version that left the confirmation
+    as it was, the state kept 00:29)."""
+    latest: dict[str, dt.datetime] = {}
+    for state_id, at in b.confirmations:
+        if state_id not in latest or at > latest[state_id]:
+            latest[state_id] = at
+    written: dict[str, dt.datetime | None] = {}
+    for version, changed in zip(b.state_versions, columns, strict=True):
+        if version.id in latest and "last_confirmed_at" in changed:
+            written[version.id] = version.last_confirmed_at
+    return {state_id: at for state_id, at in latest.items()
+            if (carried := written.get(state_id)) is None or carried < at}
 
 
 def _unversioned_confirmations(b: WriteBatch) -> list[tuple[str, dt.datetime]]:

@@ -1361,3 +1361,59 @@ def test_a_subjects_current_states_read_from_the_cache_follow_each_write(tmp_pat
         assert [s.object for s in mem.store.states(StateQuery(subject_id=rome.subject_id))] == [
             "Oslo", "Acme", "tea", "jazz"]
         assert [s.object for s in mem.timeline("Ann", "lives_in", include_retracted=True)] == ["Oslo", "Rome"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_leaves(tmp_path, monkeypatch, seed):
+    """Random asserts (months that tie), records stating moves, closes and retractions on a few subjects,
+    applied as the applier merges them (many to a transaction, versions and confirmations of the states it
+    makes folded into them) and applied one at a time: every state row and edge is the same."""
+    import itertools
+    import random
+
+    def graph(mem: Memory) -> dict:
+        edge_columns = ", ".join(f"h.{c}" for c in kuzu_store._TABLES["HAS_STATE"].column_names)
+        state_columns = ", ".join(f"s.{c}" for c in kuzu_store._TABLES["State"].column_names)
+        return _graph_dump(mem) | {
+            "edges": sorted((tuple(r.values()) for r in mem.store._rows(
+                f"MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, {edge_columns}")), key=str),
+            "nodes": sorted((tuple(r.values()) for r in mem.store._rows(f"MATCH (s:State) RETURN {state_columns}")),
+                            key=str)}
+
+    read: dict[str, dict] = {}
+    for way in ("alone", "together"):
+        rng, ticks = random.Random(seed), itertools.count()
+
+        def clock(ticks=ticks) -> dt.datetime:
+            return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
+
+        if way == "together":
+            monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
+            monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
+        with Memory.open(tmp_path / f"{way}.kuzu", embedder="none", clock=clock) as mem:
+            people = ["Ann Berg", "Bo Lind", "Cy Moss"]
+            for step in range(60):
+                person, what = rng.choice(people), rng.random()
+                if what < 0.4:
+                    predicate = rng.choice(["lives_in", "works_at", "likes"])
+                    mem.assert_state(subject=person, predicate=predicate, object=rng.choice(["Oslo", "Rome", "Acme"]),
+                                     valid_from=f"2025-{rng.choice([3, 3, 5]):02d}")
+                elif what < 0.75:
+                    place = rng.choice(["Berlin", "Lisbon", "Porto"])
+                    mem.record(content=f"{person} moved to {place} last week. #{step}", occurred_at="2025-11-27")
+                else:
+                    held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
+                                  key=lambda s: s.id)
+                    if not held:
+                        continue
+                    target = rng.choice(held)
+                    if what < 0.9:
+                        mem.retract_state(target.id, reason="wrong")
+                    elif target.valid.end is None and target.valid.start is not None:
+                        mem.close_state(target.id, valid_to="2025-12-01")
+                if way == "alone":
+                    mem.store.settle()
+            mem.store.settle()
+            read[way] = graph(mem)
+    assert read["together"] == read["alone"]
+    assert read["alone"]["nodes"] and len(read["alone"]["edges"]) > len(read["alone"]["nodes"])
