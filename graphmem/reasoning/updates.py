@@ -30,8 +30,8 @@ from graphmem.temporal import holds_at
 _EARLIEST = dt.datetime.min.replace(tzinfo=dt.UTC)
 _LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
 
-__all__ = ["Plan", "held_assertions", "in_timeline_order", "make_id", "plan_assert", "plan_close", "plan_confirm", "plan_merge",
-           "plan_retract", "plan_revise"]
+__all__ = ["Plan", "held_assertions", "in_timeline_order", "make_id", "plan_assert", "plan_close", "plan_confirm",
+           "plan_merge", "plan_retract", "plan_revise"]
 
 
 def make_id(prefix: str, *parts: object) -> str:
