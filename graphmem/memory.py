@@ -912,6 +912,8 @@ class Memory:
             plans.append(plan)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state
+            if closes:  # a close sees the timeline as the write's asserts left it ("joined in March. Left in May.")
+                existing[(subject_id, predicate)] = _after_plan(current, plan)
         for index, probe, request in closes:
             end = self._optional_time(request.valid_to, "valid_to")
             current = existing.get((probe.subject_id, probe.predicate), [])
@@ -922,6 +924,7 @@ class Memory:
                               request.reason, request.evidence)
             plans.append(plan)
             results[index] = plan.results[0]
+            existing[(probe.subject_id, probe.predicate)] = _after_plan(current, plan)  # (a second close sees it)
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
 
@@ -975,12 +978,13 @@ class Memory:
         """Add what ``plans`` write to ``batch``, in order (the mentions their evidence adds are checked
         against the batch's once for them all: a bulk write holds thousands)."""
         wanted: list[tuple[str, str]] = []  # evidence events mention what their states are about
+        revision_ids: set[str] = set()
         for plan in plans:
             batch.new_states.extend(plan.new_states)
             batch.state_versions.extend(plan.versions)
             batch.retractions.extend(plan.retractions)
             batch.confirmations.extend(plan.confirmations)
-            batch.revisions.extend(plan.revisions)
+            batch.revisions.extend(_unique_ids(plan.revisions, revision_ids))
             batch.supersedes.extend(plan.supersedes)
             subjects = {s.id: s for s in (*plan.new_states, *plan.versions, *plan.retractions, *plan.results)}
             targets = [(t, EvidenceStance.SUPPORTS) for t in plan.evidence_targets]
@@ -2852,6 +2856,28 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
 def _claim(r: StateInput) -> tuple[str, str, str, str]:
     """What a state request says, whatever its wording: one event saying it twice is one piece of evidence."""
     return name_key(r.subject), r.predicate, name_key(str(r.object or "")), r.action
+
+
+def _unique_ids(revisions: Sequence[Revision], taken: set[str]) -> list[Revision]:
+    """``revisions`` with ids no earlier plan of the write took (``taken`` grows by them). A plan numbers its
+    own; two plans of one write can change one state alike at one time (two closes of it), and a write with
+    one id twice is refused by the database after it was acknowledged."""
+    out = []
+    for r in revisions:
+        if r.id in taken:
+            n = 1
+            while make_id("rv", r.id, n) in taken:
+                n += 1
+            r = r.model_copy(update={"id": make_id("rv", r.id, n)})
+        taken.add(r.id)
+        out.append(r)
+    return out
+
+
+def _after_plan(current: Sequence[State], plan: Plan) -> list[State]:
+    """A timeline's current states as ``plan`` leaves them."""
+    changed = {s.id: s for s in (*plan.versions, *plan.retractions)}
+    return [changed.get(s.id, s) for s in current] + list(plan.new_states)
 
 
 def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None) -> State | None:

@@ -70,6 +70,40 @@ def test_a_timeline_lists_the_values_of_one_start_in_the_order_they_were_stated(
         assert [line.split(" · ")[1].removeprefix("lives in ") for line in listed.strip().splitlines()] == said
 
 
+def test_a_write_that_states_a_value_and_its_end_ends_it_as_two_writes_would(tmp_path):
+    """"Joined Acme in March. Left Acme in May." in one record, or in one batch of records, ends the job in May,
+    as two records one after another do; two leavings of one job in one write are applied (the database once
+    refused such a write after it was acknowledged: two of its revisions had one id), the later one winning."""
+    def jobs(mem: Memory) -> list[tuple[str, object, str]]:
+        mem.store.settle()
+        return [(s.object, s.valid.end and s.valid.end.at.date(), s.status.value)
+                for s in mem.timeline("Peter Novak", "works_at")]
+
+    ended = [("Acme Inc", dt.date(2025, 5, 1), "closed")]
+    writes = {
+        "one record": [["Peter Novak joined Acme Inc in March. Peter Novak left Acme Inc in May."]],
+        "one batch": [["Peter Novak joined Acme Inc in March.", "Peter Novak left Acme Inc in May."]],
+        "one after another": [["Peter Novak joined Acme Inc in March."], ["Peter Novak left Acme Inc in May."]],
+        "left twice in one batch": [["Peter Novak joined Acme Inc in March."],
+                                    ["Peter Novak left Acme Inc in May. #1", "Peter Novak left Acme Inc in May. #2"]],
+    }
+    for name, batches in writes.items():
+        with Memory.open(tmp_path / f"{name}.kuzu", embedder="none") as mem:
+            for texts in batches:
+                mem.record_many([{"content": t, "occurred_at": "2025-11-27"} for t in texts])
+            assert jobs(mem) == ended, name
+    later = {}
+    for name, batches in {"one batch": [["Peter Novak left Acme Inc in May.", "Peter Novak left Acme Inc in April."]],
+                          "one after another": [["Peter Novak left Acme Inc in May."],
+                                                ["Peter Novak left Acme Inc in April."]]}.items():
+        with Memory.open(tmp_path / f"twice {name}.kuzu", embedder="none") as mem:
+            mem.record(content="Peter Novak joined Acme Inc in March.", occurred_at="2025-11-27")
+            for texts in batches:
+                mem.record_many([{"content": t, "occurred_at": "2025-11-27"} for t in texts])
+            later[name] = jobs(mem)
+    assert later["one batch"] == later["one after another"] == [("Acme Inc", dt.date(2025, 4, 1), "closed")]
+
+
 def test_late_arriving_older_fact_is_split_into_the_timeline(mem):
     mem.assert_state("Ana", "works_at", "Acme", valid_from="2010")
     mem.assert_state("Ana", "works_at", "Globex", valid_from="2020")
