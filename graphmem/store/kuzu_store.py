@@ -1279,8 +1279,9 @@ class KuzuStore:
             of(s.subject_id).state_versions.append(s)
         for s in batch.retractions:
             of(s.subject_id).retractions.append(s)
+        made = {s.id: s.subject_id for s in batch.new_states}  # (not in _subject_of before this batch is)
         for state_id, at in batch.confirmations:
-            for subject in self._subject_of.get(state_id, ()):
+            for subject in self._subject_of.get(state_id, ()) or ((made[state_id],) if state_id in made else ()):
                 of(subject).confirmations.append((state_id, at))
         changed = []
         for subject, part in parts.items():
@@ -2638,7 +2639,9 @@ class _SubjectRows:
     def written(self, part: WriteBatch) -> _SubjectRows:
         """These rows as ``part`` (the state changes of one committed batch that concern this subject) left
         them."""
-        confirmed = [(self._predicate_of(state_id), state_id, at) for state_id, at in part.confirmations]
+        made = {s.id: s.predicate for s in part.new_states}  # (a state confirmed in the batch that makes it)
+        confirmed = [(made.get(state_id) or self._predicate_of(state_id), state_id, at)
+                     for state_id, at in part.confirmations]
         touched = {s.predicate for s in (*part.new_states, *part.state_versions, *part.retractions)}
         touched.update(p for p, _, _ in confirmed if p is not None)
         out = _SubjectRows(self._by_predicate | {p: dict(self._by_predicate.get(p, {})) for p in touched},

@@ -1363,10 +1363,10 @@ def test_a_subjects_current_states_read_from_the_cache_follow_each_write(tmp_pat
         assert [s.object for s in mem.timeline("Ann", "lives_in", include_retracted=True)] == ["Oslo", "Rome"]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 7, 8])
 def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_leaves(tmp_path, monkeypatch, seed):
-    """Random asserts (months that tie), records stating moves, joins and leavings, confirmations, closes and
-    retractions on a few subjects, applied as the applier merges them (many to a transaction, versions and
+    """Random asserts (months that tie), records (alone and in batches) stating moves, joins and leavings,
+    confirmations, closes, tasks done and retractions on a few subjects, applied as the applier merges them (many to a transaction, versions and
     confirmations of the states it makes folded into them) and applied one at a time: every state row and edge
     is the same. (100 seeds pass; the suite runs a few.)"""
     import itertools
@@ -1396,14 +1396,16 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
             for step in range(60):
                 person, what = rng.choice(people), rng.random()
                 if what < 0.35:
-                    predicate = rng.choice(["lives_in", "works_at", "likes"])
+                    predicate = rng.choice(["lives_in", "works_at", "likes", "todo"])
                     mem.assert_state(subject=person, predicate=predicate, object=rng.choice(["Oslo", "Rome", "Acme"]),
                                      valid_from=f"2025-{rng.choice([3, 3, 5]):02d}")
                 elif what < 0.65:
-                    text = rng.choice([f"{person} moved to {rng.choice(['Berlin', 'Lisbon'])} last week.",
-                                       f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
-                                       f"{person} left {rng.choice(['Acme Inc', 'Globex'])} in May."])
-                    mem.record(content=f"{text} #{step}", occurred_at="2025-11-27")
+                    said = [rng.choice([f"{person} moved to {rng.choice(['Berlin', 'Lisbon'])} last week.",
+                                        f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
+                                        f"{person} left {rng.choice(['Acme Inc', 'Globex'])} in May."])
+                            for _ in range(rng.choice([1, 1, 1, 3]))]  # (now and then a batch of records)
+                    mem.record_many([{"content": f"{text} #{step}.{i}", "occurred_at": "2025-11-27"}
+                                     for i, text in enumerate(said)])
                 else:
                     held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
                                   key=lambda s: s.id)
@@ -1414,6 +1416,8 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
                         mem.retract_state(target.id, reason="wrong")
                     elif what < 0.89:
                         mem.confirm_state(target.id)
+                    elif target.kind == "task" and target.valid.end is None:
+                        mem.mark_done(target.id, at="2025-12-01")
                     elif target.valid.end is None and target.valid.start is not None:
                         mem.close_state(target.id, valid_to="2025-12-01")
                 if way == "alone":
@@ -1422,3 +1426,23 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
             read[way] = graph(mem)
     assert read["together"] == read["alone"]
     assert read["alone"]["nodes"] and len(read["alone"]["edges"]) > len(read["alone"]["nodes"])
+
+
+def test_a_confirmation_in_the_write_that_makes_a_state_outlives_the_states_later_versions(tmp_path):
+    """A state stated twice in one write is made and confirmed at once. The confirmation reaches the cached
+    state too: a later version of the state (superseded by a value of its start) is made from the cache and
+    used to write the confirmation away."""
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        mem.assert_state(subject="Ann Berg", predicate="lives_in", object="Oslo", valid_from="2020")
+        assert mem.timeline("Ann Berg")  # (her states are cached from here on)
+        mem.record_many([{"content": f"Ann Berg joined Globex in March. #{i}", "occurred_at": "2025-11-27"}
+                         for i in range(2)])
+        [globex] = mem.timeline("Ann Berg", "works_at")
+        assert globex.last_confirmed_at is not None
+        mem.record(content="Ann Berg joined Acme Inc in March.", occurred_at="2025-11-27")  # (ends Globex)
+        mem.store.settle()
+        mem.store._subjects.clear()
+        mem.store._states.clear()
+        after = {s.object: s for s in mem.timeline("Ann Berg", "works_at")}
+        assert after["Globex"].valid.end is not None
+        assert after["Globex"].last_confirmed_at == globex.last_confirmed_at
