@@ -1279,9 +1279,9 @@ class KuzuStore:
             of(s.subject_id).state_versions.append(s)
         for s in batch.retractions:
             of(s.subject_id).retractions.append(s)
-        made = {s.id: s.subject_id for s in batch.new_states}  # (not in _subject_of before this batch is)
+        made = {s.id: {s.subject_id} for s in batch.new_states}  # (not in _subject_of before this batch is)
         for state_id, at in batch.confirmations:
-            for subject in self._subject_of.get(state_id, ()) or ((made[state_id],) if state_id in made else ()):
+            for subject in self._subject_of.get(state_id) or made.get(state_id, set()):
                 of(subject).confirmations.append((state_id, at))
         changed = []
         for subject, part in parts.items():
