@@ -174,6 +174,29 @@ def test_words_seen_once_are_not_kept_for_the_life_of_the_process(monkeypatch):
     assert {(e.name, e.type) for e in found.entities} >= {("Peter", "person"), ("Acme Inc", "org")}
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Peter", "Novak", "person", "4127", "Acme", "Inc", "cannot", "Gonna", "gotta",
+                                 "wanna", "Ima", "Dr", "St", "5kg", "iPhone", "O'Brien", "Jean-Luc", "U.S.", "10km",
+                                 "2nd", "x", "", "Müller"]),
+                min_size=1, max_size=4))
+def test_a_learnt_name_is_split_into_the_words_the_tokenizer_makes_of_it_in_a_text(extractor, words):
+    name = " ".join(words)
+    names = pipeline._Names(extractor.nlp.tokenizer)
+    names.add_known(name, "person")
+    tokens = tuple(t.text.lower() for t in extractor.nlp.tokenizer(name))
+    assert names._known.openers == ({tokens[0]: len(tokens)} if tokens else {})
+    assert not tokens or list(names._known.at(list(tokens), 0)) == [(len(tokens), "person")]
+
+
+def test_a_large_gazetteer_adds_no_words_to_spacys_vocabulary():
+    extractor = Extractor(load_ontology())
+    base = len(extractor.nlp.vocab.strings)
+    extractor.add_known((f"person {i}", "person") for i in range(5_000))
+    assert len(extractor.nlp.vocab.strings) == base
+    found = extractor.extract("person 4127 joined Acme Inc in March.", A)
+    assert ("person 4127", "person") in {(e.name, e.type) for e in found.entities}
+
+
 @pytest.mark.parametrize("text", ["", " ", "\n", ".", "@", "?!"])
 def test_empty_and_punctuation_only_texts_give_nothing(extractor, text):
     ex = extractor.extract(text, A)
