@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import Memory, StateInput, StoreError, StoreLocked
+from graphmem import InvalidInput, Memory, StateInput, StoreError, StoreLocked
 from graphmem.ontology import Visibility
 from graphmem.ontology.models import Entity, EvidenceStance, Thread, name_key
 from graphmem.store.journal import parse_records
@@ -1192,7 +1192,6 @@ def test_a_backup_waits_for_writes_under_way_and_they_for_it(tmp_path):
 
 
 def test_a_backup_is_refused_an_existing_file_a_missing_folder_and_a_memory_in_memory(tmp_path):
-    from graphmem import InvalidInput
 
     (tmp_path / "taken.kuzu").write_text("")
     with Memory.open(tmp_path / "m.kuzu") as mem:
@@ -1373,15 +1372,6 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
     import itertools
     import random
 
-    def graph(mem: Memory) -> dict:
-        edge_columns = ", ".join(f"h.{c}" for c in kuzu_store._TABLES["HAS_STATE"].column_names)
-        state_columns = ", ".join(f"s.{c}" for c in kuzu_store._TABLES["State"].column_names)
-        return _graph_dump(mem) | {
-            "edges": sorted((tuple(r.values()) for r in mem.store._rows(
-                f"MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, {edge_columns}")), key=str),
-            "nodes": sorted((tuple(r.values()) for r in mem.store._rows(f"MATCH (s:State) RETURN {state_columns}")),
-                            key=str)}
-
     read: dict[str, dict] = {}
     for way in ("alone", "together"):
         rng, ticks = random.Random(seed), itertools.count()
@@ -1427,9 +1417,103 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
                 if way == "alone":
                     mem.store.settle()
             mem.store.settle()
-            read[way] = graph(mem)
+            read[way] = _every_state_row(mem)
     assert read["together"] == read["alone"]
     assert read["alone"]["nodes"] and len(read["alone"]["edges"]) > len(read["alone"]["nodes"])
+
+
+def _every_state_row(mem: Memory) -> dict:
+    """_graph_dump with every column of each state and of each HAS_STATE edge."""
+    edge_columns = ", ".join(f"h.{c}" for c in kuzu_store._TABLES["HAS_STATE"].column_names)
+    state_columns = ", ".join(f"s.{c}" for c in kuzu_store._TABLES["State"].column_names)
+    return _graph_dump(mem) | {
+        "edges": sorted((tuple(r.values()) for r in mem.store._rows(
+            f"MATCH (n:Entity)-[h:HAS_STATE]->(s:State) RETURN n.id, s.id, {edge_columns}")), key=str),
+        "nodes": sorted((tuple(r.values()) for r in mem.store._rows(f"MATCH (s:State) RETURN {state_columns}")),
+                        key=str)}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_random_preferences_opinions_and_write_plans_applied_together_leave_what_one_at_a_time_leaves(
+        tmp_path, monkeypatch, seed):
+    """As the test above, with what agents write besides records: preferences (candidates, confirmations,
+    revocations), opinions and the evidence weighed on them, write plans (upserts, closes, tasks done,
+    preferences), disputes and retractions of any of them. (120 seeds pass; the suite runs a few.)"""
+    import itertools
+    import random
+
+    read: dict[str, dict] = {}
+    for way in ("alone", "together"):
+        rng, ticks = random.Random(seed), itertools.count()
+
+        def clock(ticks=ticks) -> dt.datetime:
+            return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
+
+        if way == "together":
+            monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
+            monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
+        with Memory.open(tmp_path / f"{way}.kuzu", embedder="none", clock=clock) as mem:
+            people, events, opinions, outcomes = ["Ann Berg", "Bo Lind"], [], [], []
+            for step in range(60):
+                person, what = rng.choice(people), rng.random()
+                if what < 0.2 or not events:
+                    said = [rng.choice([f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
+                                        f"{person} loves {rng.choice(['ramen', 'jazz'])}.",
+                                        f"{person} thinks remote work is better."])
+                            for _ in range(rng.choice([1, 1, 2]))]
+                    events += [r.id for r in mem.record_many(
+                        [{"content": f"{text} #{step}.{i}", "occurred_at": "2025-11-27"} for i, text in enumerate(said)])]
+                elif what < 0.4:
+                    try:  # (a revocation of what no preference says is refused, alike both ways)
+                        mem.update_preference(rng.choice(["upsert_candidate", "confirm", "confirm", "revoke"]),
+                                              rng.choice(["ramen", "jazz"]), polarity=rng.choice(["like", "dislike"]),
+                                              holder=person, evidence=[rng.choice(events)], reason="said so")
+                        outcomes.append("applied")
+                    except InvalidInput as exc:
+                        outcomes.append(exc.field)
+                elif what < 0.55:
+                    if opinions and rng.random() < 0.6:
+                        mem.weigh_opinion(rng.choice(opinions), rng.choice(events),
+                                          stance=rng.choice(["supports", "contradicts"]))
+                    else:
+                        opinions.append(mem.hold_opinion(
+                            rng.choice(["Kuzu is fast enough", "remote work is better"]), holder=person,
+                            confidence=rng.choice([None, 0.4, 0.8]), evidence=[rng.choice(events)]).id)
+                elif what < 0.85:
+                    event = rng.choice(events)
+                    update = {"op": "upsert", "kind": "fact", "evidence_event_ids": [event], "reason": "plan",
+                              "subject": person, "predicate": "works_at", "object": rng.choice(["Acme", "Globex"]),
+                              "valid_from_ts": f"2025-{rng.choice([3, 3, 5]):02d}-01T00:00:00Z"}
+                    task = {"op": rng.choice(["upsert", "mark_done"]), "kind": "task", "evidence_event_ids": [event],
+                            "reason": "plan", "body_text": rng.choice(["book a table", "send the photos"])}
+                    close = {**update, "op": "close", "valid_to_ts": "2025-11-01T00:00:00Z"}
+                    try:  # (a close or a task done of what no state says is refused whole, alike both ways)
+                        mem.apply_write_plan(event, {
+                            "state_updates": rng.sample([update, task, close], rng.choice([1, 2])),
+                            "preference_updates": [{"op": rng.choice(["confirm", "revoke"]), "domain": "food",
+                                                    "polarity": "like", "subject": "ramen",
+                                                    "evidence_event_ids": [event], "reason": "plan"}][: rng.choice([0, 1])]})
+                        outcomes.append("applied")
+                    except InvalidInput as exc:
+                        outcomes.append(exc.field)
+                else:
+                    held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
+                                  key=lambda s: s.id)
+                    facts = [s for s in held if s.kind == "relation" and s.valid.end is None]
+                    if facts and what < 0.91:
+                        mem.dispute_state(rng.choice(facts).id, evidence=[rng.choice(events)])
+                    elif facts and what < 0.95:
+                        mem.confirm_state(rng.choice(facts).id)
+                    elif held:  # any of them: a preference, an opinion, a task
+                        mem.retract_state(rng.choice(held).id, reason="wrong")
+                if way == "alone":
+                    mem.store.settle()
+            mem.store.settle()
+            read[way] = _every_state_row(mem) | {"outcomes": outcomes}
+    assert read["together"] == read["alone"]
+    assert "applied" in read["alone"]["outcomes"]
+    kinds = {row[kuzu_store._TABLES["State"].column_names.index("kind")] for row in read["alone"]["nodes"]}
+    assert {"preference", "opinion", "relation"} <= kinds
 
 
 def test_a_confirmation_in_the_write_that_makes_a_state_outlives_the_states_later_versions(tmp_path):
