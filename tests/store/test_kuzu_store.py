@@ -1,9 +1,12 @@
 import dataclasses
 import datetime as dt
+import itertools
+import random
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -124,8 +127,6 @@ def test_small_and_bulk_batches_write_the_same_graph(n):
 
 def test_an_entitys_event_pages_match_a_reference_whatever_the_filters():
     """Pages of an entity's events (its MENTIONS edges joined with the events) say what the events say."""
-    import itertools
-    import random
 
     rng = random.Random(7)
     with Memory.in_memory(extract=False, embedder="none") as mem:
@@ -838,7 +839,6 @@ def test_after_the_engine_refuses_a_group_of_journalled_writes_each_is_applied_o
     """The applier writes queued records together; when the engine refuses the transaction, it writes them one
     by one. Those writes change rows the refused transaction had changed: they all land (the engine is
     checkpointed after a rollback; without it, most runs ended in a write-write conflict or a crash)."""
-    import random
 
     rng = random.Random(5)
     texts = [_told(i, rng) for i in range(3_400)]
@@ -1010,7 +1010,6 @@ def test_many_events_read_by_id_fit_a_small_page_cache(tmp_path):
     cache, not only the rows it finds: 50 events of 300,000 with their text did not fit the default 192 MiB.
     Here ~20 MB of text and a 24 MiB cache: reads of many events (and their briefs) by id, in pages, and of
     many states go by the rows' offsets instead."""
-    import random
 
     text = "lorem ipsum dolor sit amet " * 45
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
@@ -1273,7 +1272,6 @@ def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp
     each: the state is written as its last version says, with its earlier versions' edges beside it and its
     last confirmation. Every state row and edge (and so every as-of and known-at answer) is what the same
     writes leave applied one at a time."""
-    import itertools
 
     places = ["Berlin", "Lisbon", "Porto"]
     texts = [f"Peter Novak moved to {places[i % 3]} last week. #{i}" for i in range(9)]
@@ -1367,14 +1365,57 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
     """Random asserts (months that tie), records (alone and in batches) stating moves, joins and leavings,
     confirmations, closes, tasks done, retractions and now and then a merge of two people, applied as the
     applier merges them (many to a transaction, versions and confirmations of the states it makes folded into
-    them) and applied one at a time: every state row and edge is the same. (100 seeds pass without merges, 60
-    with them; the suite runs a few.)"""
-    import itertools
-    import random
-
+    them) and applied one at a time: every state row and edge is the same, and so is each person's timeline as
+    read after every step (applied together, from the caches, before the applier has written it); at the end,
+    what the caches answer is what the database holds. (100 seeds pass; the suite runs a few.)"""
     read: dict[str, dict] = {}
+    for way, rng, mem in _two_ways(tmp_path, monkeypatch, seed):
+        people, seen = ["Ann Berg", "Bo Lind", "Cy Moss"], []
+        for step in range(60):
+            person, what = rng.choice(people), rng.random()
+            if what < 0.35:
+                predicate = rng.choice(["lives_in", "works_at", "likes", "todo"])
+                mem.assert_state(subject=person, predicate=predicate, object=rng.choice(["Oslo", "Rome", "Acme"]),
+                                 valid_from=f"2025-{rng.choice([3, 3, 5]):02d}")
+            elif what < 0.65:
+                said = [rng.choice([f"{person} moved to {rng.choice(['Berlin', 'Lisbon'])} last week.",
+                                    f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
+                                    f"{person} left {rng.choice(['Acme Inc', 'Globex'])} in May."])
+                        for _ in range(rng.choice([1, 1, 1, 3]))]  # (now and then a batch of records)
+                mem.record_many([{"content": f"{text} #{step}.{i}", "occurred_at": "2025-11-27"}
+                                 for i, text in enumerate(said)])
+            else:
+                held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
+                              key=lambda s: s.id)
+                if not held:
+                    continue
+                target = rng.choice(held)
+                if what < 0.67 and step > 30 and "Cy Moss" in people:
+                    mem.merge_entities("Bo Lind", "Cy Moss")
+                    people.remove("Cy Moss")
+                elif what < 0.77:
+                    mem.retract_state(target.id, reason="wrong")
+                elif what < 0.89:
+                    mem.confirm_state(target.id)
+                elif target.kind == "task" and target.valid.end is None:
+                    mem.mark_done(target.id, at="2025-12-01")
+                elif target.valid.end is None and target.valid.start is not None:
+                    mem.close_state(target.id, valid_to="2025-12-01")
+            if way == "alone":
+                mem.store.settle()
+            seen.append(_timelines(mem, people))
+        _cached_states_are_stored(mem)
+        read[way] = _every_state_row(mem) | {"seen": seen}
+    assert read["together"] == read["alone"]
+    assert read["alone"]["nodes"] and len(read["alone"]["edges"]) > len(read["alone"]["nodes"])
+
+
+def _two_ways(tmp_path: Path, monkeypatch, seed: int) -> Iterator[tuple[str, random.Random, Memory]]:
+    """A memory to apply random writes to ``alone`` (the caller settles each) and then ``together`` (the applier
+    lingers, so what queues up is merged into one transaction), each with a generator seeded alike and a clock
+    that ticks a second a reading. Each is closed when the next is asked for."""
     for way in ("alone", "together"):
-        rng, ticks = random.Random(seed), itertools.count()
+        ticks = itertools.count()
 
         def clock(ticks=ticks) -> dt.datetime:
             return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
@@ -1383,43 +1424,28 @@ def test_random_writes_applied_together_leave_the_graph_applied_one_at_a_time_le
             monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
             monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
         with Memory.open(tmp_path / f"{way}.kuzu", embedder="none", clock=clock) as mem:
-            people = ["Ann Berg", "Bo Lind", "Cy Moss"]
-            for step in range(60):
-                person, what = rng.choice(people), rng.random()
-                if what < 0.35:
-                    predicate = rng.choice(["lives_in", "works_at", "likes", "todo"])
-                    mem.assert_state(subject=person, predicate=predicate, object=rng.choice(["Oslo", "Rome", "Acme"]),
-                                     valid_from=f"2025-{rng.choice([3, 3, 5]):02d}")
-                elif what < 0.65:
-                    said = [rng.choice([f"{person} moved to {rng.choice(['Berlin', 'Lisbon'])} last week.",
-                                        f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
-                                        f"{person} left {rng.choice(['Acme Inc', 'Globex'])} in May."])
-                            for _ in range(rng.choice([1, 1, 1, 3]))]  # (now and then a batch of records)
-                    mem.record_many([{"content": f"{text} #{step}.{i}", "occurred_at": "2025-11-27"}
-                                     for i, text in enumerate(said)])
-                else:
-                    held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
-                                  key=lambda s: s.id)
-                    if not held:
-                        continue
-                    target = rng.choice(held)
-                    if what < 0.67 and step > 30 and "Cy Moss" in people:
-                        mem.merge_entities("Bo Lind", "Cy Moss")
-                        people.remove("Cy Moss")
-                    elif what < 0.77:
-                        mem.retract_state(target.id, reason="wrong")
-                    elif what < 0.89:
-                        mem.confirm_state(target.id)
-                    elif target.kind == "task" and target.valid.end is None:
-                        mem.mark_done(target.id, at="2025-12-01")
-                    elif target.valid.end is None and target.valid.start is not None:
-                        mem.close_state(target.id, valid_to="2025-12-01")
-                if way == "alone":
-                    mem.store.settle()
-            mem.store.settle()
-            read[way] = _every_state_row(mem)
-    assert read["together"] == read["alone"]
-    assert read["alone"]["nodes"] and len(read["alone"]["edges"]) > len(read["alone"]["nodes"])
+            yield way, random.Random(seed), mem
+
+
+def _timelines(mem: Memory, people: Sequence[str]) -> list[list[dict]]:
+    """Each person's timeline with its evidence, retracted and private states too, as a reader gets it now
+    (one not written about yet: None)."""
+    known = mem.store.entity_ids_for_keys([name_key(p) for p in people])
+    return [[s.model_dump() for s in mem.timeline(p, include_retracted=True, include_private=True)]
+            if name_key(p) in known else None for p in people]
+
+
+def _cached_states_are_stored(mem: Memory) -> None:
+    """Every version of every subject's states, as reads answer them from the caches before the applier is
+    done, equals what the database holds once it is (read afresh); settles the store."""
+    query = StateQuery(subject_ids=sorted(mem.store.entity_ids_for_keys(
+        [name_key(r["name"]) for r in mem.store._rows("MATCH (n:Entity) RETURN n.name AS name")]).values()),
+        all_versions=True, include_private=True, include_retracted=True)
+    cached = sorted(mem.store.states(query), key=repr)
+    mem.store.settle()
+    mem.store._subjects.clear()
+    mem.store._states.clear()
+    assert sorted(mem.store.states(query), key=repr) == cached
 
 
 def _every_state_row(mem: Memory) -> dict:
@@ -1438,78 +1464,80 @@ def test_random_preferences_opinions_and_write_plans_applied_together_leave_what
         tmp_path, monkeypatch, seed):
     """As the test above, with what agents write besides records: preferences (candidates, confirmations,
     revocations), opinions and the evidence weighed on them, write plans (upserts, closes, tasks done,
-    preferences), disputes and retractions of any of them. (120 seeds pass; the suite runs a few.)"""
-    import itertools
-    import random
-
+    preferences), disputes, retractions of any of them, now and then a merge of two people, and twice a large
+    write. Here the applier copies (COPY) a table's rows past 50 in a transaction of more than 200 rows: the
+    large writes, and merged small ones that big, go that way. (120 seeds pass; the suite runs a few.)"""
+    monkeypatch.setattr(kuzu_store, "APPLY_COPY_THRESHOLD", 50)
+    monkeypatch.setattr(kuzu_store, "LOAD_MAX_ROWS", 200)
     read: dict[str, dict] = {}
-    for way in ("alone", "together"):
-        rng, ticks = random.Random(seed), itertools.count()
-
-        def clock(ticks=ticks) -> dt.datetime:
-            return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
-
-        if way == "together":
-            monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
-            monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
-        with Memory.open(tmp_path / f"{way}.kuzu", embedder="none", clock=clock) as mem:
-            people, events, opinions, outcomes = ["Ann Berg", "Bo Lind"], [], [], []
-            for step in range(60):
-                person, what = rng.choice(people), rng.random()
-                if what < 0.2 or not events:
-                    said = [rng.choice([f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
-                                        f"{person} loves {rng.choice(['ramen', 'jazz'])}.",
-                                        f"{person} thinks remote work is better."])
-                            for _ in range(rng.choice([1, 1, 2]))]
-                    events += [r.id for r in mem.record_many(
-                        [{"content": f"{text} #{step}.{i}", "occurred_at": "2025-11-27"} for i, text in enumerate(said)])]
-                elif what < 0.4:
-                    try:  # (a revocation of what no preference says is refused, alike both ways)
-                        mem.update_preference(rng.choice(["upsert_candidate", "confirm", "confirm", "revoke"]),
-                                              rng.choice(["ramen", "jazz"]), polarity=rng.choice(["like", "dislike"]),
-                                              holder=person, evidence=[rng.choice(events)], reason="said so")
-                        outcomes.append("applied")
-                    except InvalidInput as exc:
-                        outcomes.append(exc.field)
-                elif what < 0.55:
-                    if opinions and rng.random() < 0.6:
-                        mem.weigh_opinion(rng.choice(opinions), rng.choice(events),
-                                          stance=rng.choice(["supports", "contradicts"]))
-                    else:
-                        opinions.append(mem.hold_opinion(
-                            rng.choice(["Kuzu is fast enough", "remote work is better"]), holder=person,
-                            confidence=rng.choice([None, 0.4, 0.8]), evidence=[rng.choice(events)]).id)
-                elif what < 0.85:
-                    event = rng.choice(events)
-                    update = {"op": "upsert", "kind": "fact", "evidence_event_ids": [event], "reason": "plan",
-                              "subject": person, "predicate": "works_at", "object": rng.choice(["Acme", "Globex"]),
-                              "valid_from_ts": f"2025-{rng.choice([3, 3, 5]):02d}-01T00:00:00Z"}
-                    task = {"op": rng.choice(["upsert", "mark_done"]), "kind": "task", "evidence_event_ids": [event],
-                            "reason": "plan", "body_text": rng.choice(["book a table", "send the photos"])}
-                    close = {**update, "op": "close", "valid_to_ts": "2025-11-01T00:00:00Z"}
-                    try:  # (a close or a task done of what no state says is refused whole, alike both ways)
-                        mem.apply_write_plan(event, {
-                            "state_updates": rng.sample([update, task, close], rng.choice([1, 2])),
-                            "preference_updates": [{"op": rng.choice(["confirm", "revoke"]), "domain": "food",
-                                                    "polarity": "like", "subject": "ramen",
-                                                    "evidence_event_ids": [event], "reason": "plan"}][: rng.choice([0, 1])]})
-                        outcomes.append("applied")
-                    except InvalidInput as exc:
-                        outcomes.append(exc.field)
+    for way, rng, mem in _two_ways(tmp_path, monkeypatch, seed):
+        people, events, opinions, outcomes, seen = ["Ann Berg", "Bo Lind", "Cy Moss"], [], [], [], []
+        for step in range(60):
+            if step in (20, 45):  # a large write (its rows go by COPY) about them and others, besides the step's
+                mem.assert_states([
+                    StateInput(subject=subject, predicate=predicate, object=rng.choice(["Oslo", "Rome", "Acme"]),
+                               valid_from=f"2025-{rng.choice([3, 5]):02d}")
+                    for subject in [*people, *(f"person {k}" for k in range(40))]
+                    for predicate in ("lives_in", "works_at")])
+            person, what = rng.choice(people), rng.random()
+            if what < 0.2 or not events:
+                said = [rng.choice([f"{person} joined {rng.choice(['Acme Inc', 'Globex'])} in March.",
+                                    f"{person} loves {rng.choice(['ramen', 'jazz'])}.",
+                                    f"{person} thinks remote work is better."])
+                        for _ in range(rng.choice([1, 1, 2]))]
+                events += [r.id for r in mem.record_many(
+                    [{"content": f"{text} #{step}.{i}", "occurred_at": "2025-11-27"} for i, text in enumerate(said)])]
+            elif what < 0.4:
+                try:  # (a revocation of what no preference says is refused, alike both ways)
+                    mem.update_preference(rng.choice(["upsert_candidate", "confirm", "confirm", "revoke"]),
+                                          rng.choice(["ramen", "jazz"]), polarity=rng.choice(["like", "dislike"]),
+                                          holder=person, evidence=[rng.choice(events)], reason="said so")
+                    outcomes.append("applied")
+                except InvalidInput as exc:
+                    outcomes.append(exc.field)
+            elif what < 0.55:
+                if opinions and rng.random() < 0.6:
+                    mem.weigh_opinion(rng.choice(opinions), rng.choice(events),
+                                      stance=rng.choice(["supports", "contradicts"]))
                 else:
-                    held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
-                                  key=lambda s: s.id)
-                    facts = [s for s in held if s.kind == "relation" and s.valid.end is None]
-                    if facts and what < 0.91:
-                        mem.dispute_state(rng.choice(facts).id, evidence=[rng.choice(events)])
-                    elif facts and what < 0.95:
-                        mem.confirm_state(rng.choice(facts).id)
-                    elif held:  # any of them: a preference, an opinion, a task
-                        mem.retract_state(rng.choice(held).id, reason="wrong")
-                if way == "alone":
-                    mem.store.settle()
-            mem.store.settle()
-            read[way] = _every_state_row(mem) | {"outcomes": outcomes}
+                    opinions.append(mem.hold_opinion(
+                        rng.choice(["Kuzu is fast enough", "remote work is better"]), holder=person,
+                        confidence=rng.choice([None, 0.4, 0.8]), evidence=[rng.choice(events)]).id)
+            elif what < 0.85:
+                event = rng.choice(events)
+                update = {"op": "upsert", "kind": "fact", "evidence_event_ids": [event], "reason": "plan",
+                          "subject": person, "predicate": "works_at", "object": rng.choice(["Acme", "Globex"]),
+                          "valid_from_ts": f"2025-{rng.choice([3, 3, 5]):02d}-01T00:00:00Z"}
+                task = {"op": rng.choice(["upsert", "mark_done"]), "kind": "task", "evidence_event_ids": [event],
+                        "reason": "plan", "body_text": rng.choice(["book a table", "send the photos"])}
+                close = {**update, "op": "close", "valid_to_ts": "2025-11-01T00:00:00Z"}
+                try:  # (a close or a task done of what no state says is refused whole, alike both ways)
+                    mem.apply_write_plan(event, {
+                        "state_updates": rng.sample([update, task, close], rng.choice([1, 2])),
+                        "preference_updates": [{"op": rng.choice(["confirm", "revoke"]), "domain": "food",
+                                                "polarity": "like", "subject": "ramen",
+                                                "evidence_event_ids": [event], "reason": "plan"}][: rng.choice([0, 1])]})
+                    outcomes.append("applied")
+                except InvalidInput as exc:
+                    outcomes.append(exc.field)
+            elif what < 0.87 and step > 30 and "Cy Moss" in people:
+                mem.merge_entities("Bo Lind", "Cy Moss")
+                people.remove("Cy Moss")
+            else:
+                held = sorted(mem.store.states(StateQuery(subject_id=name_key(person), include_private=True)),
+                              key=lambda s: s.id)
+                facts = [s for s in held if s.kind == "relation" and s.valid.end is None]
+                if facts and what < 0.91:
+                    mem.dispute_state(rng.choice(facts).id, evidence=[rng.choice(events)])
+                elif facts and what < 0.95:
+                    mem.confirm_state(rng.choice(facts).id)
+                elif held:  # any of them: a preference, an opinion, a task
+                    mem.retract_state(rng.choice(held).id, reason="wrong")
+            if way == "alone":
+                mem.store.settle()
+            seen.append(_timelines(mem, people))
+        _cached_states_are_stored(mem)
+        read[way] = _every_state_row(mem) | {"outcomes": outcomes, "seen": seen}
     assert read["together"] == read["alone"]
     assert "applied" in read["alone"]["outcomes"]
     kinds = {row[kuzu_store._TABLES["State"].column_names.index("kind")] for row in read["alone"]["nodes"]}
