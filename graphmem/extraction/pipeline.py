@@ -579,7 +579,10 @@ class _Names:
 
     def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
-        self._special = frozenset(tokenizer.rules)  # words the tokenizer splits its own way ("cannot", "gonna")
+        # words the tokenizer splits its own way ("cannot", "gonna"); None: not spaCy's rule-based tokenizer (a
+        # model's for another language), which is always asked
+        rules = getattr(tokenizer, "rules", None)
+        self._special = None if rules is None else frozenset(rules)
         self._exact = _Phrases()
         self._known = _Phrases()
 
@@ -588,7 +591,7 @@ class _Names:
 
     def add_known(self, name: str, label: str) -> None:
         words = name.split(" ")
-        if all(map(_PLAIN_WORD.fullmatch, words)) and self._special.isdisjoint(words):
+        if self._special is not None and all(map(_PLAIN_WORD.fullmatch, words)) and self._special.isdisjoint(words):
             # ("Peter Novak", "person 4127": the tokenizer keeps such words whole; tokenising them would cost
             # ~25 us a name and a spaCy word for each new one, ~800 bytes a name over a large gazetteer)
             self._known.add(tuple(sys.intern(w.lower()) for w in words), label)

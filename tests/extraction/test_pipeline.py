@@ -188,6 +188,16 @@ def test_a_learnt_name_is_split_into_the_words_the_tokenizer_makes_of_it_in_a_te
     assert not tokens or list(names._known.at(list(tokens), 0)) == [(len(tokens), "person")]
 
 
+def test_a_tokenizer_that_is_not_spacys_rule_based_one_splits_every_name_itself():
+    class Pieces:  # (splits at "e": no word is plain to it)
+        def __call__(self, text):
+            return [type("Token", (), {"text": part})() for part in text.split("e") if part]
+
+    names = pipeline._Names(Pieces())
+    names.add_known("Peter Novak", "person")
+    assert names._known.openers == {"p": 3}
+
+
 def test_a_large_gazetteer_adds_no_words_to_spacys_vocabulary():
     extractor = Extractor(load_ontology())
     base = len(extractor.nlp.vocab.strings)
