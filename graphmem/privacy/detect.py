@@ -141,8 +141,17 @@ _DETECTORS: list[_Detector] = [
 ]
 
 
-# any detector's literal: a text holding none (most prose) skips the per-detector checks
-_ANY_LITERAL = re.compile("|".join(sorted({re.escape(w) for d in _DETECTORS for w in d.needs if w != DIGITS})))
+# any detector's literal: a text holding none (most prose) skips the per-detector checks. (Looked up one by one:
+# a substring test is a fast scan, where a pattern of the 32 alternatives tries each at every position: ~6.6
+# against ~11.5 us for 200 characters.)
+_LITERALS = tuple(sorted({w for d in _DETECTORS for w in d.needs if w != DIGITS}))
+
+
+def _holds_a_literal(lower: str) -> bool:
+    for word in _LITERALS:
+        if word in lower:
+            return True
+    return False
 
 
 def scan(text: str) -> list[Finding]:
@@ -150,7 +159,7 @@ def scan(text: str) -> list[Finding]:
     found: list[Finding] = []
     lower = text.lower()
     digits: bool | None = None
-    literals = _ANY_LITERAL.search(lower) is not None
+    literals = _holds_a_literal(lower)
     for d in _DETECTORS:
         if d.needs[0] == DIGITS:
             if digits is None:
