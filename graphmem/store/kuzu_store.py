@@ -915,9 +915,24 @@ class KuzuStore:
     def _write_in_transaction(self, batch: WriteBatch, mark: int | None = None,
                               columns: Sequence[Sequence[str]] | None = None) -> None:
         """``batch`` in one engine transaction (and the journal's mark moved to ``mark``); the engine lock held.
-        ``columns``: those each of its state versions changes, worked out when it was acknowledged."""
-        with self._in_transaction() as tx:
+        ``columns``: those each of its state versions changes, worked out when it was acknowledged. A merge
+        deletes relationships: a checkpoint comes first (see _edges_deleted)."""
+        with self._edges_deleted() if batch.merges else self._in_transaction() as tx:
             self._write_batch(tx, batch, mark, columns)
+
+    @contextmanager
+    def _edges_deleted(self) -> Iterator[Any]:
+        """A transaction that deletes relationships, begun right after a checkpoint (the engine lock held).
+
+        The engine (Kuzu 0.11.3) crashes the process (SIGSEGV) in a checkpoint that follows this: relationships
+        written since the last checkpoint are deleted, a checkpoint folds that deletion in (the checkpoint
+        leaves the table's in-memory index pointing at rows it dropped), then a relationship the file holds is
+        deleted. Removing a new event and then an older one did that. With every relationship in the file
+        before a deletion, none deleted is in memory: of 150 random runs of the engine alone (creations,
+        deletions, reads and checkpoints), 85 crashed, and 0 with a checkpoint before each deletion."""
+        self._checkpoint_now()
+        with self._in_transaction() as tx:
+            yield tx
 
     def _write_batch(self, tx: Any, batch: WriteBatch, mark: int | None = None,
                      columns: Sequence[Sequence[str]] | None = None) -> None:
@@ -1708,7 +1723,7 @@ class KuzuStore:
 
     def remove_events(self, ids: Sequence[str]) -> None:
         self._settle()
-        with self._transaction() as tx:
+        with self._engine_lock, self._edges_deleted() as tx:
             self._run(tx, "MATCH (a:Annotation) WHERE a.event_id IN $ids DELETE a", {"ids": list(ids)})
             self._run(tx, "MATCH (e:Event) WHERE e.id IN $ids DETACH DELETE e", {"ids": list(ids)})
         self._held = None  # (read again before the next write)
