@@ -381,8 +381,11 @@ class Memory:
             self.index.keep_up()
         if since is not None:
             self.index.remove(self.store.retracted_since(since))
-            for merged, kept in self.store.merged_since(since):
+            merges = self.store.merged_since(since)
+            renamed = dict.fromkeys(kept for merged, kept in merges if merged not in self.index.merged)
+            for merged, kept in merges:
                 self.index.merge_entities(merged, kept)
+            self._index_renamed_states(renamed)  # (those the saved index had not made yet)
             # earlier events a write plan annotated, or a state named as evidence, after the write the index
             # holds last (all of which it holds): their period and the entities they mention
             touched = [e for e in self.store.annotated_after(since) if e not in added]
@@ -390,6 +393,16 @@ class Memory:
                 self.index.mention((e, n) for e, found in self.store.mentions(touched).items() for n in found)
                 for event_id, annotation in self.store.annotations(touched).items():
                     self.index.set_about(event_id, _bounds(annotation.about))
+
+    def _index_renamed_states(self, entity_ids: Iterable[str], only: Collection[str] | None = None) -> None:
+        """Index again the states (``only`` those) whose subject or object is one of ``entity_ids``, entities
+        that took others in: their words name the kept entity now, as a rebuilt index has them."""
+        queries = [query for e in entity_ids for query in (StateQuery(subject_id=e, include_private=True),
+                                                           StateQuery(object_id=e, include_private=True))]
+        found = {s.id: s for query in queries for s in self.store.states(query)}
+        items = [_state_indexable(s) for i, s in found.items() if only is None or i in only]
+        if items:
+            self.index.replace(items)
 
     # -- opening ----------------------------------------------------------------------------------------
 
@@ -770,13 +783,7 @@ class Memory:
         about = {a.event_id: a.about for a in batch.new_annotations}
         items = self._event_indexables(batch.events, mentions, about)
         new = {e.id for e in batch.events}
-        items.extend(
-            Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
-                      time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
-                      private=s.visibility == Visibility.PRIVATE,
-                      entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,))
-            for s in batch.new_states
-        )
+        items.extend(_state_indexable(s) for s in batch.new_states)
         with self.index.changing():  # a save holds all of this write or none of it (see _catch_up)
             self.index.mention((e, n) for e, n in batch.mentions if e not in new)  # a plan named them for old events
             self.index.add(items, at=now)
@@ -1748,7 +1755,8 @@ class Memory:
             self._known_entity_ids.discard(merged_id)
             self._blocks = None
             self.index.merge_entities(merged_id, kept_id)
-        moved_ids = [s.id for states in moved.values() for s in states] + [s.id for s in pointing]
+            moved_ids = [s.id for states in moved.values() for s in states] + [s.id for s in pointing]
+            self._index_renamed_states([kept_id], set(moved_ids))
         return MergeResult(entity=kept_now, merged=merged_now, moved_states=moved_ids,
                            bounded_states=sorted({v.id for v in batch.state_versions}))
 
@@ -2300,11 +2308,13 @@ class Memory:
             return None
         events = [e for e, _ in masked]
         with self.store.write_lock():
-            self.store.mask_events(events)
+            # the index first, saved: one on disk never holds the text the database no longer does (an open
+            # catches up on writes, not on masks); a stop in between leaves the leak to the next run
             mentions = self.store.mentions([e.id for e in events])
             about = {i: a.about for i, a in self.store.annotations([e.id for e in events]).items()}
             self.index.replace(self._event_indexables(events, mentions, about), at=now)
             self.index.save()
+            self.store.mask_events(events)
         listed = ", ".join(f"{e.id} ({', '.join(e.redactions[len(before):]) or 'again'})" for e, before in masked)
         result = self.record(
             content=f"Janitor masked secrets or personal data in {len(events)} events: {listed}.", kind="audit",
@@ -2835,6 +2845,14 @@ def _event_id(draft: EventDraft, content_hash: str, *, timed: bool) -> str:
             draft.occurred_at.granularity.value if timed else None, content_hash,
         ]
     return make_id("ev", json.dumps(material))
+
+
+def _state_indexable(s: State) -> Indexable:
+    """What the search index keeps of a state, as a rebuild from the database makes it."""
+    return Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
+                     time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
+                     private=s.visibility == Visibility.PRIVATE, recorded_at=s.created_at,
+                     entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,))
 
 
 def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:

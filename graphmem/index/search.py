@@ -255,6 +255,7 @@ class SearchIndex:
         self._word_count = _Column(np.int32, 0)
         self.kinds, self.scopes, self.threads = Codes(), Codes(), Codes()
         self._entity_docs: dict[str, array[int]] = {}
+        self.merged: set[str] = set()  # entities merged into others, as merge_entities was told
         self._mentions = Mentions()  # the same, by document
         self._subject_docs: dict[str, array[int]] = {}  # the documents about each entity
         self._thread_order: dict[int, _ThreadOrder] = {}
@@ -457,6 +458,7 @@ class SearchIndex:
         self._finish_adds()
         with self._changing, self._lock:
             self.changes += 1
+            self.merged.add(merged)
             about = self._subject_docs.pop(merged, None)
             if about:
                 target = _docs_of(self._subject_docs, kept)
@@ -850,6 +852,7 @@ class SearchIndex:
                 "embedder": self.embedder.name if self.embedder else None,
                 "kinds": list(self.kinds.names), "scopes": list(self.scopes.names),
                 "threads": list(self.threads.names), "entities": entities, "subjects": subjects,
+                "merged": sorted(self.merged),
             }
         return columns, meta, waiting, self.lexical.snapshot()
 
@@ -901,6 +904,7 @@ class SearchIndex:
         for docs in np.split(ordered, np.flatnonzero(np.diff(threads[ordered])) + 1) if len(ordered) else ():
             index._thread_order[int(threads[docs[0]])] = _ThreadOrder(index._time.data[docs], docs)
         index.watermark = dt.datetime.fromisoformat(meta["watermark"]) if meta["watermark"] else None
+        index.merged = set(meta.get("merged", ()))  # (none in a save of an earlier version)
         if index.vectors is not None:
             try:
                 waiting = json.loads((directory / "pending.json").read_text(encoding="utf-8"))

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+import shutil
 import time
 
 import numpy as np
@@ -90,7 +91,6 @@ def test_a_deleted_or_damaged_index_is_rebuilt_from_the_database(tmp_path):
     (tmp_path / "m.kuzu.index" / "columns.npz").write_bytes(b"not numpy")
     with Memory.open(path, embedder="none") as mem:
         assert len(mem.recall("garden", k=10)) == 5
-    import shutil
 
     shutil.rmtree(tmp_path / "m.kuzu.index")
     with Memory.open(path, embedder="none") as mem:
@@ -98,7 +98,6 @@ def test_a_deleted_or_damaged_index_is_rebuilt_from_the_database(tmp_path):
 
 
 def test_an_index_saved_beside_another_database_or_a_newer_one_is_rebuilt(tmp_path, caplog):
-    import shutil
 
     path = tmp_path / "m.kuzu"
     with Memory.open(path, embedder="none") as mem:
@@ -131,7 +130,7 @@ def test_reindex_gives_the_same_answers(tmp_path):
 
 
 def _about(mem, name):
-    flags = mem.index.about([mem.resolve_entity(name)])
+    flags = mem.index.about([mem.resolve_entity(name)]) & mem.index.allowed(include_private=True)
     return sorted(mem.index.ids[d] for d in flags.nonzero()[0])
 
 
@@ -152,6 +151,33 @@ def test_what_each_document_is_about_is_saved_rebuilt_and_merged(tmp_path):
         mem.reindex()  # rebuilt from the database
         assert _about(mem, "Melanie") == incremental
         assert _about(mem, "Caroline") == [told]
+
+
+def _found_by(mem, words):
+    docs, _ = mem.index.search_words(words, k=10, allowed=mem.index.allowed(include_private=True))
+    return sorted(mem.index.ids[int(d)] for d in docs)
+
+
+def test_a_merged_entitys_states_are_found_by_the_kept_name_live_caught_up_and_rebuilt(tmp_path):
+    """A state is found by its subject's and object's names; after a merge they are the kept entity's, as
+    a rebuilt index has them. An open whose saved index predates the merge catches up on it."""
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, embedder="none", extract=False) as mem:
+        lives = mem.assert_state("Di Park", "lives_in", "Lisbon").id
+        likes = mem.assert_state("Bo Lind", "likes", "Di Park").id
+        mem.assert_state("Ann Berg", "works_at", "Acme")
+        mem.index.save()
+        saved = tmp_path / "before-merge"
+        shutil.copytree(tmp_path / "m.kuzu.index", saved)
+        mem.merge_entities("Ann Berg", "Di Park")
+        assert {lives, likes} <= set(_found_by(mem, "berg")) and _found_by(mem, "lisbon") == [lives]
+        live = _found_by(mem, "berg")
+    shutil.rmtree(tmp_path / "m.kuzu.index")
+    shutil.copytree(saved, tmp_path / "m.kuzu.index")
+    with Memory.open(path, embedder="none", extract=False) as mem:  # caught up from before the merge
+        assert _found_by(mem, "berg") == live and mem.index.merged == {"di-park"}
+        mem.reindex()
+        assert _found_by(mem, "berg") == live
 
 
 def test_which_documents_name_a_title_is_kept_saved_and_rebuilt(tmp_path):
@@ -483,7 +509,6 @@ def _note(i, at):
 
 
 def test_a_save_beside_a_writer_and_the_embedder_holds_one_moment_of_the_index(tmp_path, static_model):
-    import shutil
     import threading
 
     from graphmem.index import embedder_named
@@ -568,7 +593,6 @@ def described(mem, event_id):
 
 
 def test_plans_and_evidence_given_after_the_last_save_reach_the_index_on_open(tmp_path):
-    import shutil
 
     path = tmp_path / "m.kuzu"
     index = tmp_path / "m.kuzu.index"
