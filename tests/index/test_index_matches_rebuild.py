@@ -8,6 +8,7 @@ import itertools
 import math
 import random
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +199,69 @@ def test_an_index_kept_write_by_write_holds_what_a_rebuilt_one_holds(tmp_path: P
         mem.reindex()
         assert _contents(mem, written) == live, "rebuilt"
     assert {d["type"] for d in live["documents"].values()} == {0, 1}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_writers_at_once_leave_the_index_a_rebuild_makes(tmp_path: Path, seed: int) -> None:
+    """Four threads write at once on one memory: records alone and in batches, states, retractions, merges,
+    removals, janitor runs, recalls. The index they leave holds what one rebuilt from the database holds, and
+    no call fails but with a refusal. (30 seeds pass; the suite runs two.)"""
+    people = [*PEOPLE, *(f"Person {k} Quinn" for k in range(6))]
+    events: list[str] = []
+    written: set[str] = set()
+    failures: list[BaseException] = []
+    shared = threading.Lock()
+    with Memory.open(tmp_path / "m.kuzu", embedder="none", privacy=PrivacyPolicy(pii="allow")) as mem:
+
+        def writer(number: int) -> None:
+            rng = random.Random(seed * 100 + number)
+            for step in range(40):
+                person, what = rng.choice(people), rng.random()
+                try:
+                    if what < 0.4:
+                        items = [{"content": rng.choice([f"{person} joined Acme Inc in March.", f"{person} moved to Oslo.",
+                                                         f"{person} loves jazz. Mail {person.split()[0].lower()}@example.com"])
+                                  + f" #{number}.{step}.{i}", "occurred_at": "2025-11-10", "thread": rng.choice([None, "t"]),
+                                  "entities": rng.sample(people, rng.choice([0, 1]))} for i in range(rng.choice([1, 1, 20]))]
+                        with shared:
+                            written.update(w for item in items for w in tokens(item["content"]))
+                        made = [r.id for r in mem.record_many(items) if r.id]
+                        with shared:
+                            events.extend(made)
+                    elif what < 0.55 and events:
+                        with shared:
+                            evidence = rng.choice(events)
+                        mem.assert_states([StateInput(subject=person, predicate="lives_in",
+                                                      object=rng.choice(PLACES), evidence=[evidence])])
+                    elif what < 0.62:
+                        held = mem.store.states(StateQuery(subject_id=name_key(person), include_private=True))
+                        if held:
+                            mem.retract_state(rng.choice(held).id, reason="wrong")
+                    elif what < 0.68:
+                        mem.merge_entities(*rng.sample(people, 2))
+                    elif what < 0.76:
+                        with shared:
+                            gone = rng.sample(events, min(len(events), 2))
+                            events[:] = [e for e in events if e not in gone]
+                        if gone:
+                            mem.remove_events(gone, approved_by="a test", reason="random removal", only_expired=False)
+                    elif what < 0.8:
+                        mem.janitor()
+                    else:
+                        mem.recall(f"{person} jazz", k=5)
+                except (NotFound, InvalidInput):
+                    pass  # (refusals: a merge of one entity, of one not written about, a state gone meanwhile)
+                except BaseException as exc:  # noqa: BLE001 - reported by the test
+                    failures.append(exc)
+
+        writers = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join()
+        assert failures == []
+        mem.store.settle()
+        live = _contents(mem, written)
+        mem.reindex()
+        assert _contents(mem, written) == live
+    assert sum(d["type"] == 1 for d in live["documents"].values()) > 0
