@@ -4,7 +4,6 @@ live, saved and loaded, caught up from an older save, or rebuilt."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import math
 import random
 import shutil
@@ -22,16 +21,12 @@ from graphmem.index.text import tokens
 from graphmem.ontology.models import name_key
 from graphmem.privacy import PrivacyPolicy
 from graphmem.store.port import StateQuery
+from tests.conftest import FakeClock
 
 PEOPLE = ["Ann Berg", "Bo Lind", "Cy Moss", "Di Park"]
 PLACES = ["Oslo", "Rome", "Lisbon"]
 ORGS = ["Acme Inc", "Globex"]
 MIDWAY = 20  # the step after which the index is saved aside, to be caught up from at the end
-
-
-def _clock() -> object:
-    ticks = itertools.count()
-    return lambda: dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
 
 
 def _seconds(value: float) -> float | None:
@@ -179,7 +174,7 @@ def test_an_index_kept_write_by_write_holds_what_a_rebuilt_one_holds(tmp_path: P
     path, saved = tmp_path / "m.kuzu", tmp_path / "midway.index"
     if embedder == "static" and not static_model_built():
         pytest.skip("the static model is not built; `make test` builds it with `graphmem models build`")
-    options = {"embedder": embedder, "clock": _clock(), "privacy": PrivacyPolicy(pii="allow")}
+    options = {"embedder": embedder, "clock": FakeClock(dt.datetime(2025, 12, 1, tzinfo=dt.UTC)), "privacy": PrivacyPolicy(pii="allow")}
     people, events = list(PEOPLE), []
     written: set[str] = set()
     with Memory.open(path, **options) as mem:

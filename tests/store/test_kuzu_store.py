@@ -20,6 +20,7 @@ from graphmem.store import kuzu_store
 from graphmem.store.kuzu_store import KuzuStore
 from graphmem.store.port import EventQuery, StateQuery, WriteBatch
 from graphmem.store.schema import render_cypher
+from tests.conftest import FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -1283,11 +1284,7 @@ def test_versions_of_a_state_made_in_the_same_transaction_are_folded_into_it(tmp
     confirms = {"alone": 0, "together": 0}
     read: dict[str, dict] = {}
     for way in ("alone", "together"):
-        ticks = itertools.count()
-
-        def clock(ticks=ticks) -> dt.datetime:
-            return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
-
+        clock = FakeClock(dt.datetime(2025, 12, 1, tzinfo=dt.UTC))
         with Memory.open(tmp_path / f"{way}.kuzu", embedder="none", clock=clock) as mem:
             store = mem.store
             statement = store._version_statement
@@ -1415,11 +1412,7 @@ def _two_ways(tmp_path: Path, monkeypatch, seed: int) -> Iterator[tuple[str, ran
     lingers, so what queues up is merged into one transaction), each with a generator seeded alike and a clock
     that ticks a second a reading. Each is closed when the next is asked for."""
     for way in ("alone", "together"):
-        ticks = itertools.count()
-
-        def clock(ticks=ticks) -> dt.datetime:
-            return dt.datetime(2025, 12, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(ticks))
-
+        clock = FakeClock(dt.datetime(2025, 12, 1, tzinfo=dt.UTC))
         if way == "together":
             monkeypatch.setattr(kuzu_store, "APPLY_LINGER_S", 600.0)
             monkeypatch.setattr(kuzu_store, "APPLY_LINGER_ROWS", 10**9)
