@@ -1273,7 +1273,8 @@ class Memory:
             found = [s for s in found if holds_at(s.valid.start, s.valid.end, point, self.tz)]
         else:
             found = [s for s in found if s.valid.end is None]
-        opinions = build_opinions(self.store, attach_evidence(self.store, found))
+        found = attach_evidence(self.store, found, scopes=scopes, include_private=include_private)
+        opinions = build_opinions(self.store, found, scopes=scopes, include_private=include_private)  # (its view)
         if point is not None:
             instant = period_end(point, self.tz) - dt.timedelta(microseconds=1)
             opinions = [replace(o, state=o.state.model_copy(update={"confidence": c}))
@@ -1831,7 +1832,8 @@ class Memory:
                        include_retracted=include_retracted, include_private=include_private, scopes=scopes)
         )
         found = in_timeline_order(found)
-        return attach_evidence(self.store, found) if evidence else found
+        return (attach_evidence(self.store, found, scopes=scopes, include_private=include_private) if evidence
+                else found)
 
     def state(self, state_id: str) -> State:
         found = self.store.states_by_id([state_id])
@@ -2064,7 +2066,8 @@ class Memory:
                    recent: int) -> PageData:
         entity = self.store.entities([entity_id])[0]
         states = attach_evidence(self.store, in_timeline_order(self.store.states(StateQuery(
-            subject_id=entity_id, include_private=include_private, scopes=scopes))))
+            subject_id=entity_id, include_private=include_private, scopes=scopes))), scopes=scopes,
+            include_private=include_private)
         incoming = self.store.states(StateQuery(object_id=entity_id, include_private=include_private,
                                                 scopes=scopes))
         events = self.store.find_events(EventQuery(limit=recent, entity_id=entity_id,
@@ -2188,7 +2191,8 @@ class Memory:
         those held back by an open contradiction."""
         rule = self.ontology.promotion
         states = attach_evidence(self.store, self.store.states(StateQuery(
-            kinds=list(rule.kinds), include_private=include_private, scopes=scopes)))
+            kinds=list(rule.kinds), include_private=include_private, scopes=scopes)), scopes=scopes,
+            include_private=include_private)
         states = [s for s in states if s.confidence >= rule.min_confidence]
         return promotion_candidates(states, self.store.revisions_of([s.id for s in states]), rule)
 

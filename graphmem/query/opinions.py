@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmem.ontology import Evidence, EvidenceStance, RevisionAction, State
+from graphmem.ontology import Evidence, EvidenceStance, RevisionAction, State, Visibility
 from graphmem.store import GraphStore
 
 __all__ = ["ConfidenceChange", "Opinion", "build_opinions"]
@@ -74,9 +74,11 @@ class Opinion:
         return value
 
 
-def build_opinions(store: GraphStore, states: Sequence[State]) -> list[Opinion]:
+def build_opinions(store: GraphStore, states: Sequence[State], *, scopes: Sequence[str] | None = None,
+                   include_private: bool = True) -> list[Opinion]:
     """Opinions for opinion ``states`` (evidence already attached), with about-entities and history: a
-    bounded number of store reads however many opinions there are."""
+    bounded number of store reads however many opinions there are. A step's event is named only when it is
+    in the read's view (``scopes``, ``include_private``); the step and its confidence are there either way."""
     if not states:
         return []
     ids = [s.id for s in states]
@@ -84,7 +86,10 @@ def build_opinions(store: GraphStore, states: Sequence[State]) -> list[Opinion]:
     names = {e.id: e.name for e in store.entities(list({e for found in about.values() for e in found}))}
     links = store.evidence_links(ids)
     event_ids = list({e for found in links.values() for e, _, _ in found})
-    happened = {e.id: e.occurred_at.at for e in store.events(event_ids)}
+    events = store.events(event_ids)
+    happened = {e.id: e.occurred_at.at for e in events}
+    hidden = {e.id for e in events if (scopes is not None and e.scope not in scopes)
+              or (not include_private and e.visibility is Visibility.PRIVATE)}
     revisions = store.revisions_of(ids)
     out = []
     for state in states:
@@ -94,11 +99,12 @@ def build_opinions(store: GraphStore, states: Sequence[State]) -> list[Opinion]:
             if revision.action not in (RevisionAction.ASSERT, RevisionAction.REWEIGH) and history and \
                     revision.confidence == history[-1].after:
                 continue  # a change of validity or status, not of confidence
-            event = revision.evidence_ids[0] if revision.evidence_ids else None
+            cited = revision.evidence_ids[0] if revision.evidence_ids else None
+            event = None if cited in hidden else cited
             formed = state.valid.start.at if state.valid.start else revision.at
             history.append(ConfidenceChange(
                 recorded_at=revision.at,
-                happened_at=happened.get(event, formed) if event and history else formed,
+                happened_at=happened.get(cited, formed) if cited and history else formed,  # hidden or not
                 before=history[-1].after if history else None, after=revision.confidence,
                 action=revision.action.value, reason=revision.reason, event_id=event,
                 stance=stances.get(event) if event else None,

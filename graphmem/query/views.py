@@ -84,7 +84,9 @@ class TimeView:
                 for s in found
             ]
         found.sort(key=lambda s: (s.subject, s.predicate, s.valid.start.at if s.valid.start else _MIN, s.id))
-        return attach_evidence(self.store, found) if evidence else found
+        if not evidence:
+            return found
+        return attach_evidence(self.store, found, scopes=scopes, include_private=include_private)
 
     def _keeps(self, s: State, point: TimePoint) -> bool:
         if self.period is not None:
@@ -95,9 +97,11 @@ class TimeView:
 _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 
-def attach_evidence(store: GraphStore, states: list[State]) -> list[State]:
-    """The same states with their evidence events (content, time, source) filled in."""
+def attach_evidence(store: GraphStore, states: list[State], *, scopes: Sequence[str] | None = None,
+                    include_private: bool = True) -> list[State]:
+    """The same states with their evidence events (content, time, source) filled in: those of the read's view
+    (``scopes``, ``include_private``; see ``GraphStore.evidence``)."""
     if not states:
         return states
-    by_state = store.evidence([s.id for s in states])
+    by_state = store.evidence([s.id for s in states], scopes=scopes, include_private=include_private)
     return [s.model_copy(update={"evidence": tuple(by_state.get(s.id, ()))}) for s in states]

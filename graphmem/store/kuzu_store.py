@@ -54,6 +54,7 @@ from graphmem.ontology import (
     State,
     StateStatus,
     Thread,
+    Visibility,
     name_key,
 )
 from graphmem.store import rows
@@ -1924,9 +1925,12 @@ class KuzuStore:
                     self._evidenced = {r["id"] for r in found}
         return self._evidenced
 
-    def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]:
+    def evidence(self, state_ids: Sequence[str], *, scopes: Sequence[str] | None = None,
+                 include_private: bool = True) -> dict[str, list[Evidence]]:
         links = self.evidence_links(state_ids)
-        events = {e.id: e for e in self.events(list({e for found in links.values() for e, _, _ in found}))}
+        events = {e.id: e for e in self.events(list({e for found in links.values() for e, _, _ in found}))
+                  if (scopes is None or e.scope in scopes)
+                  and (include_private or e.visibility is not Visibility.PRIVATE)}
         return {
             state_id: [rows.evidence_of(events[e], stance, at) for e, stance, at in found if e in events]
             for state_id, found in links.items()

@@ -265,7 +265,12 @@ class GraphStore(Protocol):
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]: ...
 
-    def evidence(self, state_ids: Sequence[str]) -> dict[str, list[Evidence]]: ...
+    def evidence(self, state_ids: Sequence[str], *, scopes: Sequence[str] | None = None,
+                 include_private: bool = True) -> dict[str, list[Evidence]]:
+        """Each state's evidence events (content, time, source), oldest first; only events in ``scopes``
+        (``None``: any) and, unless ``include_private``, not private: a read of some scopes shows no event of
+        another, even one a state of its scopes rests on."""
+        ...
 
     def evidence_links(self, state_ids: Sequence[str]) -> dict[str, list[tuple[str, EvidenceStance, dt.datetime]]]:
         """(event id, stance, at) of each state's evidence, oldest first, without the events."""

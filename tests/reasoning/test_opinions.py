@@ -139,3 +139,24 @@ def test_bad_opinion_input_is_refused_and_writes_nothing(mem):
         mem.hold_opinion("  ")
     assert empty.value.field == "statement"
     assert mem.stats() == before
+
+
+def test_a_read_of_some_scopes_names_no_event_of_another_and_keeps_the_confidence(mem):
+    op = mem.hold_opinion("the launch slips", about=["launch"], confidence=0.5, valid_from="2025-11-01")
+    seen = mem.record(content="QA found two blockers", occurred_at="2025-11-03").id
+    secret = mem.record(content="the vendor missed its date", occurred_at="2025-11-05", scope="project:apollo",
+                        privacy=["private"]).id
+    mem.weigh_opinion(op.id, seen)
+    mem.weigh_opinion(op.id, secret)
+    full = mem.opinions(about="launch", include_private=True)[0]
+    mine = mem.opinions(about="launch", scopes=["global"])[0]
+    assert [c.event_id for c in full.history] == [None, seen, secret]
+    assert [c.event_id for c in mine.history] == [None, seen, None]  # the step stays, its event is not named
+    assert [e.event_id for e in mine.state.evidence] == [seen]
+    assert mine.confidence == full.confidence
+    for when in ("2025-11-04", "2025-11-06"):  # confidence as of a time counts the hidden step when it happened
+        assert (mem.opinions(about="launch", scopes=["global"], as_of=when)[0].confidence
+                == mem.opinions(about="launch", include_private=True, as_of=when)[0].confidence)
+    assert "vendor" in mem.entity_page("launch", include_private=True)
+    for page in (mem.entity_page("launch", scopes=["global"]), mem.entity_page("launch", include_private=False)):
+        assert "QA found" in page and "vendor" not in page and secret not in page
