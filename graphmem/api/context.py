@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -82,3 +82,10 @@ class Context:
 
     def visible(self, events: Sequence[Event], include_private: bool) -> list[Event]:
         return [e for e in events if self.principal.may_see(e, include_private)]
+
+    async def shown_events(self, ids: Iterable[str], include_private: bool) -> set[str]:
+        """Which of the events ``ids`` the caller may see: an id another item cites (a revision's evidence, an
+        opinion's step) is shown only then, as the event itself would be."""
+        wanted = list(dict.fromkeys(ids))
+        found = await self.loaders.event.load_many(wanted) if wanted else []
+        return {e.id for e in found if e is not None and self.principal.may_see(e, include_private)}

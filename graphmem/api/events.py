@@ -38,21 +38,21 @@ class EventQuery:
         found = await ctx.run(get_events, ctx, [str(id)], include_private)
         if not found:
             raise NotFound("event", str(id), field="id")
-        return EventNode.of(found[0], ctx.memory.tz)
+        return EventNode.of(found[0], ctx.memory.tz, include_private)
 
     @strawberry.field(description="Full events by id, in the order asked; ids the caller cannot see are left out")
     async def get(self, info: Info[Any, Any], ids: list[strawberry.ID],
                   include_private: bool = False) -> list[EventNode]:
         ctx = info.context
         found = await ctx.run(get_events, ctx, [str(i) for i in ids], include_private)
-        return [EventNode.of(e, ctx.memory.tz) for e in found]
+        return [EventNode.of(e, ctx.memory.tz, include_private) for e in found]
 
     @strawberry.field(description="The events just before and after one event, oldest first")
     async def timeline(self, info: Info[Any, Any], event_id: strawberry.ID, before: int = 5, after: int = 5,
                        include_private: bool = False) -> list[EventNode]:
         ctx = info.context
         found = await ctx.run(events_around, ctx, str(event_id), before, after, include_private)
-        return [EventNode.of(e, ctx.memory.tz) for e in found]
+        return [EventNode.of(e, ctx.memory.tz, include_private) for e in found]
 
     @strawberry.field(description="A conversation, session or topic, with its events")
     async def thread(self, info: Info[Any, Any], key: str) -> ThreadNode:

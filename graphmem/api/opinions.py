@@ -8,6 +8,7 @@ The caller's token bounds the scopes read, as everywhere.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
 import strawberry
@@ -29,13 +30,16 @@ class ConfidenceStep:
     after: float
     action: str
     reason: str
-    event_id: strawberry.ID | None
+    event_id: strawberry.ID | None = strawberry.field(
+        description="the event that moved it; null when there was none or the caller may not see it")
     stance: EvidenceStance | None
 
     @classmethod
-    def of(cls, c: ConfidenceChange) -> ConfidenceStep:
+    def of(cls, c: ConfidenceChange, shown: Collection[str]) -> ConfidenceStep:
+        """The step ``c``; its event named only when it is among the events ``shown`` to the caller."""
         return cls(recorded_at=c.recorded_at, happened_at=c.happened_at, before=c.before, after=c.after,
-                   action=c.action, reason=c.reason, event_id=strawberry.ID(c.event_id) if c.event_id else None,
+                   action=c.action, reason=c.reason,
+                   event_id=strawberry.ID(c.event_id) if c.event_id and c.event_id in shown else None,
                    stance=c.stance)
 
 
@@ -46,14 +50,21 @@ class OpinionNode:
     holder: str
     confidence: float = strawberry.field(description="now, or as of the asked time")
     about: list[str] = strawberry.field(description="names of the entities it is about")
-    history: list[ConfidenceStep] = strawberry.field(description="every change of its confidence, oldest first")
     state: StateNode = strawberry.field(description="the state behind it: validity, evidence, revisions")
+    changes: strawberry.Private[tuple[ConfidenceChange, ...]]
+    include_private: strawberry.Private[bool]
 
     @classmethod
     def of(cls, o: Opinion, tz: dt.tzinfo, include_private: bool) -> OpinionNode:
         return cls(id=strawberry.ID(o.id), statement=o.statement, holder=o.holder, confidence=o.confidence,
-                   about=list(o.about), history=[ConfidenceStep.of(c) for c in o.history],
-                   state=StateNode.of(o.state, tz, include_private))
+                   about=list(o.about), state=StateNode.of(o.state, tz, include_private), changes=o.history,
+                   include_private=include_private)
+
+    @strawberry.field(description="every change of its confidence, oldest first")
+    async def history(self, info: Info[Any, Any]) -> list[ConfidenceStep]:
+        ctx: Context = info.context
+        shown = await ctx.shown_events((c.event_id for c in self.changes if c.event_id), self.include_private)
+        return [ConfidenceStep.of(c, shown) for c in self.changes]
 
 
 @strawberry.type(name="Preference", description="A like or dislike of a holder, from candidate to confirmed")
@@ -69,11 +80,11 @@ class PreferenceNode:
     state: StateNode
 
     @classmethod
-    def of(cls, s: State, tz: dt.tzinfo) -> PreferenceNode:
+    def of(cls, s: State, tz: dt.tzinfo, include_private: bool) -> PreferenceNode:
         return cls(id=strawberry.ID(s.id), holder=s.holder or s.subject, subject=s.object,
                    polarity="like" if s.predicate == "likes" else "dislike", domain=s.payload.get("domain"),
                    note=s.payload.get("note"), status=s.status, confidence=s.confidence,
-                   state=StateNode.of(s, tz, True))
+                   state=StateNode.of(s, tz, include_private))
 
 
 def opinions_for(ctx: Context, include_private: bool, limit: int, **filters: Any) -> list[Opinion]:
@@ -114,8 +125,10 @@ class OpinionQuery:
         domain: str | None = None,
         include_candidates: bool = True,
         include_revoked: bool = False,
+        include_private: bool = False,
     ) -> list[PreferenceNode]:
         ctx: Context = info.context
         found = await ctx.run(ctx.memory.preferences, holder, domain=domain, include_candidates=include_candidates,
                               include_revoked=include_revoked)
-        return [PreferenceNode.of(s, ctx.memory.tz) for s in found if ctx.principal.may_see(s, True)]
+        return [PreferenceNode.of(s, ctx.memory.tz, include_private) for s in found
+                if ctx.principal.may_see(s, include_private)]

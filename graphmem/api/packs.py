@@ -72,8 +72,8 @@ class PinNode:
     replaced: list[strawberry.ID] = strawberry.field(description="older events of the key with other content")
 
     @classmethod
-    def of(cls, pin: Pin, tz: dt.tzinfo) -> PinNode:
-        return cls(scope=pin.scope, key=pin.key, event=EventNode.of(pin.event, tz),
+    def of(cls, pin: Pin, tz: dt.tzinfo, include_private: bool) -> PinNode:
+        return cls(scope=pin.scope, key=pin.key, event=EventNode.of(pin.event, tz, include_private),
                    replaced=[strawberry.ID(i) for i in pin.replaced])
 
 
@@ -89,8 +89,11 @@ class SnapshotNode:
 
     @classmethod
     def of(cls, snap: Snapshot, tz: dt.tzinfo) -> SnapshotNode:
-        return cls(id=strawberry.ID(snap.id), pinned_md=snap.pinned_md, pins=[PinNode.of(p, tz) for p in snap.pins],
-                   recent_events=[EventNode.of(e, tz) for e in snap.recent], ruleset_stamp=snap.ruleset_stamp,
+        private = snap.request.include_private
+        return cls(id=strawberry.ID(snap.id), pinned_md=snap.pinned_md,
+                   pins=[PinNode.of(p, tz, private) for p in snap.pins],
+                   recent_events=[EventNode.of(e, tz, private) for e in snap.recent],
+                   ruleset_stamp=snap.ruleset_stamp,
                    scopes=list(snap.request.scopes), known_at=snap.request.known_at)
 
 

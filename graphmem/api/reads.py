@@ -138,7 +138,7 @@ async def event_page(
     events = await ctx.run(read)
     page = events[:first]
     return EventConnection(
-        nodes=[EventNode.of(e, ctx.memory.tz) for e in page],
+        nodes=[EventNode.of(e, ctx.memory.tz, include_private) for e in page],
         page_info=PageInfo(end_cursor=encode_cursor(page[-1]) if page else None, has_next_page=len(events) > first),
     )
 

@@ -7,6 +7,7 @@ come back only with ``includePrivate`` and a token that may read them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import strawberry
@@ -14,7 +15,7 @@ from strawberry.types import Info
 
 from graphmem.api.context import Context
 from graphmem.api.types import SourceNode, StateNode, TimeValue
-from graphmem.query import RecallHit
+from graphmem.query import RecallHit, evidence_refs
 
 __all__ = ["RecallQuery", "recall_hits"]
 
@@ -85,7 +86,22 @@ def recall_hits(ctx: Context, query: str, k: int, include_private: bool, **filte
                                        include_private=p.include_private, **filters))
     if len(passes) > 1:
         found.sort(key=lambda h: -h.score)
-    return found[:k]
+    return _evidence_shown(ctx, found[:k], include_private)
+
+
+def _evidence_shown(ctx: Context, hits: list[RecallHit], include_private: bool) -> list[RecallHit]:
+    """``hits`` with each state's evidence (its event ids and their source refs) cut to the events the caller
+    may see: a state in a scope it reads may rest on events in one it does not."""
+    cited = list(dict.fromkeys(i for h in hits if h.type == "state" for i in h.event_ids))
+    events = {e.id: e for e in ctx.memory.store.events(cited)} if cited else {}
+    shown = {i: e for i, e in events.items() if ctx.principal.may_see(e, include_private)}
+    if len(shown) == len(cited):
+        return hits
+    return [
+        replace(h, event_ids=tuple(i for i in h.event_ids if i in shown),
+                refs=evidence_refs(shown[i] for i in h.event_ids if i in shown)) if h.type == "state" else h
+        for h in hits
+    ]
 
 
 @strawberry.type

@@ -112,12 +112,15 @@ class EventNode:
     private: bool
     confidence: float
     dedupe_key: str | None
-    supersedes: str | None
     redactions: list[str]
     source: SourceNode
+    superseded: strawberry.Private[str | None]
+    include_private: strawberry.Private[bool]
 
     @classmethod
-    def of(cls, e: Event, tz: dt.tzinfo) -> EventNode:
+    def of(cls, e: Event, tz: dt.tzinfo, include_private: bool) -> EventNode:
+        """The node of ``e``, read with or without private items (an id it points at is shown only when the
+        event with that id would be)."""
         occurred = TimeValue.of(e.occurred_at, tz)
         assert occurred is not None
         return cls(
@@ -125,8 +128,16 @@ class EventNode:
             occurred_end=TimeValue.of(e.occurred_end, tz), recorded_at=e.recorded_at, kind=e.kind, scope=e.scope,
             agent_id=e.agent_id, thread=e.thread, tags=list(e.tags), privacy=list(e.privacy),
             private=e.visibility is Visibility.PRIVATE, confidence=e.confidence, dedupe_key=e.dedupe_key,
-            supersedes=e.supersedes, redactions=list(e.redactions), source=SourceNode.of(e.source),
+            redactions=list(e.redactions), source=SourceNode.of(e.source), superseded=e.supersedes,
+            include_private=include_private,
         )
+
+    @strawberry.field(description="The event this one replaces, when the caller may see it")
+    async def supersedes(self, info: Info[Any, Any]) -> strawberry.ID | None:
+        if self.superseded is None:
+            return None
+        shown = await _ctx(info).shown_events([self.superseded], self.include_private)
+        return strawberry.ID(self.superseded) if shown else None
 
     @strawberry.field(description="Entities this event mentions")
     async def mentions(self, info: Info[Any, Any]) -> list[EntityNode]:
@@ -180,7 +191,8 @@ class RevisionNode:
     valid_to: TimeValue | None
     status: StateStatus
     confidence: float
-    evidence_ids: list[strawberry.ID]
+    evidence_ids: list[strawberry.ID] = strawberry.field(
+        description="the events behind the change that the caller may see (as the state's evidence lists them)")
 
 
 @strawberry.type(name="State", description="Something that holds over [validFrom, validTo)")
@@ -239,7 +251,7 @@ class StateNode:
         events = await ctx.loaders.event.load_many([event_id for event_id, _, _ in links])
         tz = ctx.memory.tz
         return [
-            EvidenceNode(stance=stance, at=at, event=EventNode.of(event, tz))
+            EvidenceNode(stance=stance, at=at, event=EventNode.of(event, tz, self.include_private))
             for (_, stance, at), event in zip(links, events, strict=True)
             if event is not None and ctx.principal.may_see(event, self.include_private)
         ]
@@ -248,11 +260,12 @@ class StateNode:
     async def revisions(self, info: Info[Any, Any]) -> list[RevisionNode]:
         ctx = _ctx(info)
         found = await ctx.run(ctx.memory.store.revisions, str(self.id))
+        shown = await ctx.shown_events((i for r in found for i in r.evidence_ids), self.include_private)
         tz = ctx.memory.tz
         return [
             RevisionNode(at=r.at, action=r.action.value, reason=r.reason, valid_from=TimeValue.of(r.valid.start, tz),
-                         valid_to=TimeValue.of(r.valid.end, tz), status=r.status,
-                         confidence=r.confidence, evidence_ids=[strawberry.ID(i) for i in r.evidence_ids])
+                         valid_to=TimeValue.of(r.valid.end, tz), status=r.status, confidence=r.confidence,
+                         evidence_ids=[strawberry.ID(i) for i in r.evidence_ids if i in shown])
             for r in found
         ]
 

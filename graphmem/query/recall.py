@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,11 +51,11 @@ import numpy as np
 from graphmem.arrays import sorted_union
 from graphmem.errors import InvalidInput
 from graphmem.index import SearchIndex
-from graphmem.ontology import Source, State, TimePoint
-from graphmem.store import GraphStore
+from graphmem.ontology import Event, Source, State, TimePoint
+from graphmem.store import EventBrief, GraphStore
 
-__all__ = ["PRESETS", "Preset", "Ranked", "RecallFilters", "RecallHit", "asks_title", "asks_where", "hydrate",
-           "preset_named", "rank"]
+__all__ = ["PRESETS", "Preset", "Ranked", "RecallFilters", "RecallHit", "asks_title", "asks_where",
+           "evidence_refs", "hydrate", "preset_named", "rank"]
 
 
 @dataclass(frozen=True)
@@ -318,6 +318,11 @@ class RecallHit:
     state: State | None = None
 
 
+def evidence_refs(events: Iterable[EventBrief | Event]) -> tuple[str, ...]:
+    """A state hit's refs: the source refs of the events that are its evidence."""
+    return tuple(e.source.ref for e in events if e.source.ref)
+
+
 def hydrate(store: GraphStore, ranked: list[Ranked]) -> list[RecallHit]:
     """Turn ranked documents into hits with their content, entities and sources (a bounded number of reads)."""
     state_ids = [r.id for r in ranked if r.type == "state"]
@@ -349,7 +354,7 @@ def hydrate(store: GraphStore, ranked: list[Ranked]) -> list[RecallHit]:
             out.append(RecallHit(
                 id=r.id, type="state", kind=state.kind, score=r.score, parts=r.parts, time=state.valid_from,
                 content=state.text, entities=tuple(n for n in (state.subject, state.object) if n),
-                scope=state.scope, source=None, refs=tuple(e.source.ref for e in backing if e.source.ref),
+                scope=state.scope, source=None, refs=evidence_refs(backing),
                 event_ids=tuple(e.id for e in backing), state=state,
             ))
     return out

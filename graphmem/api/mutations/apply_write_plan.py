@@ -72,6 +72,6 @@ class ApplyWritePlanMutation:
         tz = ctx.memory.tz
         return ApplyWritePlanSuccess(
             event_id=strawberry.ID(result.event_id), states=[StateNode.of(s, tz, True) for s in result.states],
-            preferences=[PreferenceNode.of(s, tz) for s in result.preferences], threads=result.threads,
+            preferences=[PreferenceNode.of(s, tz, True) for s in result.preferences], threads=result.threads,
             links=len(result.links),
         )

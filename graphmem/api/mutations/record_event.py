@@ -101,7 +101,7 @@ def success_of(result: RecordResult, tz: Any) -> RecordEventSuccess:
     extraction = result.extraction
     return RecordEventSuccess(
         status=result.status, id=strawberry.ID(result.id) if result.id else None,
-        event=EventNode.of(result.event, tz) if result.event else None, redactions=list(result.redactions),
+        event=EventNode.of(result.event, tz, True) if result.event else None, redactions=list(result.redactions),
         extracted_entities=sorted({m.name for m in extraction.entities}) if extraction else [],
         extracted_states=len(extraction.statements) if extraction else 0,
     )

@@ -58,6 +58,6 @@ class UpdatePreferenceMutation:
             )
 
         try:
-            return PreferenceSuccess(preference=PreferenceNode.of(await ctx.run(write), ctx.memory.tz))
+            return PreferenceSuccess(preference=PreferenceNode.of(await ctx.run(write), ctx.memory.tz, True))
         except GraphmemError as exc:
             return UpdatePreferenceError(**problems_of(exc))

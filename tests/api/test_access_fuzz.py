@@ -1,0 +1,206 @@
+"""Generated read queries never show a token what it may not read, whatever they ask for and however deep.
+
+The memory holds one item of each scope x private pair (an event, its states, an opinion, a checkpoint), and
+cross-scope links: public states, an opinion and preferences whose evidence lies in every scope, an event
+that supersedes a private one. Each item's text carries markers of its own. Queries are built from the
+schema (every read root, arguments from the memory's own ids, names, dates and scopes, nested selections);
+an answer may name an item's markers or ids only when the token reads the item (a private one only when
+the query asks with ``includePrivate: true``), unless the query itself wrote them.
+"""
+
+import hashlib
+import json
+
+import pytest
+from graphql import (
+    GraphQLEnumType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLScalarType,
+    GraphQLUnionType,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import Memory
+from graphmem.api import AccessPolicy, build_schema
+from tests.api.conftest import GraphQLClient, serve
+from tests.api.test_access import CONFIG, ITEMS, PRIVATE, READ, TOKENS
+from tests.conftest import FakeClock
+
+SCHEMA = build_schema()._schema
+CASES = 300  # per token (2,400 a token passed when this was written)
+DATES = ["2025-11", "2025-11-15", "2025", "Nov 2025", "2025-12-01", "2025-11-05T00:00:00Z", "2026"]
+SCOPES = ["global", "project:apollo", "project:hermes", "agent:alice", "agent:bob", "agent:carol", "agent:overseer"]
+TIMES = {"at", "period", "since", "until", "asOf", "knownAt", "relativeTo", "during"}
+
+
+def marker(kind, i):
+    return f"mk{kind}{i:02d}" + hashlib.sha256(f"{kind}{i}".encode()).hexdigest()[:6]
+
+
+def build_world():
+    memory = Memory.in_memory(clock=FakeClock(), extract=False)
+    items = []
+    for i, (scope, private) in enumerate(ITEMS):
+        m = {k: marker(k, i) for k in "ensocq"}
+        privacy = ["private"] if private else []
+        thing = f"thing {m['n']}"
+        ev = memory.record(content=f"note {m['e']} about {thing}", occurred_at=f"2025-11-{i + 1:02d}", scope=scope,
+                           privacy=privacy, entities=[thing, "hub"], thread="shared", tags=[f"tag{m['q']}"])
+        status = memory.assert_state(subject=thing, predicate="status", object=m["s"], valid_from="2025-11-01",
+                                     scope=scope, private=private, evidence=[ev.id])
+        known = memory.assert_state(subject="hub", predicate="knows", object=thing, valid_from="2025-11-02",
+                                    scope=scope, private=private, evidence=[ev.id])
+        opinion = memory.hold_opinion(f"{thing} is {m['o']}", about=[thing], confidence=0.7, evidence=[ev.id],
+                                      scope=scope, private=private)
+        checkpoint = memory.checkpoint("shared-session", f"cp {m['c']}", f"reached {m['c']}", scope=scope,
+                                       privacy=privacy)
+        memory.update_preference("confirm", f"coffee {i}", polarity="like", domain="food", evidence=[ev.id])
+        items.append({"scope": scope, "private": private, "markers": list(m.values()), "thing": thing,
+                      "ids": [ev.id, status.id, known.id, opinion.id, checkpoint.id]})
+    shared = memory.hold_opinion("the hub is busy", about=["hub"], confidence=0.5, scope="global")
+    for k, item in enumerate(items):  # public items resting on events of every scope
+        memory.assert_state(subject=f"crossthing {k}", predicate="status", object="crossed",
+                            valid_from="2025-11-03", scope="global", evidence=[item["ids"][0]])
+        memory.weigh_opinion(shared.id, item["ids"][0], stance="supports")
+    private_apollo = next(it for it in items if it["scope"] == "project:apollo" and it["private"])
+    memory.record(content="a public correction", occurred_at="2025-11-21", thread="shared",
+                  supersedes=private_apollo["ids"][0])
+    return memory, items
+
+
+@pytest.fixture(scope="module")
+def world():
+    memory, items = build_world()
+    yield memory, items
+    memory.close()
+
+
+def documents(items):
+    ids = [i for it in items for i in it["ids"]]
+    names = [it["thing"] for it in items] + ["hub", "coffee 3", "crossthing 3", "crossthing 5"]
+    pools = {
+        "holder": ["self", "user"], "domain": ["food"], "key": ["shared", "shared-session"],
+        "session": ["shared-session", "shared"], "project": ["global"], "thread": ["shared"],
+        "predicate": ["status", "knows"], "preset": ["default", "recent", "lexical"],
+        "kinds": ["observation", "checkpoint"], "types": ["event", "state"],
+        "query": ["note", "thing", "crossed", "hub busy", "crossthing crossed", "public correction", "reached"],
+    }
+
+    def value(draw, name, type_):
+        if isinstance(type_, GraphQLNonNull):
+            return value(draw, name, type_.of_type)
+        if isinstance(type_, GraphQLList):
+            if name == "scopes":
+                return json.dumps(draw(st.lists(st.sampled_from(SCOPES), min_size=1, max_size=3)))
+            inner = type_.of_type.of_type if isinstance(type_.of_type, GraphQLNonNull) else type_.of_type
+            return "[" + ", ".join(value(draw, name, inner) for _ in range(draw(st.integers(1, 4)))) + "]"
+        if isinstance(type_, GraphQLEnumType):
+            return draw(st.sampled_from(sorted(type_.values)))
+        if type_.name == "Boolean":
+            asked = ["true", "true", "false"] if name.startswith("include") else ["true", "false"]
+            return draw(st.sampled_from(asked))
+        if type_.name == "Int":
+            return str(draw(st.sampled_from([1, 2] if name == "depth" else [1, 3, 10, 50])))
+        if type_.name == "Float":
+            return "0.0"
+        if type_.name == "ID":
+            return json.dumps(draw(st.sampled_from(ids)))
+        if name in TIMES:
+            return json.dumps(draw(st.sampled_from(DATES)))
+        return json.dumps(draw(st.sampled_from(pools.get(name, names))))
+
+    def selection(draw, type_, depth):
+        while isinstance(type_, GraphQLNonNull | GraphQLList):
+            type_ = type_.of_type
+        if isinstance(type_, GraphQLScalarType | GraphQLEnumType):
+            return ""
+        if isinstance(type_, GraphQLUnionType):
+            members = " ".join(f"... on {m.name} {selection(draw, m, depth)}" for m in type_.types)
+            return "{ __typename " + members + " }"
+        parts = []
+        for name in draw(st.lists(st.sampled_from(sorted(type_.fields)), min_size=1, max_size=8, unique=True)):
+            field = type_.fields[name]
+            nested = field.type
+            while isinstance(nested, GraphQLNonNull | GraphQLList):
+                nested = nested.of_type
+            if depth < 4 or isinstance(nested, GraphQLScalarType | GraphQLEnumType):
+                parts.append(field_text(draw, name, field, depth))
+        return "{ " + (" ".join(parts) or "__typename") + " }"
+
+    def field_text(draw, name, field, depth):
+        args = [f"{a}: {value(draw, a, arg.type)}" for a, arg in field.args.items()
+                if isinstance(arg.type, GraphQLNonNull) or draw(st.booleans())]
+        return f"{name}{'(' + ', '.join(args) + ')' if args else ''} {selection(draw, field.type, depth + 1)}"
+
+    @st.composite
+    def document(draw):
+        roots = sorted(set(SCHEMA.query_type.fields) - {"health", "stats"})
+        name = draw(st.sampled_from(roots + ["recall", "recall", "opinions", "preferences", "events", "thread"]))
+        return "query { " + field_text(draw, name, SCHEMA.query_type.fields[name], 0) + " }"
+
+    return document()
+
+
+def leaks(agent, items, answer, document):
+    """The markers and ids in ``answer`` of items ``agent`` may not see, that ``document`` did not write."""
+    asked_private = "includePrivate: true" in document
+    out = []
+    for it in items:
+        if it["scope"] in READ[agent] and (not it["private"] or (asked_private and it["scope"] in PRIVATE[agent])):
+            continue
+        out.extend((token, it["scope"], it["private"]) for token in it["markers"] + it["ids"]
+                   if token in answer and token not in document)
+    return out
+
+
+@pytest.mark.parametrize("agent", sorted(TOKENS))
+def test_generated_queries_show_a_token_nothing_it_may_not_read(world, agent):
+    memory, items = world
+    seen = {"cases": 0, "data": 0}
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        client = GraphQLClient(http).as_(TOKENS[agent])
+
+        @settings(max_examples=CASES, deadline=None, database=None, derandomize=True,
+                  suppress_health_check=list(HealthCheck))
+        @given(documents(items))
+        def run(document):
+            body = client.post(document).json()
+            for error in body.get("errors") or []:
+                assert error.get("extensions", {}).get("code") not in (None, "internal_error"), (document, body)
+            answer = json.dumps(body)
+            assert not leaks(agent, items, answer, document), (document, answer)
+            seen["cases"] += 1
+            seen["data"] += bool(body.get("data")) and not body.get("errors")
+
+        run()
+    assert seen["data"] > CASES // 3, seen  # most queries were answered, not refused
+
+
+def test_ids_other_items_cite_are_cut_to_the_callers_view(world):
+    """The fields that name events of other items (a revision's evidence, an opinion's steps, a recall hit's
+    evidence, the event an event replaces, an entity page's opinions) show each token only the events it
+    reads. Without tokens, the same reads show every item: the check is not vacuous."""
+    memory, items = world
+    reads = [
+        'query { events(first: 100, includePrivate: true) { nodes { id content tags supersedes } } }',
+        ('query { during(period: "2025-11", includePrivate: true) { states { id object revisions { evidenceIds } '
+         'evidence { event { id } } } } }'),
+        'query { opinions(includePrivate: true, first: 100) { id statement history { eventId } } }',
+        'query { recall(query: "crossthing crossed", k: 50, includePrivate: true) { hits { id eventIds } } }',
+        'query { preferences(includePrivate: true) { state { revisions { evidenceIds } } } }',
+        'query { entity(name: "hub") { page } }',
+    ]
+    with serve(memory) as http:
+        client = GraphQLClient(http)
+        answers = {read: json.dumps(client.data(read)) for read in reads}
+    everything = "".join(answers.values())
+    for it in items:
+        assert all(token in everything for token in it["markers"] + it["ids"]), it
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        for agent, token in TOKENS.items():
+            client = GraphQLClient(http).as_(token)
+            for read in reads:
+                assert leaks(agent, items, answers[read], read), (agent, read)  # there is something to cut
+                assert not leaks(agent, items, json.dumps(client.data(read)), read), (agent, read)
