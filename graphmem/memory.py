@@ -580,8 +580,10 @@ class Memory:
         affect: Mapping[str, float] | None = None,
         links: Mapping[str, str | Sequence[str]] | None = None,
         extract: bool | None = None,
+        may_link: Callable[[Event], bool] | None = None,
     ) -> RecordResult:
         """Append one event. Replays return the first id and write nothing; bad input writes nothing.
+        ``may_link``: see :meth:`record_many`.
 
         >>> mem = Memory.in_memory()
         >>> first = mem.record(content="Deploys freeze on Fridays.", kind="decision", dedupe_key="deploy-freeze")
@@ -594,16 +596,24 @@ class Memory:
             dedupe_key=dedupe_key, confidence=confidence, supersedes=supersedes, ttl_days=ttl_days,
             affect=affect, links=links, extract=extract,
         )
-        return self.record_many([fields])[0]
+        return self.record_many([fields], may_link=may_link)[0]
 
-    def record_many(self, items: Iterable[Mapping[str, Any]]) -> list[RecordResult]:
+    def record_many(
+        self, items: Iterable[Mapping[str, Any]], *, may_link: Callable[[Event], bool] | None = None
+    ) -> list[RecordResult]:
         """Append many events in one transaction (the bulk path: COPY for large batches).
 
         Every item is validated first; one bad item raises :class:`InvalidInput` naming its index and field,
         and nothing of the batch is written. Items may carry ``states`` (a list of state dicts whose evidence
         is that event) and ``links`` ({label: event id}).
+
+        ``may_link``: which stored events the writer may point ``supersedes`` and ``links`` at (a server's
+        caller: those it may read); any other is reported as missing, with the error a missing one gets, so a
+        link never tells whether an event exists where the writer cannot look. ``None``: every event.
         """
         listed = list(items)
+        if may_link is not None:  # carried with each item (a group commit writes several callers' items)
+            listed = [{**item, _MAY_LINK: may_link} for item in listed]
         with _bulk(len(listed)):
             prepared: list[tuple[Event | None, Mapping[str, Any]]] = []
             for start in range(0, len(listed), EXTRACT_TURN):
@@ -650,7 +660,7 @@ class Memory:
                 return self._write_events(prepared, check_existing=True)
 
     def _prepare_event(self, item: Mapping[str, Any]) -> Event | None:
-        unknown = set(item) - _RECORD_FIELDS
+        unknown = set(item) - _RECORD_FIELDS - ({_MAY_LINK} if callable(item.get(_MAY_LINK)) else set())
         if unknown:
             name = sorted(unknown)[0]
             raise InvalidInput(
@@ -663,7 +673,8 @@ class Memory:
             EventDraft,
             {
                 k: v for k, v in item.items()
-                if k not in ("occurred_at", "occurred_end", "links", "states", "extract") and v is not None
+                if k not in ("occurred_at", "occurred_end", "links", "states", "extract", _MAY_LINK)
+                and v is not None
             }
             | {"occurred_at": occurred or TimePoint(at=self._clock())}
             | ({"occurred_end": occurred_end} if occurred_end else {})
@@ -826,6 +837,9 @@ class Memory:
         if targets:
             wanted = {t for _, t in targets} - known[0] - known[1]
             missing = wanted - self.store.existing_event_ids(wanted)
+            may_link: Callable[[Event], bool] | None = item.get(_MAY_LINK)
+            if may_link is not None and wanted - missing:  # stored, but not the writer's to point at
+                missing |= {e.id for e in self.store.events(sorted(wanted - missing)) if not may_link(e)}
             if missing:
                 field = "supersedes" if event.supersedes in missing else "links"
                 raise NotFound("event", sorted(missing)[0], field=field, hint="link only to recorded events")
@@ -2573,6 +2587,7 @@ _LOG_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # a daily log's file name: memory/
 _SHORT_SPAN = re.compile(r"(\d{1,5})\s*([dwmy])")  # "30d": the last 30 days
 _SPAN_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
+_MAY_LINK = "_may_link"  # an item's key for record_many's may_link (no field of a record can be named so)
 _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
     "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",

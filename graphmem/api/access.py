@@ -9,6 +9,9 @@ Scopes are ``global``, ``project:<slug>`` and ``agent:<id>``. The rules, in one 
 - a *private* item (privacy tag ``private`` or ``sensitive``) is shown only when the caller asks with
   ``includePrivate`` **and** may read private items of that scope (its own scope, or ones listed under
   ``private``); elsewhere the flag is ignored, so asking never reveals more than the token allows;
+- an event the caller may not see is left out wherever another item names it (a state's evidence, a
+  revision's evidence ids, an opinion's steps, a recall hit's event ids, the event an event replaces), and
+  citing or linking to one is answered as citing an event that does not exist;
 - with no tokens configured, the server is a single local user's: the caller reaches every scope, and the
   server binds to loopback only.
 
@@ -24,11 +27,12 @@ A tokens file (YAML or JSON)::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +117,13 @@ class Principal:
         if item.visibility is not Visibility.PRIVATE:
             return True
         return include_private and (self.private is None or item.scope in self.private)
+
+    def linkable(self) -> Callable[[Event], bool] | None:
+        """Which events this caller may cite or link to: those it may read, private ones included (it is
+        pointing at them, not reading them). ``None``: every one (the local user)."""
+        if self.is_local:
+            return None
+        return functools.partial(self.may_see, include_private=True)
 
 
 class _Grant(BaseModel):

@@ -90,7 +90,7 @@ def _append(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
         agent_id=ctx.principal.writer_id(b.get("agent_id"), "agent_id"), scope=scope,
         kind=b.get("kind", "observation"), dedupe_key=b.get("dedupe_key"), confidence=b.get("confidence", 1.0),
         supersedes=b.get("supersedes"), ttl_days=b.get("ttl_days") or None, tags=b.get("tags") or (),
-        privacy=b.get("privacy") or (),
+        privacy=b.get("privacy") or (), may_link=ctx.principal.linkable(),
     )
     return [_result_json(result)]
 

@@ -2,6 +2,7 @@
 
 import hashlib
 import itertools
+import json
 
 import pytest
 
@@ -156,14 +157,42 @@ def test_a_token_cannot_write_as_another_agent(world):
     assert memory.stats().events == before
 
 
-def test_evidence_must_be_readable_by_the_writer(world):
+CITING = {  # mutations that point at an event by id, with the answer's fields that tell how it went
+    "evidence": "mutation($e: ID!) { assertState(input: {subject: \"x\", predicate: \"status\", object: \"y\", "
+                "evidence: [$e]}) { __typename ... on AssertStateError { code field message } } }",
+    "supersedes": "mutation($e: ID!) { recordEvent(input: {content: \"a correction\", supersedes: $e}) "
+                  "{ __typename ... on RecordEventError { code field message } } }",
+    "links": "mutation($e: ID!) { recordEvent(input: {content: \"a reply\", links: [{label: \"reply_to\", "
+             "to: [$e]}]}) { __typename ... on RecordEventError { code field message } } }",
+    "batch": "mutation($e: ID!) { recordEvents(input: {events: [{content: \"first\"}, {content: \"second\", "
+             "supersedes: $e}]}) { __typename ... on RecordEventsError { code field message } } }",
+    "weighed": "mutation($e: ID!, $o: ID!) { weighOpinion(input: {opinionId: $o, eventId: $e}) "
+               "{ __typename ... on OpinionError { code field message } } }",
+    "preference": "mutation($e: ID!) { updatePreference(input: {op: \"confirm\", subject: \"tea\", "
+                  "polarity: \"like\", evidence: [$e]}) "
+                  "{ __typename ... on UpdatePreferenceError { code field message } } }",
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(CITING))
+def test_citing_an_event_the_writer_cannot_read_answers_as_citing_none(world, mutation):
+    """Evidence, supersedes and links may point only at events the writer can read; one it cannot is reported
+    exactly as an id nothing has, so a write never tells whether an event exists where the writer cannot look."""
     memory, gql = world
     secret = next(e for e in memory.events(limit=100, include_private=True) if e.scope == "agent:bob")
-    result = gql.as_(TOKENS["alice"]).data(
-        "mutation($i: AssertStateInput!) { assertState(input: $i) { ... on AssertStateError { code field } } }",
-        {"i": {"subject": "x", "predicate": "status", "object": "y", "evidence": [secret.id]}},
-    )["assertState"]
-    assert result == {"code": "forbidden", "field": "input.evidence"}
+    missing = "ev_" + "0" * 24
+    opinion = memory.hold_opinion("the plan holds", scope="global").id
+    client = gql.as_(TOKENS["alice"])
+    before = (memory.stats().events, memory.stats().states)
+    hidden = client(CITING[mutation], {"e": secret.id, "o": opinion})
+    absent = client(CITING[mutation], {"e": missing, "o": opinion})
+    answer = next(iter(hidden["data"].values()))
+    assert answer["code"] == "not_found" and answer["message"].startswith(f"no event {secret.id!r}"), answer
+    assert json.dumps(hidden).replace(secret.id, missing) == json.dumps(absent)
+    assert (memory.stats().events, memory.stats().states) == before
+    readable = next(e for e in memory.events(limit=100) if e.scope == "global")  # and a readable one is cited
+    cited = next(iter(client(CITING[mutation], {"e": readable.id, "o": opinion})["data"].values()))
+    assert "Error" not in cited["__typename"], cited
 
 
 @pytest.mark.parametrize("header", [None, "Bearer nope-not-a-token-at-all", "Basic abc"])

@@ -14,7 +14,7 @@ import strawberry
 from strawberry.types import Info
 
 from graphmem.api.context import Context
-from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
+from graphmem.errors import GraphmemError, InvalidInput, NotFound
 
 __all__ = ["Problem", "UserError", "check_evidence", "context", "problems_of"]
 
@@ -45,14 +45,14 @@ def context(info: Info[Any, Any]) -> Context:
 
 
 def check_evidence(ctx: Context, ids: Sequence[str], field: str = "evidence") -> None:
-    """Evidence must be events the caller can read (private ones included: it is citing them, not reading)."""
-    if ctx.principal.is_local or not ids:
+    """Evidence must be events the caller can read (private ones included: it is citing them, not reading).
+    One it cannot read is reported as missing, with the error a missing one gets: a citation never tells
+    whether an event exists where the caller cannot look."""
+    allowed = ctx.principal.linkable()
+    if allowed is None or not ids:
         return
     found = {e.id: e for e in ctx.memory.get(list(ids))}
     for event_id in ids:
         event = found.get(event_id)
-        if event is None:
+        if event is None or not allowed(event):
             raise NotFound("event", event_id, field=field, hint="cite only recorded events")
-        if not ctx.principal.may_see(event, True):
-            raise Forbidden(f"event {event_id!r} is in scope {event.scope!r}, which this token cannot read",
-                            field=field)

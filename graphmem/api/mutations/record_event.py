@@ -114,7 +114,7 @@ class RecordEventMutation:
         ctx = context(info)
         try:
             fields = record_fields(input, ctx.principal)
-            result = await ctx.run(ctx.memory.record, **fields)
+            result = await ctx.run(ctx.memory.record, **fields, may_link=ctx.principal.linkable())
         except GraphmemError as exc:
             return RecordEventError(**problems_of(exc))
         return success_of(result, ctx.memory.tz)

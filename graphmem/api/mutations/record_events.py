@@ -46,7 +46,7 @@ class RecordEventsMutation:
             if not 1 <= len(input.events) <= MAX_BATCH:
                 raise InvalidInput(f"send between 1 and {MAX_BATCH} events per batch", field="input.events")
             items = [record_fields(e, ctx.principal, f"input.events[{i}]") for i, e in enumerate(input.events)]
-            results = await ctx.run(ctx.memory.record_many, items)
+            results = await ctx.run(ctx.memory.record_many, items, may_link=ctx.principal.linkable())
         except GraphmemError as exc:
             return RecordEventsError(**problems_of(exc))
         statuses = [r.status for r in results]
