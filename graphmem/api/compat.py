@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -38,7 +38,7 @@ from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
 from graphmem.memory import Memory, RecordResult
 from graphmem.ontology import Event, slugify
 
-__all__ = ["compat_routes", "event_json"]
+__all__ = ["compat_routes", "event_json", "events_json"]
 
 _STATUS = {Forbidden: 403, NotFound: 404}
 _APPEND_FIELDS = {"agent_id", "run_id", "scope", "kind", "dedupe_key", "confidence", "content_md", "source",
@@ -51,14 +51,23 @@ Items = list[dict[str, Any]]
 Handler = Callable[[Context, dict[str, Any]], Items | tuple[Items, dict[str, Any]]]
 
 
-def event_json(e: Event) -> dict[str, Any]:
-    """An event as the compatibility routes return it."""
+def event_json(e: Event, shown: Collection[str]) -> dict[str, Any]:
+    """An event as the compatibility routes return it; the event it replaces is named when in ``shown``."""
     return {
         "id": e.id, "kind": e.kind, "scope": e.scope, "agent_id": e.agent_id, "content": e.content,
         "occurred_at": e.occurred_at.label(), "recorded_at": e.recorded_at.isoformat(), "thread": e.thread,
         "tags": list(e.tags), "privacy": list(e.privacy), "dedupe_key": e.dedupe_key, "confidence": e.confidence,
-        "supersedes": e.supersedes, "source": e.source.model_dump(exclude_none=True),
+        "supersedes": e.supersedes if e.supersedes in shown else None,
+        "source": e.source.model_dump(exclude_none=True),
     }
+
+
+def events_json(ctx: Context, events: Sequence[Event], include_private: bool) -> list[dict[str, Any]]:
+    """``events`` as the routes return them: each names the event it replaces only when the caller may see
+    that one too (read with ``include_private``), as GraphQL's ``Event.supersedes`` does."""
+    replaced = sorted({e.supersedes for e in events if e.supersedes})
+    shown = {e.id for e in ctx.memory.store.events(replaced) if ctx.principal.may_see(e, include_private)}
+    return [event_json(e, shown) for e in events]
 
 
 def _result_json(r: RecordResult) -> dict[str, Any]:
@@ -140,9 +149,9 @@ def _count(body: Mapping[str, Any], name: str, default: int) -> int:
 def _timeline(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(body.get("id"), str):
         raise InvalidInput("id is required: the event to look around", field="id")
-    found = events_around(ctx, body["id"], _count(body, "before", 5), _count(body, "after", 5),
-                          _flag(body, "include_private"))
-    return [event_json(e) for e in found]
+    private = _flag(body, "include_private")
+    return events_json(ctx, events_around(ctx, body["id"], _count(body, "before", 5), _count(body, "after", 5),
+                                          private), private)
 
 
 def _strings(body: Mapping[str, Any], name: str, what: str = "strings") -> list[str] | None:
@@ -156,10 +165,11 @@ def _observations(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     ids = _strings(body, "ids", "event ids")
     if ids is None:
         raise InvalidInput("ids must be a list of event ids", field="ids")
-    found = get_events(ctx, ids, _flag(body, "include_private"))
+    private = _flag(body, "include_private")
+    found = events_json(ctx, get_events(ctx, ids, private), private)
     if body.get("compact", True) is not False:
-        return [{k: v for k, v in event_json(e).items() if v not in (None, [], {})} for e in found]
-    return [event_json(e) for e in found]
+        return [{k: v for k, v in e.items() if v not in (None, [], {})} for e in found]
+    return found
 
 
 _SEARCH_FIELDS = {"query", "limit", "since", "until", "entities", "kinds", "types", "scopes", "include_private",
@@ -226,10 +236,12 @@ def _snapshot(ctx: Context, body: dict[str, Any]) -> tuple[Items, dict[str, Any]
         scopes = pack_scopes(None, b["agent_id"])
     snap = read_snapshot(ctx, scopes, _number(b, "limit_recent", 50), _switch(b, "include_private"),
                          _text(b, "snapshot_id"))
-    pins = [{"scope": p.scope, "key": p.key, "event": event_json(p.event), "replaced": list(p.replaced)}
-            for p in snap.pins]
+    private = snap.request.include_private
+    pinned = events_json(ctx, [p.event for p in snap.pins], private)
+    pins = [{"scope": p.scope, "key": p.key, "event": e, "replaced": list(p.replaced)}
+            for p, e in zip(snap.pins, pinned, strict=True)]
     top = {"snapshot_id": snap.id, "pinned_md": snap.pinned_md, "ruleset_stamp": snap.ruleset_stamp,
-           "recent_events": [event_json(e) for e in snap.recent], "scopes": list(snap.request.scopes),
+           "recent_events": events_json(ctx, snap.recent, private), "scopes": list(snap.request.scopes),
            "known_at": snap.request.known_at.isoformat()}
     return pins, top
 

@@ -204,3 +204,31 @@ def test_ids_other_items_cite_are_cut_to_the_callers_view(world):
             for read in reads:
                 assert leaks(agent, items, answers[read], read), (agent, read)  # there is something to cut
                 assert not leaks(agent, items, json.dumps(client.data(read)), read), (agent, read)
+
+
+@pytest.mark.parametrize("agent", sorted(TOKENS))
+def test_the_compatibility_routes_show_a_token_nothing_it_may_not_read(world, agent):
+    memory, items = world
+    events = [e.id for e in memory.events(limit=200, include_private=True)]
+    calls = []
+    for private in (False, True):
+        calls += [("/v1/search", {"query": q, "limit": 50, "include_private": private})
+                  for q in ("note", "crossthing crossed", "hub busy", "public correction", "reached")]
+        calls += [("/v1/observations/get", {"ids": events, "include_private": private, "compact": compact})
+                  for compact in (True, False)]
+        calls += [("/v1/timeline", {"id": e, "before": 20, "after": 20, "include_private": private})
+                  for e in events[::4]]
+        calls += [("/v1/resume-pack", {"include_private": private, **session})
+                  for session in ({}, {"session_id": "shared-session"})]
+        calls += [("snapshot", {"include_private": str(private).lower(), **scopes})
+                  for scopes in ({}, {"scopes": "global,project:apollo,project:hermes"})]
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        headers = {"Authorization": f"Bearer {TOKENS[agent]}"}
+        answered = 0
+        for path, body in calls:
+            response = (http.get("/v1/memory/snapshot", params=body, headers=headers) if path == "snapshot"
+                        else http.post(path, json=body, headers=headers))
+            asked = "includePrivate: true" if body["include_private"] in (True, "true") else ""
+            assert not leaks(agent, items, response.text, json.dumps(body) + asked), (path, body, response.text)
+            answered += response.status_code == 200
+    assert answered > len(calls) // 3  # (a timeline of an event the token cannot read is refused)
