@@ -121,6 +121,33 @@ def test_other_subjects_and_predicates_are_never_touched(mem):
     assert mem.timeline("Zoe", "lives_in")[0].status is StateStatus.ACTIVE
 
 
+def test_a_write_in_one_scope_never_ends_confirms_or_retracts_a_state_of_another(mem):
+    """A timeline is one subject's predicate in one scope: an agent's or a project's statement does not end
+    what another scope holds (its readers may not see why, and the writer may not write there)."""
+    porto = mem.assert_state("Peter", "lives_in", "Porto", valid_from="2025-06-01")
+    berlin = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2025-09-01", scope="agent:bob", private=True)
+    lisbon = mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025-10-01", scope="project:apollo")
+    assert [s.status for s in (mem.state(porto.id), mem.state(berlin.id))] == [StateStatus.ACTIVE] * 2
+    assert objects(mem.as_of("2025-11").states("Peter", scopes=["global"])) == ["Porto"]
+    assert sorted(objects(mem.as_of("2025-11").states("Peter", include_private=True))) == ["Berlin", "Lisbon", "Porto"]
+    madrid = mem.assert_state("Peter", "lives_in", "Madrid", valid_from="2025-11-01", scope="project:apollo")
+    assert mem.state(lisbon.id).valid.end == madrid.valid.start  # within a scope, one value supersedes another
+    assert mem.state(porto.id).valid.end is None and mem.state(berlin.id).valid.end is None
+    mem.assert_state("Peter", "lives_in", "Porto", valid_from="2025-06-01", scope="project:apollo")  # not a restate
+    assert mem.state(porto.id).last_confirmed_at is None
+    mem.retract_state(madrid.id, reason="wrong person")
+    assert mem.state(lisbon.id).valid.end is None  # the retraction reopens its own scope's state only
+    assert objects(mem.as_of("2025-12").states("Peter", scopes=["global"])) == ["Porto"]
+    mem.assert_state("Pete", "lives_in", "Oslo", valid_from="2025-12-01", scope="project:hermes")
+    mem.merge_entities("Peter", "Pete")  # two timelines become one within a scope only
+    assert mem.state(porto.id).valid.end is None
+    assert sorted(objects(mem.as_of("2026").states("Peter", include_private=True))) == [
+        "Berlin", "Lisbon", "Oslo", "Porto"]
+    page = mem.entity_page("Peter", include_private=True)  # a page of several scopes says whose each value is
+    assert "**lives in** Porto · since 2025-06-01\n" in page
+    assert "**lives in** Oslo · since 2025-12-01 · in project:hermes\n" in page
+
+
 def test_multi_valued_predicates_coexist(mem):
     mem.assert_state("Peter", "likes", "tea", valid_from="2020")
     mem.assert_state("Peter", "likes", "coffee", valid_from="2021")

@@ -79,15 +79,22 @@ def _evidence_refs(evidence: Sequence[Evidence], up: str) -> str:
     return " · " + ", ".join(dict.fromkeys(refs)) if refs else ""
 
 
+def _scope(s: State) -> str:
+    """Where a state was stated, when not in ``global``: each scope keeps a timeline of its own, so a page of
+    several scopes may show a value of each."""
+    return "" if s.scope == "global" else f" · in {s.scope}"
+
+
 def _state_line(s: State, tz: dt.tzinfo, up: str) -> str:
     span = f"since {_when(s.valid_from, tz)}" if s.valid_to is None else \
         f"{_when(s.valid_from, tz)} → {_when(s.valid_to, tz)}"
     extra = f" · {s.status.value}" if s.status.value != "active" else ""
-    return f"- **{_words(s.predicate)}** {s.object} · {span}{extra}{_evidence_refs(s.evidence, up)}"
+    return f"- **{_words(s.predicate)}** {s.object} · {span}{extra}{_scope(s)}{_evidence_refs(s.evidence, up)}"
 
 
 def _timeline_line(s: State, tz: dt.tzinfo) -> str:
-    return f"- {_when(s.valid_from, tz)} → {_when(s.valid_to, tz)} · {_words(s.predicate)} {s.object} · {s.status.value}"
+    return (f"- {_when(s.valid_from, tz)} → {_when(s.valid_to, tz)} · {_words(s.predicate)} {s.object} · "
+            f"{s.status.value}{_scope(s)}")
 
 
 def _event_line(e: Event, tz: dt.tzinfo, up: str) -> str:
