@@ -167,6 +167,7 @@ WARM_TEXT = "Peter moved to Lisbon last week; since March he works at Acme Inc a
 TIMES_READ_KEPT = 4_096  # time texts read into points kept for the next write that names them
 BULK_GC_PAUSE = 100  # items from which a write pauses the cyclic garbage collector until it ends (see _bulk)
 BULK_RELEASE = 1_000  # items from which a write hands the memory it freed back to the system (see _bulk)
+UNKNOWN_ENTITY_HINT = "check the spelling or add an alias"  # (a server answers an entity a token cannot see so)
 READ_KEYS_AFTER = 64  # writes after which every name key and thread key is read at once (see _read_keys)
 INDEX_SAVE_S = 300.0  # seconds between two saves of a changing search index (see _save_index_every)
 EXTRACT_TURN = 64  # texts record_many extracts in one turn before other threads (a recall reading its query) may
@@ -1705,7 +1706,7 @@ class Memory:
                 found = name_or_id
                 self._known_entity_ids.add(found)
         if found is None:
-            raise NotFound("entity", name_or_id, field=field, hint="check the spelling or add an alias")
+            raise NotFound("entity", name_or_id, field=field, hint=UNKNOWN_ENTITY_HINT)
         return found
 
     def add_alias(self, entity: str, alias: str) -> Entity:

@@ -26,14 +26,15 @@ from graphmem.api.types import (
     encode_cursor,
 )
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.memory import MAX_PAGE
+from graphmem.memory import MAX_PAGE, UNKNOWN_ENTITY_HINT
 from graphmem.ontology import Event, State, TimePoint
 from graphmem.query import TimeView
 from graphmem.reasoning import in_timeline_order
 from graphmem.store import StateQuery
 from graphmem.temporal import period_end
 
-__all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "time_states", "window_of",
+__all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "seen_entity", "time_states",
+           "window_of",
            "timeline_states"]
 
 MAX_IDS = 200  # the most events one get() returns
@@ -172,12 +173,19 @@ async def entity_node(ctx: Context, name: str | None, entity_id: str | None, **d
     assert key is not None
 
     def read() -> EntityNode:
-        resolved = ctx.memory.resolve_entity(key, "name" if name is not None else "id")
-        if not ctx.principal.is_local and not _reaches(ctx, resolved):
-            raise NotFound("entity", key, field="name" if name is not None else "id")
+        resolved = seen_entity(ctx, key, "name" if name is not None else "id")
         return EntityNode.of(ctx.memory.store.entities([resolved])[0], **defaults)
 
     return await ctx.run(read)
+
+
+def seen_entity(ctx: Context, name_or_id: str, field: str) -> str:
+    """The id of the entity ``name_or_id`` names, if the caller can see anything about it; one it cannot is
+    reported with the error an unknown name gets (``Memory.resolve_entity``'s)."""
+    resolved = ctx.memory.resolve_entity(name_or_id, field)
+    if not ctx.principal.is_local and not _reaches(ctx, resolved):
+        raise NotFound("entity", name_or_id, field=field, hint=UNKNOWN_ENTITY_HINT)
+    return resolved
 
 
 def _reaches(ctx: Context, entity_id: str) -> bool:

@@ -262,3 +262,49 @@ def test_a_merge_that_cannot_happen_names_the_field(world):
         "... on MergeEntitiesError { code field } } }"
     )["mergeEntities"]
     assert result == {"__typename": "MergeEntitiesError", "code": "not_found", "field": "merge"}
+
+
+ENTITY_WRITES = {
+    "alias": ("mutation($a: String!, $b: String!) { addAlias(input: {entity: $a, alias: $b}) { __typename "
+              "... on AddAliasError { code field message } } }"),
+    "keep": ("mutation($a: String!, $b: String!) { mergeEntities(input: {keep: $a, merge: $b, reason: \"one\"}) "
+             "{ __typename ... on MergeEntitiesError { code field message } } }"),
+    "merge": ("mutation($a: String!, $b: String!) { mergeEntities(input: {keep: $b, merge: $a, reason: \"one\"}) "
+              "{ __typename ... on MergeEntitiesError { code field message } } }"),
+}
+
+
+@pytest.mark.parametrize("write", sorted(ENTITY_WRITES))
+def test_an_entity_the_token_cannot_see_cannot_be_merged_or_named_and_answers_as_none(world, write):
+    """An entity only other scopes speak of does not exist for a token (see the entity test above): aliasing
+    it or merging it, either way round, is answered exactly as naming an entity nothing has, and nothing
+    moves. A merge it may make lists only the states it may see."""
+    memory, gql = world
+    hidden = next(f"thing {i}" for i, (scope, _) in enumerate(ITEMS) if scope == "agent:bob")
+    memory.assert_state("alice's own", "status", "set")
+    client = gql.as_(TOKENS["alice"])
+    before = [(s.id, s.subject_id, s.object_id) for s in memory.timeline(hidden, include_private=True)]
+    answers = [client(ENTITY_WRITES[write], {"a": name, "b": "alice's own"}) for name in (hidden, "nobody at all")]
+    assert answers[0]["data"][next(iter(answers[0]["data"]))]["code"] == "not_found", answers[0]
+    assert json.dumps(answers[0]).replace(hidden, "nobody at all") == json.dumps(answers[1])
+    assert [(s.id, s.subject_id, s.object_id) for s in memory.timeline(hidden, include_private=True)] == before
+
+
+def test_a_merge_lists_only_the_states_the_token_may_see(world):
+    memory, gql = world
+    memory.assert_state("Dana", "status", "seen", scope="global")
+    secret = memory.assert_state("Dana", "role", "informant", scope="agent:bob", private=True)
+    memory.assert_state("Dana Z", "status", "seen too", valid_from="2025-01-01", scope="global")
+    merged = gql.as_(TOKENS["alice"]).data(
+        "mutation { mergeEntities(input: {keep: \"Dana Z\", merge: \"Dana\", reason: \"one person\"}) { "
+        "... on MergeEntitiesSuccess { movedStates boundedStates } } }")["mergeEntities"]
+    assert merged["movedStates"] and secret.id not in merged["movedStates"] + merged["boundedStates"]
+
+
+def test_reading_an_entity_the_token_cannot_see_answers_as_reading_none(world):
+    _, gql = world
+    hidden = next(f"thing {i}" for i, (scope, _) in enumerate(ITEMS) if scope == "agent:bob")
+    read = "query($n: String!) { entity(name: $n) { name } }"
+    answers = [gql.as_(TOKENS["alice"])(read, {"n": name}) for name in (hidden, "nobody at all")]
+    assert answers[0]["errors"][0]["extensions"]["code"] == "not_found"
+    assert json.dumps(answers[0]).replace(hidden, "nobody at all") == json.dumps(answers[1])

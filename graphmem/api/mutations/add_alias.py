@@ -8,6 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 from graphmem.api.mutations._common import UserError, context, problems_of
+from graphmem.api.reads import seen_entity
 from graphmem.api.types import EntityNode
 from graphmem.errors import GraphmemError
 from graphmem.ontology import Entity
@@ -42,6 +43,7 @@ class AddAliasMutation:
 
         def write() -> Entity:
             ctx.principal.check_write("global", "input.entity")
+            seen_entity(ctx, input.entity, "entity")  # (one it cannot see does not exist for it)
             return ctx.memory.add_alias(input.entity, input.alias)
 
         try:

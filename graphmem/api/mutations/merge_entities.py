@@ -3,12 +3,14 @@ scopes, so this needs write access to global, like ``addAlias``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
 
 from graphmem.api.mutations._common import UserError, context, problems_of
+from graphmem.api.reads import seen_entity
 from graphmem.api.types import EntityNode
 from graphmem.errors import GraphmemError
 from graphmem.memory import MergeResult
@@ -50,7 +52,13 @@ class MergeEntitiesMutation:
 
         def write() -> MergeResult:
             ctx.principal.check_write("global", "input.keep")
-            return ctx.memory.merge_entities(input.keep, input.merge, reason=input.reason)
+            seen_entity(ctx, input.keep, "keep")  # (one it cannot see does not exist for it)
+            seen_entity(ctx, input.merge, "merge")
+            result = ctx.memory.merge_entities(input.keep, input.merge, reason=input.reason)
+            moved = set(result.moved_states) | set(result.bounded_states)
+            shown = {s.id for s in ctx.memory.store.states_by_id(sorted(moved)) if ctx.principal.may_see(s, True)}
+            return replace(result, moved_states=[i for i in result.moved_states if i in shown],
+                           bounded_states=[i for i in result.bounded_states if i in shown])
 
         try:
             result = await ctx.run(write)
