@@ -34,8 +34,7 @@ from graphmem.store import StateQuery
 from graphmem.temporal import period_end
 
 __all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "seen_entity", "time_states",
-           "window_of",
-           "timeline_states"]
+           "timeline_states", "window_of"]
 
 MAX_IDS = 200  # the most events one get() returns
 MAX_DEPTH = 3  # neighbours further than this are a different question (and an expensive one)
