@@ -1003,19 +1003,18 @@ class Memory:
         """Add what ``plans`` write to ``batch``, in order (the mentions their evidence adds are checked
         against the batch's once for them all: a bulk write holds thousands)."""
         wanted: list[tuple[str, str]] = []  # evidence events mention what their states are about
-        revision_ids: set[str] = set()
         for plan in plans:
             batch.new_states.extend(plan.new_states)
             batch.state_versions.extend(plan.versions)
             batch.retractions.extend(plan.retractions)
             batch.confirmations.extend(plan.confirmations)
-            batch.revisions.extend(_unique_ids(plan.revisions, revision_ids))
+            batch.revisions.extend(_in_write_order(plan.revisions, len(batch.revisions)))
             batch.supersedes.extend(plan.supersedes)
             subjects = {s.id: s for s in (*plan.new_states, *plan.versions, *plan.retractions, *plan.results)}
             targets = [(t, EvidenceStance.SUPPORTS) for t in plan.evidence_targets]
             targets += [(t, EvidenceStance.CONTRADICTS) for t in plan.contradicting]
             for (state_id, events), stance in targets:
-                for event_id in events:
+                for event_id in dict.fromkeys(events):  # (an event named twice is one piece of evidence)
                     batch.evidence.append((event_id, state_id, stance, now))
                     state = subjects.get(state_id)
                     if state is not None and plan.mention:
@@ -1179,7 +1178,7 @@ class Memory:
                 self._add_plan(plan, batch, now)
                 timelines.apply(plan)
                 return plan.results[0]
-            for event_id in evidence:
+            for event_id in dict.fromkeys(evidence):  # (an event named twice is one piece of evidence)
                 plan = plan_weigh(current, self.ontology.opinions, supports=True, now=now, event_id=event_id,
                                   weight=self.ontology.opinions.weight(kinds[event_id]),
                                   reason=f"{reason} (the opinion was stated again)")
@@ -2901,20 +2900,14 @@ def _claim(r: StateInput) -> tuple[str, str, str, str]:
     return name_key(r.subject), r.predicate, name_key(str(r.object or "")), r.action
 
 
-def _unique_ids(revisions: Sequence[Revision], taken: set[str]) -> list[Revision]:
-    """``revisions`` with ids no earlier plan of the write took (``taken`` grows by them). A plan numbers its
-    own; two plans of one write can change one state alike at one time (two closes of it), and a write with
-    one id twice is refused by the database after it was acknowledged."""
-    out = []
-    for r in revisions:
-        if r.id in taken:
-            n = 1
-            while make_id("rv", r.id, n) in taken:
-                n += 1
-            r = r.model_copy(update={"id": make_id("rv", r.id, n)})
-        taken.add(r.id)
-        out.append(r)
-    return out
+def _in_write_order(revisions: Sequence[Revision], first: int) -> list[Revision]:
+    """``revisions`` with ids that lead with their place in the write (from ``first``, six hex digits), then
+    18 of their own: a state's revisions of one write share its time, and revisions list by time, then id, so
+    they list in the order the write made them (an opinion weighed by two events: the second step after the
+    first). No two of a write share an id either: two plans of one write can change one state alike at one
+    time (two closes of it), and a write with one id twice is refused by the database after it was
+    acknowledged."""
+    return [r.model_copy(update={"id": f"rv_{first + i:06x}{r.id[3:21]}"}) for i, r in enumerate(revisions)]
 
 
 def _after_plan(current: Sequence[State], plan: Plan) -> list[State]:

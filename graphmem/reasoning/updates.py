@@ -65,7 +65,7 @@ class Plan:
             Revision(
                 id=make_id("rv", state.id, at.isoformat(), action.value, len(self.revisions)),
                 state_id=state.id, at=at, action=action, reason=reason, valid=state.valid, status=state.status,
-                confidence=state.confidence, evidence_ids=tuple(evidence),
+                confidence=state.confidence, evidence_ids=tuple(dict.fromkeys(evidence)),
             )
         )
 

@@ -160,3 +160,23 @@ def test_a_read_of_some_scopes_names_no_event_of_another_and_keeps_the_confidenc
     assert "vendor" in mem.entity_page("launch", include_private=True)
     for page in (mem.entity_page("launch", scopes=["global"]), mem.entity_page("launch", include_private=False)):
         assert "QA found" in page and "vendor" not in page and secret not in page
+
+
+def test_an_opinion_held_again_with_an_event_named_twice_weighs_it_once_and_the_write_lands(mem):
+    """Two weighings of one event in one write made one revision id twice: the database refused the write
+    after it was acknowledged, and the memory stopped. The steps of one write also listed in the order of
+    their ids' hashes."""
+    one = mem.record(content="the first benchmark passed", occurred_at="2025-11-01").id
+    two = mem.record(content="the second benchmark passed", occurred_at="2025-11-02").id
+    first = mem.hold_opinion("the engine is fast enough", about=["engine"], evidence=[one, two, two])
+    again = mem.hold_opinion("the engine is fast enough", about=["engine", "engine"], evidence=[one, two, two])
+    mem.store.settle()
+    assert [e.event_id for e in first.state.evidence] == [one, two]  # each event once
+    steps = again.history[1:]  # each event weighed once, in the order named
+    assert [c.event_id for c in steps] == [one, two]
+    assert [c.before for c in steps] == [again.history[0].after, steps[0].after]
+    assert again.confidence == steps[-1].after > first.confidence
+    assert mem.record(content="later", occurred_at="2025-11-03").status == "created"  # the memory still writes
+    state = mem.assert_state("Peter", "lives_in", "Porto", evidence=[one, one])
+    assert [e.event_id for e in mem.state(state.id).evidence] == [one]
+    assert [r.evidence_ids for r in mem.revisions(state.id)] == [(one,)]
