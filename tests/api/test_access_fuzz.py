@@ -14,6 +14,7 @@ import json
 import pytest
 from graphql import (
     GraphQLEnumType,
+    GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLScalarType,
@@ -24,12 +25,14 @@ from hypothesis import strategies as st
 
 from graphmem import Memory
 from graphmem.api import AccessPolicy, build_schema
+from graphmem.store import EventQuery, StateQuery
 from tests.api.conftest import GraphQLClient, serve
-from tests.api.test_access import CONFIG, ITEMS, PRIVATE, READ, TOKENS
+from tests.api.test_access import CONFIG, ITEMS, PRIVATE, READ, TOKENS, WRITE
 from tests.conftest import FakeClock
 
 SCHEMA = build_schema()._schema
 CASES = 300  # per token (2,400 a token passed when this was written)
+MUTATIONS = 100  # per token
 DATES = ["2025-11", "2025-11-15", "2025", "Nov 2025", "2025-12-01", "2025-11-05T00:00:00Z", "2026"]
 SCOPES = ["global", "project:apollo", "project:hermes", "agent:alice", "agent:bob", "agent:carol", "agent:overseer"]
 TIMES = {"at", "period", "since", "until", "asOf", "knownAt", "relativeTo", "during"}
@@ -77,8 +80,17 @@ def world():
     memory.close()
 
 
-def documents(items):
+def documents(items, root="query", agent=None):
+    """Generated documents: reads, or (``root="mutation"``) writes, those of ``agent`` leaning to the scopes
+    it writes and the items it reads, so that some go through."""
     ids = [i for it in items for i in it["ids"]]
+    scopes = SCOPES
+    if agent is not None:
+        scopes = SCOPES + 8 * sorted(WRITE[agent])
+        ids += 3 * [i for it in items if it["scope"] in READ[agent] for i in it["ids"]]
+    typed = {"ev": [i for i in ids if i.startswith("ev_")], "st": [i for i in ids if i.startswith("st_")]}
+    id_pools = {"eventId": typed["ev"], "evidence": typed["ev"], "supersedes": typed["ev"], "to": typed["ev"],
+                "opinionId": typed["st"], "id": typed["st"]} if root == "mutation" else {}
     names = [it["thing"] for it in items] + ["hub", "coffee 3", "crossthing 3", "crossthing 5"]
     pools = {
         "holder": ["self", "user"], "domain": ["food"], "key": ["shared", "shared-session"],
@@ -86,6 +98,10 @@ def documents(items):
         "predicate": ["status", "knows"], "preset": ["default", "recent", "lexical"],
         "kinds": ["observation", "checkpoint"], "types": ["event", "state"],
         "query": ["note", "thing", "crossed", "hub busy", "crossthing crossed", "public correction", "reached"],
+        "scope": scopes, "op": ["upsert_candidate", "confirm", "revoke"], "polarity": ["like", "dislike"],
+        "stance": ["supports", "contradicts"], "kind": ["observation", "decision"], "label": ["reply_to"],
+        "reason": ["checked"], "statement": names, "content": ["a new note"], "title": ["a checkpoint"],
+        "privacy": ["private", "sensitive"], "tags": ["fuzzed"], "dedupeKey": ["fuzzed-key"],
     }
 
     def value(draw, name, type_):
@@ -98,6 +114,15 @@ def documents(items):
             return "[" + ", ".join(value(draw, name, inner) for _ in range(draw(st.integers(1, 4)))) + "]"
         if isinstance(type_, GraphQLEnumType):
             return draw(st.sampled_from(sorted(type_.values)))
+        if isinstance(type_, GraphQLInputObjectType):  # optional fields now and then (the token's own agent)
+            fields = [f"{k}: {value(draw, k, f.type)}" for k, f in type_.fields.items() if k != "agentId"
+                      and (isinstance(f.type, GraphQLNonNull) or draw(st.integers(0, 3)) == 0)]
+            return "{" + ", ".join(fields) + "}"
+        if type_.name == "JSON":  # a write plan: close a state by id, or upsert one citing an event
+            close = '{state_updates: [{op: "close", state_id: %s, reason: "x", evidence_event_ids: []}]}'
+            upsert = ('{state_updates: [{op: "upsert", kind: "fact", subject: "hub", predicate: "status", '
+                      'object: "y", reason: "z", evidence_event_ids: [%s]}]}')
+            return draw(st.sampled_from([close, upsert])) % json.dumps(draw(st.sampled_from(ids)))
         if type_.name == "Boolean":
             asked = ["true", "true", "false"] if name.startswith("include") else ["true", "false"]
             return draw(st.sampled_from(asked))
@@ -105,9 +130,9 @@ def documents(items):
             return str(draw(st.sampled_from([1, 2] if name == "depth" else [1, 3, 10, 50])))
         if type_.name == "Float":
             return "0.0"
-        if type_.name == "ID":
-            return json.dumps(draw(st.sampled_from(ids)))
-        if name in TIMES:
+        if type_.name == "ID" or name in ("to", "supersedes"):
+            return json.dumps(draw(st.sampled_from(id_pools.get(name, ids))))
+        if name in TIMES or name in ("validFrom", "validTo", "occurredAt", "occurredEnd"):
             return json.dumps(draw(st.sampled_from(DATES)))
         return json.dumps(draw(st.sampled_from(pools.get(name, names))))
 
@@ -140,7 +165,14 @@ def documents(items):
         name = draw(st.sampled_from(roots + ["recall", "recall", "opinions", "preferences", "events", "thread"]))
         return "query { " + field_text(draw, name, SCHEMA.query_type.fields[name], 0) + " }"
 
-    return document()
+    @st.composite
+    def mutation(draw):  # merges aside: they move states of every scope by design (tests/api/test_access.py)
+        name = draw(st.sampled_from(sorted(set(SCHEMA.mutation_type.fields) - {"mergeEntities"})))
+        field = SCHEMA.mutation_type.fields[name]
+        args = ", ".join(f"{a}: {value(draw, a, arg.type)}" for a, arg in field.args.items())
+        return f"mutation {{ {name}({args}) {selection(draw, field.type, 1)} }}"
+
+    return document() if root == "query" else mutation()
 
 
 def leaks(agent, items, answer, document):
@@ -232,3 +264,45 @@ def test_the_compatibility_routes_show_a_token_nothing_it_may_not_read(world, ag
             assert not leaks(agent, items, response.text, json.dumps(body) + asked), (path, body, response.text)
             answered += response.status_code == 200
     assert answered > len(calls) // 3  # (a timeline of an event the token cannot read is refused)
+
+
+def others(memory, agent):
+    """What scopes ``agent`` may not write hold: each state's version and each event's id."""
+    states = memory.store.states(StateQuery(include_private=True, all_versions=True, include_retracted=True))
+    events = memory.store.find_events(EventQuery(limit=10_000, include_private=True))
+    return sorted([repr((s.id, s.recorded_at, s.valid.end, s.status, s.confidence, s.last_confirmed_at,
+                         s.subject_id, s.object_id)) for s in states if s.scope not in WRITE[agent]]
+                  + [e.id for e in events if e.scope not in WRITE[agent]])
+
+
+@pytest.mark.parametrize("agent", sorted(TOKENS))
+def test_generated_mutations_write_only_where_the_token_may_and_show_nothing_it_may_not_read(agent):
+    """Generated writes of every kind but merges, with the memory's own ids, names and scopes: none changes
+    a state or an event of a scope the token may not write, and no answer shows what it may not read (a
+    write's answer shows private items of scopes the token reads privately)."""
+    memory, items = build_world()
+    seen = {"cases": 0, "written": 0}
+    try:
+        with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+            client = GraphQLClient(http).as_(TOKENS[agent])
+
+            @settings(max_examples=MUTATIONS, deadline=None, database=None, derandomize=True,
+                      suppress_health_check=list(HealthCheck))
+            @given(documents(items, root="mutation", agent=agent))
+            def run(document):
+                before = others(memory, agent)
+                body = client.post(document).json()
+                for error in body.get("errors") or []:
+                    assert error.get("extensions", {}).get("code") not in (None, "internal_error"), (document, body)
+                assert others(memory, agent) == before, document
+                answer = json.dumps(body)
+                assert not leaks(agent, items, answer, document + " includePrivate: true"), (document, answer)
+                seen["cases"] += 1
+                seen["written"] += "Success" in answer
+
+            run()
+    finally:
+        memory.close()
+    # some writes went through (in the token's own scopes); overseer writes only its own, where nothing is
+    # to cite, and its writes are refused or name events it cannot see (checked all the same)
+    assert seen["written"] > 0 or agent == "overseer", seen
