@@ -361,6 +361,16 @@ def _by_name(conn: Any, query: str, rows_: pa.Table) -> Any:
     return outcome[0]
 
 
+def _repeated_id(batch: WriteBatch) -> str | None:
+    """An id the write's new nodes hold twice: the engine refuses such a write (a duplicated primary key),
+    and it would do so after the write was acknowledged, stopping the memory."""
+    for nodes in (batch.events, batch.entities, batch.new_states, batch.revisions):
+        if len({n.id for n in nodes}) != len(nodes):
+            seen: set[str] = set()
+            return next(n.id for n in nodes if n.id in seen or seen.add(n.id))  # type: ignore[func-returns-value]
+    return None
+
+
 def _counted(result: Any, wanted: int, what: str) -> None:
     """Fail the transaction when a bulk statement wrote fewer rows than asked: a node it had to match (a
     state's subject, a link's end, an updated entity) is not in the engine."""
@@ -752,6 +762,9 @@ class KuzuStore:
             self._check_failure()
             if self._read_only:
                 raise StoreError(f"database {self.path!r} is open read-only; open it without read_only to write")
+            if (twice := _repeated_id(batch)) is not None:  # refused now, not by the engine once acknowledged
+                raise StoreError(f"the write holds {twice!r} twice, which the database refuses; nothing of it "
+                                 "was written")
             if self._evidenced is not None:  # before the commit: the set may say more than is stored, never less
                 self._evidenced.update(state_id for _, state_id, _, _ in batch.evidence)
             ids = [e.id for e in batch.events]

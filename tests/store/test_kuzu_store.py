@@ -897,6 +897,26 @@ def test_a_bulk_write_holding_a_stored_event_is_refused_before_the_engine_sees_i
     assert undone == []
 
 
+def test_a_write_holding_an_id_twice_is_refused_before_it_is_acknowledged(tmp_path, monkeypatch):
+    """The engine refuses a write with one id twice, and it would do so once the write was acknowledged,
+    stopping the memory: a planning defect that makes one (as an opinion weighed twice in one write once
+    did) is refused at once instead, and nothing of that write is written."""
+    from graphmem import memory as memory_module
+
+    monkeypatch.setattr(memory_module, "_in_write_order", lambda revisions, first: [
+        r.model_copy(update={"id": "rv_" + "0" * 24}) for r in revisions])  # the defect, planted
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        one = mem.record(content="one", occurred_at="2025-11-01").id
+        two = mem.record(content="two", occurred_at="2025-11-02").id
+        op = mem.hold_opinion("the plan holds", about=["plan"])
+        with pytest.raises(StoreError, match="holds 'rv_0+' twice"):
+            mem.hold_opinion("the plan holds", evidence=[one, two])
+        assert mem.opinion(op.id).confidence == op.confidence  # nothing of it was written
+        assert mem.record(content="three", occurred_at="2025-11-03").status == "created"
+        mem.store.settle()
+        assert mem.stats().events == 3 and mem.store._failure is None
+
+
 def test_after_the_engine_refuses_a_copying_write_the_store_stops_and_a_reopen_sets_that_write_aside(
         tmp_path, monkeypatch):
     """Only a write that skipped the check for stored events (a bug) gets that far: every write acknowledged
