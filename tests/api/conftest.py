@@ -1,4 +1,6 @@
 import pytest
+from graphql import GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLScalarType, GraphQLUnionType
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from graphmem import Memory
@@ -54,3 +56,32 @@ def sample():
 def gql(sample):
     with serve(sample) as http:
         yield GraphQLClient(http)
+
+
+def selection(draw, type_, depth, arguments, *, most=4, deepest=3, every_member=False):
+    """A generated selection set for an output type: at most ``most`` of its fields, down to leaves (fields
+    with fields of their own stop at depth ``deepest``); of a union, every member or some. ``arguments(draw,
+    field)`` writes a field's arguments, parentheses included (or nothing)."""
+    while isinstance(type_, GraphQLNonNull | GraphQLList):
+        type_ = type_.of_type
+    if isinstance(type_, GraphQLScalarType | GraphQLEnumType):
+        return ""
+    shape = {"most": most, "deepest": deepest, "every_member": every_member}
+    if isinstance(type_, GraphQLUnionType):
+        members = [m for m in type_.types if every_member or draw(st.booleans())]
+        return "{ " + " ".join(["__typename", *(f"... on {m.name} {selection(draw, m, depth, arguments, **shape)}"
+                                                for m in members)]) + " }"
+    parts = []
+    for name in draw(st.lists(st.sampled_from(sorted(type_.fields)), min_size=1, max_size=most, unique=True)):
+        field = type_.fields[name]
+        nested = field.type
+        while isinstance(nested, GraphQLNonNull | GraphQLList):
+            nested = nested.of_type
+        if depth < deepest or isinstance(nested, GraphQLScalarType | GraphQLEnumType):
+            parts.append(field_text(draw, name, field, depth, arguments, **shape))
+    return "{ " + (" ".join(parts) or "__typename") + " }"
+
+
+def field_text(draw, name, field, depth, arguments, **shape):
+    """One generated field: its name, arguments and selection."""
+    return f"{name}{arguments(draw, field)} {selection(draw, field.type, depth + 1, arguments, **shape)}"

@@ -17,8 +17,6 @@ from graphql import (
     GraphQLInputObjectType,
     GraphQLList,
     GraphQLNonNull,
-    GraphQLScalarType,
-    GraphQLUnionType,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,7 +24,7 @@ from hypothesis import strategies as st
 from graphmem import Memory
 from graphmem.api import AccessPolicy, build_schema
 from graphmem.store import EventQuery, StateQuery
-from tests.api.conftest import GraphQLClient, serve
+from tests.api.conftest import GraphQLClient, field_text, selection, serve
 from tests.api.test_access import CONFIG, ITEMS, PRIVATE, READ, TOKENS, WRITE
 from tests.conftest import FakeClock
 
@@ -136,41 +134,25 @@ def documents(items, root="query", agent=None):
             return json.dumps(draw(st.sampled_from(DATES)))
         return json.dumps(draw(st.sampled_from(pools.get(name, names))))
 
-    def selection(draw, type_, depth):
-        while isinstance(type_, GraphQLNonNull | GraphQLList):
-            type_ = type_.of_type
-        if isinstance(type_, GraphQLScalarType | GraphQLEnumType):
-            return ""
-        if isinstance(type_, GraphQLUnionType):
-            members = " ".join(f"... on {m.name} {selection(draw, m, depth)}" for m in type_.types)
-            return "{ __typename " + members + " }"
-        parts = []
-        for name in draw(st.lists(st.sampled_from(sorted(type_.fields)), min_size=1, max_size=8, unique=True)):
-            field = type_.fields[name]
-            nested = field.type
-            while isinstance(nested, GraphQLNonNull | GraphQLList):
-                nested = nested.of_type
-            if depth < 4 or isinstance(nested, GraphQLScalarType | GraphQLEnumType):
-                parts.append(field_text(draw, name, field, depth))
-        return "{ " + (" ".join(parts) or "__typename") + " }"
-
-    def field_text(draw, name, field, depth):
+    def arguments(draw, field, every=False):
         args = [f"{a}: {value(draw, a, arg.type)}" for a, arg in field.args.items()
-                if isinstance(arg.type, GraphQLNonNull) or draw(st.booleans())]
-        return f"{name}{'(' + ', '.join(args) + ')' if args else ''} {selection(draw, field.type, depth + 1)}"
+                if every or isinstance(arg.type, GraphQLNonNull) or draw(st.booleans())]
+        return f"({', '.join(args)})" if args else ""
+
+    shape = {"most": 8, "deepest": 4, "every_member": True}
 
     @st.composite
     def document(draw):
         roots = sorted(set(SCHEMA.query_type.fields) - {"health", "stats"})
         name = draw(st.sampled_from(roots + ["recall", "recall", "opinions", "preferences", "events", "thread"]))
-        return "query { " + field_text(draw, name, SCHEMA.query_type.fields[name], 0) + " }"
+        return "query { " + field_text(draw, name, SCHEMA.query_type.fields[name], 0, arguments, **shape) + " }"
 
     @st.composite
     def mutation(draw):  # merges aside: they move states of every scope by design (tests/api/test_access.py)
         name = draw(st.sampled_from(sorted(set(SCHEMA.mutation_type.fields) - {"mergeEntities"})))
         field = SCHEMA.mutation_type.fields[name]
-        args = ", ".join(f"{a}: {value(draw, a, arg.type)}" for a, arg in field.args.items())
-        return f"mutation {{ {name}({args}) {selection(draw, field.type, 1)} }}"
+        written = arguments(draw, field, every=True)
+        return f"mutation {{ {name}{written} {selection(draw, field.type, 1, arguments, **shape)} }}"
 
     return document() if root == "query" else mutation()
 
