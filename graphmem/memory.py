@@ -168,6 +168,7 @@ TIMES_READ_KEPT = 4_096  # time texts read into points kept for the next write t
 BULK_GC_PAUSE = 100  # items from which a write pauses the cyclic garbage collector until it ends (see _bulk)
 BULK_RELEASE = 1_000  # items from which a write hands the memory it freed back to the system (see _bulk)
 UNKNOWN_ENTITY_HINT = "check the spelling or add an alias"  # (a server answers an entity a token cannot see so)
+UNKNOWN_SESSION_HINT = "record an event with this thread first"  # (and a session whose events it cannot see)
 READ_KEYS_AFTER = 64  # writes after which every name key and thread key is read at once (see _read_keys)
 INDEX_SAVE_S = 300.0  # seconds between two saves of a changing search index (see _save_index_every)
 EXTRACT_TURN = 64  # texts record_many extracts in one turn before other threads (a recall reading its query) may
@@ -2468,7 +2469,7 @@ class Memory:
         if len(found) == 1:
             return found[0]
         if not found:
-            raise NotFound("session", session, field="session", hint="record an event with this thread first")
+            raise NotFound("session", session, field="session", hint=UNKNOWN_SESSION_HINT)
         raise InvalidInput(f"session {session!r} is ambiguous: {', '.join(found)} all end in it; pass the full "
                            "key", field="session")
 

@@ -308,3 +308,24 @@ def test_reading_an_entity_the_token_cannot_see_answers_as_reading_none(world):
     answers = [gql.as_(TOKENS["alice"])(read, {"n": name}) for name in (hidden, "nobody at all")]
     assert answers[0]["errors"][0]["extensions"]["code"] == "not_found"
     assert json.dumps(answers[0]).replace(hidden, "nobody at all") == json.dumps(answers[1])
+
+
+def test_finalizing_a_session_says_nothing_of_events_the_token_cannot_read(world):
+    """A session of which the token sees no event answers as an unknown session; one that also holds events
+    it may not read is refused without naming whose they are (before, the refusal named the scope)."""
+    memory, gql = world
+    memory.record(content="alice alone", scope="agent:alice", thread="alice-only", occurred_at="2025-11-20")
+    memory.record(content="hermes part", scope="project:hermes", thread="mixed", occurred_at="2025-11-20")
+    memory.record(content="alice part", scope="agent:alice", thread="mixed", occurred_at="2025-11-21")
+    finalize = ("mutation($s: String!) { finalizeSession(session: $s) { __typename "
+                "... on RecordEventError { code field message } } }")
+    carol = gql.as_(TOKENS["carol"])
+    before = memory.stats().events
+    hidden, unknown = (carol(finalize, {"s": s}) for s in ("alice-only", "no-such-session"))
+    assert hidden["data"]["finalizeSession"]["code"] == "not_found"
+    assert json.dumps(hidden).replace("alice-only", "no-such-session") == json.dumps(unknown)
+    mixed = carol(finalize, {"s": "mixed"})["data"]["finalizeSession"]
+    assert mixed["code"] == "forbidden" and "alice" not in mixed["message"]
+    assert memory.stats().events == before
+    assert gql.as_(TOKENS["alice"])(finalize, {"s": "alice-only"})["data"]["finalizeSession"]["__typename"] == (
+        "RecordEventSuccess")
