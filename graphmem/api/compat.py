@@ -65,8 +65,7 @@ def event_json(e: Event, shown: Collection[str]) -> dict[str, Any]:
 def events_json(ctx: Context, events: Sequence[Event], include_private: bool) -> list[dict[str, Any]]:
     """``events`` as the routes return them: each names the event it replaces only when the caller may see
     that one too (read with ``include_private``), as GraphQL's ``Event.supersedes`` does."""
-    replaced = sorted({e.supersedes for e in events if e.supersedes})
-    shown = {e.id for e in ctx.memory.store.events(replaced) if ctx.principal.may_see(e, include_private)}
+    shown = ctx.seen(sorted({e.supersedes for e in events if e.supersedes}), include_private)
     return [event_json(e, shown) for e in events]
 
 

@@ -83,6 +83,12 @@ class Context:
     def visible(self, events: Sequence[Event], include_private: bool) -> list[Event]:
         return [e for e in events if self.principal.may_see(e, include_private)]
 
+    def seen(self, ids: Iterable[str], include_private: bool) -> dict[str, Event]:
+        """The events ``ids`` names that the caller may see, by id, in one read (the blocking form of
+        :meth:`shown_events`, for code running in the worker pool)."""
+        wanted = list(dict.fromkeys(ids))
+        return {e.id: e for e in self.visible(self.memory.store.events(wanted), include_private)} if wanted else {}
+
     async def shown_events(self, ids: Iterable[str], include_private: bool) -> set[str]:
         """Which of the events ``ids`` the caller may see: an id another item cites (a revision's evidence, an
         opinion's step) is shown only then, as the event itself would be."""

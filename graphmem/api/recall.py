@@ -93,8 +93,7 @@ def _evidence_shown(ctx: Context, hits: list[RecallHit], include_private: bool) 
     """``hits`` with each state's evidence (its event ids and their source refs) cut to the events the caller
     may see: a state in a scope it reads may rest on events in one it does not."""
     cited = list(dict.fromkeys(i for h in hits if h.type == "state" for i in h.event_ids))
-    events = {e.id: e for e in ctx.memory.store.events(cited)} if cited else {}
-    shown = {i: e for i, e in events.items() if ctx.principal.may_see(e, include_private)}
+    shown = ctx.seen(cited, include_private)
     if len(shown) == len(cited):
         return hits
     return [
