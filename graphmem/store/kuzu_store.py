@@ -365,9 +365,13 @@ def _repeated_id(batch: WriteBatch) -> str | None:
     """An id the write's new nodes hold twice: the engine refuses such a write (a duplicated primary key),
     and it would do so after the write was acknowledged, stopping the memory."""
     for nodes in (batch.events, batch.entities, batch.new_states, batch.revisions):
-        if len({n.id for n in nodes}) != len(nodes):
-            seen: set[str] = set()
-            return next(n.id for n in nodes if n.id in seen or seen.add(n.id))  # type: ignore[func-returns-value]
+        if len({n.id for n in nodes}) == len(nodes):
+            continue
+        seen: set[str] = set()
+        for n in nodes:
+            if n.id in seen:
+                return n.id
+            seen.add(n.id)
     return None
 
 
