@@ -12,8 +12,8 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmem.ontology import Evidence, EvidenceStance, RevisionAction, State, Visibility
-from graphmem.store import GraphStore
+from graphmem.ontology import Evidence, EvidenceStance, RevisionAction, State
+from graphmem.store import GraphStore, in_view
 
 __all__ = ["ConfidenceChange", "Opinion", "build_opinions"]
 
@@ -88,8 +88,7 @@ def build_opinions(store: GraphStore, states: Sequence[State], *, scopes: Sequen
     event_ids = list({e for found in links.values() for e, _, _ in found})
     events = store.events(event_ids)
     happened = {e.id: e.occurred_at.at for e in events}
-    hidden = {e.id for e in events if (scopes is not None and e.scope not in scopes)
-              or (not include_private and e.visibility is Visibility.PRIVATE)}
+    hidden = {e.id for e in events if not in_view(e, scopes, include_private)}
     revisions = store.revisions_of(ids)
     out = []
     for state in states:

@@ -54,14 +54,13 @@ from graphmem.ontology import (
     State,
     StateStatus,
     Thread,
-    Visibility,
     name_key,
 )
 from graphmem.store import rows
 from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.journal import Journal, parse_records
 from graphmem.store.port import EventBrief, EventQuery, Indexable, SourceCursor, StateQuery, StoreStats, WriteBatch
-from graphmem.store.port import declared_subjects, object_key
+from graphmem.store.port import declared_subjects, in_view, object_key
 from graphmem.store.recovery import RecoveryCopy, copy_whole, left_by_a_gone_database
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 
@@ -1946,8 +1945,7 @@ class KuzuStore:
                  include_private: bool = True) -> dict[str, list[Evidence]]:
         links = self.evidence_links(state_ids)
         events = {e.id: e for e in self.events(list({e for found in links.values() for e, _, _ in found}))
-                  if (scopes is None or e.scope in scopes)
-                  and (include_private or e.visibility is not Visibility.PRIVATE)}
+                  if in_view(e, scopes, include_private)}
         return {
             state_id: [rows.evidence_of(events[e], stance, at) for e, stance, at in found if e in events]
             for state_id, found in links.items()

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Protocol
 
 from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, Source, State, Thread
-from graphmem.ontology import TimePoint, name_key
+from graphmem.ontology import TimePoint, Visibility, name_key
 
 __all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch",
-           "declared_subjects", "object_key"]
+           "declared_subjects", "in_view", "object_key"]
 
 
 @dataclass
@@ -132,6 +132,14 @@ class Indexable:
     recorded_at: dt.datetime | None = None  # transaction time it was written at
     about: tuple[dt.datetime | None, dt.datetime | None] | None = None  # the period an event talks about
     subjects: tuple[str, ...] = ()
+
+
+def in_view(item: Event | State, scopes: Sequence[str] | None, include_private: bool) -> bool:
+    """Whether a read of ``scopes`` (``None``: any), with or without private items, sees ``item``: the rule
+    the queries' ``scopes`` and ``include_private`` apply, for items read some other way (the events a
+    state's evidence or an opinion's steps name)."""
+    return ((scopes is None or item.scope in scopes)
+            and (include_private or item.visibility is not Visibility.PRIVATE))
 
 
 def object_key(object_id: str | None, object_: str) -> str:
