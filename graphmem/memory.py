@@ -128,6 +128,7 @@ from graphmem.store import (
     EventQuery,
     GraphStore,
     Indexable,
+    ReadPass,
     SourceCursor,
     StateQuery,
     StoreStats,
@@ -1958,8 +1959,9 @@ class Memory:
             raise NotFound("thread", key, field="key")
         return found
 
-    def stats(self) -> StoreStats:
-        return self.store.stats()
+    def stats(self, view: Sequence[ReadPass] | None = None) -> StoreStats:
+        """Counts of what memory holds; with ``view`` (a server's caller), of what a reader of it sees."""
+        return self.store.stats(view)
 
     def backup(self, dest: str | Path) -> Backup:
         """Copy this memory's database, with every write acknowledged so far, to the new file ``dest`` (its
@@ -1986,6 +1988,11 @@ class Memory:
             size = self.store.backup(target)
             events = self.store.stats().events
         return Backup(path=str(target), bytes=size, events=events, seconds=round(time.perf_counter() - started, 3))
+
+    @property
+    def engine(self) -> str:
+        """The database engine and its version."""
+        return self.store.engine
 
     def index_status(self) -> IndexStatus:
         """Documents in the search index, vectors, how many still wait for a vector, and the embedder."""

@@ -12,6 +12,7 @@ Scopes are ``global``, ``project:<slug>`` and ``agent:<id>``. The rules, in one 
 - an event the caller may not see is left out wherever another item names it (a state's evidence, a
   revision's evidence ids, an opinion's steps, a recall hit's event ids, the event an event replaces), and
   citing or linking to one is answered as citing an event that does not exist;
+- counts (``stats``, ``health``) are of what the caller may read: other scopes' would show how they change;
 - with no tokens configured, the server is a single local user's: the caller reaches every scope, and the
   server binds to loopback only.
 
@@ -42,16 +43,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from graphmem.errors import Forbidden, InvalidInput
 from graphmem.ontology import AGENT_ID_PATTERN, Event, State, Visibility, check_scope
 from graphmem.ontology.vocabulary import read_yaml
+from graphmem.store import ReadPass
 
 __all__ = ["AccessPolicy", "Principal", "ReadPass"]
-
-
-@dataclass(frozen=True)
-class ReadPass:
-    """One store read of a caller's view: these scopes (``None``: all), with or without private items."""
-
-    scopes: tuple[str, ...] | None
-    include_private: bool
 
 
 @dataclass(frozen=True)

@@ -177,9 +177,7 @@ def create_app(
 
     async def health(request: Request) -> Response:
         principal = request.scope.get(_PRINCIPAL)
-        data = await _in_pool(executor, health_data, memory, policy.enabled)
-        if principal is None and policy.enabled:
-            data.pop("stats")  # counts only for callers with a token
+        data = await _in_pool(executor, health_data, memory, policy.enabled, principal)
         return JSONResponse(data)
 
     @contextlib.asynccontextmanager

@@ -8,6 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 import graphmem
+from graphmem.api.access import Principal, ReadPass
 
 __all__ = ["SystemQuery", "health_data"]
 
@@ -33,16 +34,20 @@ class Health:
     stats: Stats
 
 
-def health_data(memory: Any, auth: bool) -> dict[str, Any]:
-    """Health as plain data (for ``GET /health`` and the ``health`` field alike)."""
-    s = memory.stats()
+def health_data(memory: Any, auth: bool, principal: Principal | None) -> dict[str, Any]:
+    """Health as plain data (for ``GET /health`` and the ``health`` field alike). Counts only for a caller,
+    and only of what ``principal`` may read: counts of other scopes would show a token how they change."""
     index = memory.index_status()
-    return {
-        "ok": True, "version": graphmem.__version__, "engine": s.engine,
+    data: dict[str, Any] = {
+        "ok": True, "version": graphmem.__version__, "engine": memory.engine,
         "vector_mode": index.embedder or "none", "vector_lag": index.lag, "auth": auth,
-        "stats": {"events": s.events, "entities": s.entities, "threads": s.threads, "states": s.states,
-                  "state_versions": s.state_versions, "revisions": s.revisions},
     }
+    if principal is not None:
+        view = principal.passes(include_private=True)
+        s = memory.stats(None if view == [ReadPass(None, True)] else view)
+        data["stats"] = {"events": s.events, "entities": s.entities, "threads": s.threads, "states": s.states,
+                         "state_versions": s.state_versions, "revisions": s.revisions}
+    return data
 
 
 @strawberry.type
@@ -50,11 +55,12 @@ class SystemQuery:
     @strawberry.field(description="Server health: engine, versions, vector mode and counts")
     async def health(self, info: Info[Any, Any]) -> Health:
         ctx = info.context
-        data = await ctx.run(health_data, ctx.memory, not ctx.principal.is_local)
+        data = await ctx.run(health_data, ctx.memory, not ctx.principal.is_local, ctx.principal)
         return Health(**{**data, "stats": Stats(**data["stats"])})
 
-    @strawberry.field(description="Counts of events, entities, threads, states and revisions")
+    @strawberry.field(description="Counts of what the caller may read: events, entities, threads, states, "
+                                  "revisions")
     async def stats(self, info: Info[Any, Any]) -> Stats:
         ctx = info.context
-        data = await ctx.run(health_data, ctx.memory, not ctx.principal.is_local)
+        data = await ctx.run(health_data, ctx.memory, not ctx.principal.is_local, ctx.principal)
         return Stats(**data["stats"])

@@ -16,8 +16,8 @@ from typing import Protocol
 from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, Source, State, Thread
 from graphmem.ontology import TimePoint, Visibility, name_key
 
-__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "SourceCursor", "StateQuery", "StoreStats", "WriteBatch",
-           "declared_subjects", "in_view", "object_key"]
+__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "ReadPass", "SourceCursor", "StateQuery",
+           "StoreStats", "WriteBatch", "declared_subjects", "in_view", "object_key"]
 
 
 @dataclass
@@ -134,6 +134,15 @@ class Indexable:
     subjects: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ReadPass:
+    """One read of a caller's view: these scopes (``None``: all), with or without private items. A view is one
+    or more of them, over scopes none of the others names."""
+
+    scopes: tuple[str, ...] | None
+    include_private: bool
+
+
 def in_view(item: Event | State, scopes: Sequence[str] | None, include_private: bool) -> bool:
     """Whether a read of ``scopes`` (``None``: any), with or without private items, sees ``item``: the rule
     the queries' ``scopes`` and ``include_private`` apply, for items read some other way (the events a
@@ -197,6 +206,9 @@ class StoreStats:
 
 class GraphStore(Protocol):
     """The operations memory performs on its database."""
+
+    path: str  # where the database is ("" or ":memory:" for one that is not on disk)
+    engine: str  # the engine and its version, as health shows it
 
     def write_lock(self) -> AbstractContextManager[object]:
         """Held while a write is computed and applied: one writer at a time in this process."""
@@ -324,7 +336,11 @@ class GraphStore(Protocol):
         """Every source cursor whose key starts with ``prefix``, by key."""
         ...
 
-    def stats(self) -> StoreStats: ...
+    def stats(self, view: Sequence[ReadPass] | None = None) -> StoreStats:
+        """Counts of what memory holds; with ``view``, of what a reader of it sees: its events and states,
+        their versions and revisions, the threads holding one of its events and the entities one of its
+        events names or one of its states is about. Engine and path are the same either way."""
+        ...
 
     def backup(self, dest: Path) -> int:
         """Copy the stored memory, with every write acknowledged so far, to the new file ``dest``; returns its

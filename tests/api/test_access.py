@@ -211,6 +211,44 @@ def test_health_is_public_but_counts_need_a_token(world):
     assert with_token["stats"]["events"] > 0 and with_token["auth"] is True
 
 
+def test_counts_are_of_what_the_token_may_read():
+    """Counts of other scopes would show a token how they change (another agent's activity): ``stats``,
+    ``health`` and ``GET /health`` count only what the token may read, private items only where it may."""
+    memory = Memory.in_memory(clock=FakeClock(), extract=False)
+    for i, (scope, private) in enumerate(ITEMS):  # per item: an event in a thread, naming an entity, a state
+        ev = memory.record(content=f"note {label(scope, private)}", occurred_at=f"2025-11-{i + 1:02d}",
+                           scope=scope, privacy=["private"] if private else [], entities=[f"thing {i}"],
+                           thread=f"talk {i}")
+        memory.assert_state(subject=f"thing {i}", predicate="lives_in", object=f"place {i}",
+                            valid_from="2025-11-01", scope=scope, private=private, evidence=[ev.id])
+        memory.assert_state(subject=f"thing {i}", predicate="lives_in", object=f"elsewhere {i}",
+                            valid_from="2025-11-20", scope=scope, private=private, evidence=[ev.id])
+    whole = memory.stats()
+    each = {"events": 1, "states": 2, "threads": 1, "entities": 3}  # the thing and the places it lived in
+    each |= {"state_versions": whole.state_versions // len(ITEMS), "revisions": whole.revisions // len(ITEMS)}
+    assert all(getattr(whole, k) == n * len(ITEMS) for k, n in each.items()), whole
+    fields = " ".join(sorted(each)).replace("state_versions", "stateVersions")
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        gql = GraphQLClient(http)
+        for agent in AGENTS:
+            seen = len(expected(agent, include_private=True))
+            want = {k.replace("state_versions", "stateVersions"): n * seen for k, n in each.items()}
+            client = gql.as_(TOKENS[agent])
+            data = client.data(f"{{ stats {{ {fields} }} health {{ stats {{ {fields} }} }} }}")
+            assert data["stats"] == data["health"]["stats"] == want, agent
+            page = http.get("/health", headers={"Authorization": f"Bearer {TOKENS[agent]}"}).json()
+            assert {k.replace("state_versions", "stateVersions"): v for k, v in page["stats"].items()} == want
+        # another scope's write leaves a token's counts as they were
+        before = gql.as_(TOKENS["bob"]).data(f"{{ stats {{ {fields} }} }}")
+        memory.record(content="alice alone", scope="agent:alice", entities=["someone new"], thread="new talk")
+        assert gql.as_(TOKENS["bob"]).data(f"{{ stats {{ {fields} }} }}") == before
+        memory.record(content="bob's too", scope="global", entities=["someone new"], thread="new talk")
+        after = gql.as_(TOKENS["bob"]).data(f"{{ stats {{ {fields} }} }}")["stats"]
+        grown = {k: before["stats"][k] + 1 for k in ("events", "entities", "threads")}  # its own write counts
+        assert after == {**before["stats"], **grown}
+    memory.close()
+
+
 @pytest.mark.parametrize("config,field", [
     ({"agents": {"eve": {"token": "x" * 20, "read": ["agent:alice"]}}}, "agents.eve.read"),
     ({"agents": {"eve": {"token": "x" * 20, "roles": ["boss"]}}}, "agents.eve.roles"),
