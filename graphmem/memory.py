@@ -904,9 +904,10 @@ class Memory:
             raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
         if len(requests) > 1:
             entities.prefetch([n for r in requests for n in (r.subject, str(r.object or ""))])
-        # a timeline is a subject's predicate in one scope: a write in one scope never ends, confirms or
-        # reorders a state of another (an agent's own scope, a project's), which its readers may not see
-        groups: dict[tuple[str, str, str], list[tuple[int, State, Sequence[str], str]]] = {}
+        # a timeline is a subject's predicate in one scope, public or private (see _timeline): a write never
+        # ends, confirms or reorders a state of another scope (an agent's own, a project's) or of the other
+        # visibility, whose readers may not see why, and which the writer may not be allowed to read
+        groups: dict[_Timeline, list[tuple[int, State, Sequence[str], str]]] = {}
         closes: list[tuple[int, State, StateInput]] = []
         made = _StateIds()
         for index, request in enumerate(requests):
@@ -914,15 +915,13 @@ class Memory:
                 closes.append((index, self._new_state(replace(request, valid_to=None), entities, now), request))
                 continue
             state = self._new_state(request, entities, now, made)
-            groups.setdefault((state.subject_id, state.predicate, state.scope), []).append(
-                (index, state, request.evidence, request.reason)
-            )
+            groups.setdefault(_timeline(state), []).append((index, state, request.evidence, request.reason))
         results: dict[int, State] = {}
-        claims = {*groups, *((s.subject_id, s.predicate, s.scope) for _, s, _ in closes)}
-        known = sorted({subject for subject, _, _ in claims if subject not in entities.created})
-        predicates = {predicate for _, predicate, _ in claims}
-        scopes = sorted({scope for _, _, scope in claims})
-        existing: dict[tuple[str, str, str], list[State]] = {}
+        claims = {*groups, *(_timeline(s) for _, s, _ in closes)}
+        known = sorted({subject for subject, *_ in claims if subject not in entities.created})
+        predicates = {predicate for _, predicate, *_ in claims}
+        scopes = sorted({scope for _, _, scope, _ in claims})
+        existing: dict[_Timeline, list[State]] = {}
         if known:  # (one predicate, as most writes: a subject's other states are not read)
             only = next(iter(predicates)) if len(predicates) == 1 else None
             # a multi-valued predicate's states never bound one another: a new one meets only those with its
@@ -931,19 +930,20 @@ class Memory:
                 object_key(s.object_id, s.object) for items in groups.values() for _, s, _, _ in items}
             for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True,
                                                       object_keys=objects, scopes=scopes)):
-                existing.setdefault((state.subject_id, state.predicate, state.scope), []).append(state)
+                existing.setdefault(_timeline(state), []).append(state)
         plans: list[Plan] = []
-        for (subject_id, predicate, scope), items in groups.items():
-            current = existing.get((subject_id, predicate, scope), [])
-            plan = plan_assert(current, [(s, e, r) for _, s, e, r in items], self.ontology.predicate(predicate), now)
+        for timeline, items in groups.items():
+            current = existing.get(timeline, [])
+            requested = [(s, e, r) for _, s, e, r in items]
+            plan = plan_assert(current, requested, self.ontology.predicate(timeline[1]), now)
             plans.append(plan)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state
             if closes:  # a close sees the timeline as the write's asserts left it ("joined in March. Left in May.")
-                existing[(subject_id, predicate, scope)] = _after_plan(current, plan)
+                existing[timeline] = _after_plan(current, plan)
         for index, probe, request in closes:
             end = self._optional_time(request.valid_to, "valid_to")
-            current = existing.get((probe.subject_id, probe.predicate, probe.scope), [])
+            current = existing.get(_timeline(probe), [])
             target = _state_to_close(current, probe, end)
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
@@ -951,7 +951,7 @@ class Memory:
                               request.reason, request.evidence)
             plans.append(plan)
             results[index] = plan.results[0]
-            existing[(probe.subject_id, probe.predicate, probe.scope)] = _after_plan(current, plan)  # (2nd close)
+            existing[_timeline(probe)] = _after_plan(current, plan)  # (a second close sees it)
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
 
@@ -1037,9 +1037,7 @@ class Memory:
         state = found[0]
         if not whole:
             return state, []
-        current = self.store.states(StateQuery(subject_id=state.subject_id, predicate=state.predicate,
-                                               include_private=True, scopes=[state.scope]))
-        return state, current
+        return state, _Timelines(self.store).get(_timeline(state))
 
     def _update(self, build: Callable[[State, list[State], dt.datetime], Plan], state_id: str,
                 evidence: Sequence[str], *, timeline: bool = True) -> State:
@@ -1162,7 +1160,7 @@ class Memory:
             raise InvalidInput("statement is empty; say what is believed", field="statement")
         statement = " ".join(statement.split())
         holder_id = entities.resolve(holder, None, field="holder")
-        held = [s for s in timelines.get(holder_id, "believes", scope)
+        held = [s for s in timelines.get((holder_id, "believes", scope, private))
                 if s.object.casefold() == statement.casefold() and s.valid.end is None
                 and s.status is not StateStatus.RETRACTED]
         if held:
@@ -1379,8 +1377,8 @@ class Memory:
             "payload": {"domain": domain, **({"note": note} if note else {})},
         })
         plans, result = plan_preference(
-            op, proposed, timelines.get(proposed.subject_id, name, proposed.scope),
-            timelines.get(proposed.subject_id, other, proposed.scope),
+            op, proposed, timelines.get(_timeline(proposed)),
+            timelines.get((proposed.subject_id, other, *_timeline(proposed)[2:])),
             self.ontology.predicate(name), self.ontology.predicate(other), now, tuple(evidence), reason or op, when,
         )
         self._add_plans(plans, unit.batch, now)
@@ -1642,7 +1640,7 @@ class Memory:
             if i in results:
                 continue
             target = self._plan_target(su, at, event, timelines, entities, self_name)
-            current = timelines.get(target.subject_id, target.predicate, target.scope)
+            current = timelines.get(_timeline(target))
             if su.op == "upsert":
                 step = plan_revise(target, now, RevisionAction.CONFIRM, su.reason, su.evidence_event_ids,
                                    confidence=su.confidence, payload={**target.payload, **su.payload} or None)
@@ -1667,13 +1665,13 @@ class Memory:
         """The state a close, mark_done or id-naming upsert acts on: by id, else the live one with its text."""
         if su.state_id:
             stored = self.store.states_by_id([su.state_id])[0]
-            return next(s for s in timelines.get(stored.subject_id, stored.predicate, stored.scope)
-                        if s.id == stored.id)
+            return next(s for s in timelines.get(_timeline(stored)) if s.id == stored.id)
         subject_id = entities.resolve(su.subject or (su.entities[0].name if su.entities else self_name), None,
                                       field=f"{at}.subject")
         predicate = su.predicate or _PLAN_PREDICATES.get(su.kind, "note")
         wanted = (su.object or su.body_text).strip().casefold()
-        live = [s for s in timelines.get(subject_id, predicate, event.scope)
+        private = event.visibility is Visibility.PRIVATE  # (its states join the timelines of its kind)
+        live = [s for s in timelines.get((subject_id, predicate, event.scope, private))
                 if s.valid.end is None and s.status in (StateStatus.ACTIVE, StateStatus.CANDIDATE)
                 and (s.object.casefold() == wanted or s.text.casefold() == wanted)]
         if not live:
@@ -1749,20 +1747,21 @@ class Memory:
             now = self.now()
             why = f"{merged.name} ({merged.id}) merged into {kept.name} ({kept.id}): {reason.strip()}"
             batch = WriteBatch(merges=[(merged_id, kept_id, now)])
-            moved: dict[tuple[str, str], list[State]] = {}  # by timeline: predicate and scope
+            moved: dict[_Timeline, list[State]] = {}  # by the kept entity's timeline they join
             for s in self.store.states(StateQuery(subject_id=merged_id, include_private=True)):
                 update = {"subject_id": kept_id, "subject": kept.name}
                 if s.object_id == merged_id:  # about itself: stays about itself
                     update |= {"object_id": kept_id, "object": kept.name}
-                moved.setdefault((s.predicate, s.scope), []).append(s.model_copy(update=update))
+                moved_state = s.model_copy(update=update)
+                moved.setdefault(_timeline(moved_state), []).append(moved_state)
             pointing = [s.model_copy(update={"object_id": kept_id, "object": kept.name})
                         for s in self.store.states(StateQuery(object_id=merged_id, include_private=True))
                         if s.subject_id != merged_id]
             plans = [plan_merge(pointing, [], None, now, why)] if pointing else []
-            for (predicate, scope), states in sorted(moved.items()):
-                current = self.store.states(StateQuery(subject_id=kept_id, predicate=predicate, include_private=True,
-                                                       scopes=[scope]))
-                plans.append(plan_merge(states, current, self.ontology.predicate(predicate), now, why))
+            timelines = _Timelines(self.store)
+            for timeline, states in sorted(moved.items()):
+                predicate = self.ontology.predicate(timeline[1])
+                plans.append(plan_merge(states, timelines.get(timeline), predicate, now, why))
             self._add_plans(plans, batch, now)
             names = [n for n in (merged.name, *merged.aliases) if name_key(n) != name_key(kept.name)]
             aliases = tuple(dict.fromkeys((*kept.aliases, *names)))
@@ -2617,25 +2616,36 @@ class _Unit:
     timelines: _Timelines
 
 
+_Timeline = tuple[str, str, str, bool]  # subject id, predicate, scope, private
+
+
+def _timeline(state: State) -> _Timeline:
+    """The timeline ``state`` is on: its subject's predicate in its scope, among the public states or among
+    the private ones. A write on one never ends, confirms or reorders a state of another, so no write changes
+    what a reader sees for a reason it cannot see (a private note ending a public value), and no answer to a
+    public write shows a private state (restating a private value confirmed it)."""
+    return state.subject_id, state.predicate, state.scope, state.visibility is Visibility.PRIVATE
+
+
 class _Timelines:
-    """The current states of each timeline (subject, predicate, scope: see ``Memory._plan_states``) during one
-    write, with what the write already planned, so several updates of one plan see each other."""
+    """The current states of each timeline (see :func:`_timeline`) during one write, with what the write
+    already planned, so several updates of one plan see each other."""
 
     def __init__(self, store: GraphStore) -> None:
         self._store = store
-        self._by: dict[tuple[str, str, str], list[State]] = {}
+        self._by: dict[_Timeline, list[State]] = {}
 
-    def get(self, subject_id: str, predicate: str, scope: str) -> list[State]:
-        key = (subject_id, predicate, scope)
-        if key not in self._by:
-            self._by[key] = self._store.states(
-                StateQuery(subject_id=subject_id, predicate=predicate, include_private=True, scopes=[scope])
-            )
-        return self._by[key]
+    def get(self, timeline: _Timeline) -> list[State]:
+        if timeline not in self._by:
+            subject_id, predicate, scope, private = timeline
+            found = self._store.states(StateQuery(subject_id=subject_id, predicate=predicate,
+                                                  include_private=True, scopes=[scope]))
+            self._by[timeline] = [s for s in found if (s.visibility is Visibility.PRIVATE) == private]
+        return self._by[timeline]
 
     def put(self, state: State) -> None:
-        current = self.get(state.subject_id, state.predicate, state.scope)
-        self._by[(state.subject_id, state.predicate, state.scope)] = [s for s in current if s.id != state.id] + [state]
+        timeline = _timeline(state)
+        self._by[timeline] = [s for s in self.get(timeline) if s.id != state.id] + [state]
 
     def apply(self, plan: Plan) -> None:
         for state in (*plan.new_states, *plan.versions, *plan.retractions):

@@ -14,6 +14,7 @@ from graphmem import (
     StateStatus,
     UnknownPredicate,
 )
+from graphmem.ontology import Visibility
 
 
 def objects(states):
@@ -146,6 +147,32 @@ def test_a_write_in_one_scope_never_ends_confirms_or_retracts_a_state_of_another
     page = mem.entity_page("Peter", include_private=True)  # a page of several scopes says whose each value is
     assert "**lives in** Porto · since 2025-06-01\n" in page
     assert "**lives in** Oslo · since 2025-12-01 · in project:hermes\n" in page
+
+
+def test_a_private_write_never_ends_or_confirms_a_public_state_nor_a_public_one_a_private(mem):
+    """Within a scope, public and private states are timelines of their own: a private note does not end the
+    value public readers see (they could not see why), and a public statement of a value held privately is a
+    public state, not a confirmation of the private one (which its answer would have shown)."""
+    porto = mem.assert_state("Peter", "lives_in", "Porto", valid_from="2025-06-01")
+    lisbon = mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025-09-01", private=True)
+    assert mem.state(porto.id).valid.end is None
+    assert objects(mem.as_of("2025-11").states("Peter")) == ["Porto"]
+    assert sorted(objects(mem.as_of("2025-11").states("Peter", include_private=True))) == ["Lisbon", "Porto"]
+    restated = mem.assert_state("Peter", "lives_in", "Lisbon", valid_from="2025-10-01")
+    assert restated.id != lisbon.id and restated.visibility is Visibility.NORMAL
+    assert mem.state(lisbon.id).last_confirmed_at is None and mem.state(lisbon.id).valid.end is None
+    assert mem.state(porto.id).valid.end == restated.valid.start  # the public timeline moves on its own
+    madrid = mem.assert_state("Peter", "lives_in", "Madrid", valid_from="2025-11-01", private=True)
+    assert mem.state(lisbon.id).valid.end == madrid.valid.start and mem.state(restated.id).valid.end is None
+    mem.close_state(madrid.id, valid_to="2025-12-01")
+    mem.retract_state(madrid.id, reason="wrong person")  # reopens the private value it had ended, only
+    assert mem.state(lisbon.id).valid.end is None and mem.state(restated.id).valid.end is None
+    held = mem.hold_opinion("Peter should stay", about=["Peter"], confidence=0.8, private=True)
+    public = mem.hold_opinion("Peter should stay", about=["Peter"], confidence=0.4)
+    assert public.id != held.id and mem.opinion(held.id).confidence == 0.8
+    page = mem.entity_page("Peter", include_private=True)  # a page says which values are private
+    assert "**lives in** Lisbon · since 2025-10-01\n" in page
+    assert "**lives in** Lisbon · since 2025-09-01 · private\n" in page
 
 
 def test_multi_valued_predicates_coexist(mem):

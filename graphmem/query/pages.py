@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphmem.ontology import UTC, Entity, Event, Evidence, EvidenceStance, Granularity, Source, State, TimePoint
+from graphmem.ontology import Visibility
 from graphmem.query.opinions import ConfidenceChange, Opinion
 from graphmem.query.packs import shorten
 
@@ -80,9 +81,10 @@ def _evidence_refs(evidence: Sequence[Evidence], up: str) -> str:
 
 
 def _scope(s: State) -> str:
-    """Where a state was stated, when not in ``global``: each scope keeps a timeline of its own, so a page of
-    several scopes may show a value of each."""
-    return "" if s.scope == "global" else f" · in {s.scope}"
+    """Where a state was stated, when not in ``global``, and whether it is private: each scope keeps a
+    timeline of its public states and one of its private ones, so a page may show a value of each."""
+    private = " · private" if s.visibility is Visibility.PRIVATE else ""
+    return ("" if s.scope == "global" else f" · in {s.scope}") + private
 
 
 def _state_line(s: State, tz: dt.tzinfo, up: str) -> str:
