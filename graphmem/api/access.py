@@ -12,6 +12,8 @@ Scopes are ``global``, ``project:<slug>`` and ``agent:<id>``. The rules, in one 
 - an event the caller may not see is left out wherever another item names it (a state's evidence, a
   revision's evidence ids, an opinion's steps, a recall hit's event ids, the event an event replaces), and
   citing or linking to one is answered as citing an event that does not exist;
+- a private state (``assertState``, ``holdOpinion``) is written only by a caller that may read the scope's
+  private items: it joins their timeline, and its answer shows what that holds;
 - counts (``stats``, ``health``) are of what the caller may read: other scopes' would show how they change;
 - with no tokens configured, the server is a single local user's: the caller reaches every scope, and the
   server binds to loopback only.
@@ -71,10 +73,17 @@ class Principal:
     def can_write(self, scope: str) -> bool:
         return self.write is None or scope in self.write
 
-    def check_write(self, scope: str, field: str = "scope") -> None:
+    def check_write(self, scope: str, field: str = "scope", *, private: bool = False) -> None:
+        """Refuses a write to ``scope`` the caller may not make; ``private``: a private state, which joins
+        the timeline of the scope's private states (an opinion held again, a value restated or superseded), so
+        only a caller that may read those writes one."""
         if not self.can_write(scope):
             raise Forbidden(f"agent {self.agent_id!r} may not write scope {scope!r}; it writes "
                             f"{', '.join(sorted(self.write or ()))}", field=field)
+        if private and not (self.can_read(scope) and (self.private is None or scope in self.private)):
+            raise Forbidden(f"agent {self.agent_id!r} may not write private states in scope {scope!r}, whose "
+                            f"private items it may not read; write it in agent:{self.agent_id}, or not "
+                            "private", field=field)
 
     def check_read(self, scope: str, what: str, field: str = "id") -> None:
         if not self.can_read(scope):

@@ -211,6 +211,50 @@ def test_health_is_public_but_counts_need_a_token(world):
     assert with_token["stats"]["events"] > 0 and with_token["auth"] is True
 
 
+PRIVATE_WRITES = {
+    "assertState": 'mutation($s: String!) { assertState(input: {subject: "Peter", predicate: "lives_in", '
+                   'object: "Lisbon", validFrom: "2025-10-01", scope: $s, private: true}) { __typename '
+                   '... on StateSuccess { state { id object } } '
+                   '... on AssertStateError { code field message } } }',
+    "holdOpinion": 'mutation($s: String!) { holdOpinion(input: {statement: "Peter should stay", '
+                   'about: ["Peter"], confidence: 0.4, scope: $s, private: true}) { __typename '
+                   '... on OpinionSuccess { opinion { id about confidence } } '
+                   '... on OpinionError { code field message } } }',
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(PRIVATE_WRITES))
+def test_a_private_state_is_written_only_by_a_token_that_reads_the_scopes_private_items(mutation):
+    """A private state joins its scope's private timeline (held again, restated, superseded), and the answer
+    shows what that timeline holds: a token that may write a scope but not read its private items is
+    refused, naming the field, and nothing is written; the others see their write."""
+    memory = Memory.in_memory(clock=FakeClock(), extract=False)
+    scopes = sorted({*SCOPES, "agent:overseer"})
+    for scope in scopes:  # what the scope's private timeline holds already
+        memory.assert_state("Peter", "lives_in", f"Porto of {scope}", valid_from="2025-06-01", scope=scope,
+                            private=True)
+        memory.hold_opinion("Peter should stay", about=["Peter", f"someone of {scope}"], confidence=0.9,
+                            scope=scope, private=True)
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        gql = GraphQLClient(http)
+        for agent, scope in itertools.product(AGENTS, scopes):
+            before = memory.stats()
+            data = gql.as_(TOKENS[agent])(PRIVATE_WRITES[mutation], {"s": scope})["data"]
+            answer = next(iter(data.values()))
+            if scope not in WRITE[agent] or scope not in PRIVATE[agent]:
+                assert answer["__typename"].endswith("Error"), (agent, scope, answer)
+                assert answer["code"] == "forbidden", (agent, scope, answer)
+                assert answer["field"] == "input.scope" and memory.stats() == before
+            else:
+                assert not answer["__typename"].endswith("Error"), (agent, scope, answer)
+                written = memory.state((answer.get("state") or answer.get("opinion"))["id"])
+                assert (written.scope, written.visibility.value) == (scope, "private")
+                if mutation == "holdOpinion":  # held again: the scope's private opinion, and only that one
+                    assert f"someone of {scope}" in answer["opinion"]["about"], answer
+                    assert sum("someone of" in name for name in answer["opinion"]["about"]) == 1, answer
+    memory.close()
+
+
 def test_counts_are_of_what_the_token_may_read():
     """Counts of other scopes would show a token how they change (another agent's activity): ``stats``,
     ``health`` and ``GET /health`` count only what the token may read, private items only where it may."""

@@ -57,7 +57,7 @@ class AssertStateMutation:
         evidence = [str(e) for e in input.evidence]
 
         def write() -> State:
-            ctx.principal.check_write(input.scope, "input.scope")
+            ctx.principal.check_write(input.scope, "input.scope", private=input.private)
             check_evidence(ctx, evidence, "input.evidence")
             return ctx.memory.assert_state(
                 input.subject, input.predicate, input.object, valid_from=input.valid_from,

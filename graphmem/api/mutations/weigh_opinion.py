@@ -59,7 +59,7 @@ class OpinionMutations:
         evidence = [str(e) for e in input.evidence]
 
         def write() -> Opinion:
-            ctx.principal.check_write(input.scope, "input.scope")
+            ctx.principal.check_write(input.scope, "input.scope", private=input.private)
             check_evidence(ctx, evidence, "input.evidence")
             return ctx.memory.hold_opinion(
                 input.statement, holder=input.holder, about=input.about, confidence=input.confidence,
