@@ -1484,11 +1484,17 @@ class Memory:
 
     # -- write plans ------------------------------------------------------------------------------------
 
-    def apply_write_plan(self, event_id: str, plan: Mapping[str, Any] | WritePlan) -> PlanResult:
+    def apply_write_plan(self, event_id: str, plan: Mapping[str, Any] | WritePlan, *,
+                         may_see: Callable[[Event | State], bool] | None = None) -> PlanResult:
         """Apply an agent's write plan for one recorded event, all of it in one transaction.
 
         Every problem of the plan (shape, times, names, unknown events or states) is reported at once, each
-        naming its field (``state_updates.1.valid_from_ts``); a plan with any problem writes nothing.
+        naming its field (``state_updates.1.valid_from_ts``); a plan with any problem writes nothing. A state
+        it names by id must be of its event's scope and privacy: a plan, like a write of states, never
+        changes another timeline (see ``_timeline``).
+
+        ``may_see``: which stored events and states the writer may name (a server's caller: those it may
+        read); any other is reported as missing, with the problem a missing one gets.
         """
         try:
             parsed: WritePlan = plan if isinstance(plan, WritePlan) else _validated(WritePlan, plan)
@@ -1501,7 +1507,7 @@ class Memory:
             if not found:
                 raise NotFound("event", event_id, field="event_id", hint="record the event first")
             event = found[0]
-            times = self._check_plan(parsed, event)
+            times = self._check_plan(parsed, event, may_see)
             annotation = self._plan_annotation(parsed, event, times, unit)
             threads, links = self._plan_context(parsed, event, unit)
             states = self._plan_state_updates(parsed, event, times, unit)
@@ -1514,7 +1520,8 @@ class Memory:
         return PlanResult(event_id=event.id, states=states, preferences=preferences, annotation=annotation,
                           threads=threads, links=links)
 
-    def _check_plan(self, plan: WritePlan, event: Event) -> dict[str, TimePoint | None]:
+    def _check_plan(self, plan: WritePlan, event: Event,
+                    may_see: Callable[[Event | State], bool] | None) -> dict[str, TimePoint | None]:
         """Every problem the plan has against this memory, raised together; the times it gives, parsed."""
         problems: list[dict[str, str]] = []
         times: dict[str, TimePoint | None] = {}
@@ -1557,15 +1564,24 @@ class Memory:
         for field, found in entity_lists:
             for j, entity in enumerate(found):
                 check(f"{field}.{j}.type", partial(self.ontology.check_entity_type, entity.type))
-        known = self.store.existing_event_ids(set(evidence) - {event.id}) | {event.id}
+        others = set(evidence) - {event.id}
+        known = ({e.id for e in self.store.events(list(others)) if may_see(e)} if may_see is not None
+                 else self.store.existing_event_ids(others)) | {event.id}
         problems += [{"field": f, "message": f"no event has id {e!r}; record it first"}
                      for e, f in evidence.items() if e not in known]
-        stored = {s.id: s for s in self.store.states_by_id(list(state_ids))}
+        stored = {s.id: s for s in self.store.states_by_id(list(state_ids)) if may_see is None or may_see(s)}
         for state_id, field in state_ids.items():
-            if state_id not in stored:
+            state = stored.get(state_id)
+            if state is None:
                 problems.append({"field": field, "message": f"no state has id {state_id!r}"})
-            elif stored[state_id].status is StateStatus.RETRACTED:
+            elif state.status is StateStatus.RETRACTED:
                 problems.append({"field": field, "message": f"state {state_id!r} is retracted"})
+            elif _timeline(state)[2:] != (event.scope, event.visibility is Visibility.PRIVATE):
+                kind = "private" if state.visibility is Visibility.PRIVATE else "public"
+                problems.append({"field": field, "message": (
+                    f"state {state_id!r} is a {kind} state of scope {state.scope!r}; a plan changes only "
+                    f"states of its event's scope ({event.scope!r}) and privacy: change it with closeState, "
+                    "or in a plan of an event of its own")})
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise InvalidInput(f"write plan rejected, nothing written: {problems[0]['field']}: "

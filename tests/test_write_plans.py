@@ -110,6 +110,27 @@ def test_a_plan_naming_unknown_things_is_rejected_whole(mem, event):
         mem.apply_write_plan("ev_missing", {})
 
 
+def test_a_plan_changes_only_states_of_its_events_scope_and_privacy(mem, event):
+    """A plan, like a write of states, never changes another timeline: a state it names by id in another
+    scope, or of the other privacy, is refused naming the field, and nothing is written."""
+    project = mem.assert_state("Aiko", "works_at", "Acme", valid_from="2025", scope="project:hermes")
+    hidden = mem.assert_state("Aiko", "lives_in", "Kyoto", valid_from="2025", private=True)
+    public = mem.assert_state("Aiko", "lives_in", "Osaka", valid_from="2025")
+    note = mem.record(content="Aiko moved.", occurred_at="2026-01-11", privacy=["private"])
+    before = mem.stats()
+    for at, state, op in ((event, project, "close"), (event, hidden, "mark_done"), (note, public, "upsert")):
+        with pytest.raises(InvalidInput) as err:
+            mem.apply_write_plan(at.id, {"state_updates": [{"kind": "fact", "op": op, "state_id": state.id,
+                                                            "evidence_event_ids": [at.id], "reason": "r"}]})
+        assert err.value.field == "state_updates.0.state_id"
+        assert "a plan changes only states" in err.value.message
+        assert mem.stats() == before and mem.state(state.id).valid.end is None
+    closed = mem.apply_write_plan(note.id, {"state_updates": [  # its own scope and privacy: applied
+        {"kind": "fact", "op": "close", "state_id": hidden.id, "evidence_event_ids": [note.id],
+         "reason": "r"}]})
+    assert closed.states[0].valid.end is not None
+
+
 def test_a_failure_while_applying_writes_nothing(mem, event):
     before = mem.stats()
     with pytest.raises(InvalidInput) as err:  # the first update is fine; the close finds nothing to close

@@ -121,9 +121,10 @@ class Principal:
             return True
         return include_private and (self.private is None or item.scope in self.private)
 
-    def linkable(self) -> Callable[[Event], bool] | None:
-        """Which events this caller may cite or link to: those it may read, private ones included (it is
-        pointing at them, not reading them). ``None``: every one (the local user)."""
+    def linkable(self) -> Callable[[Event | State], bool] | None:
+        """Which events (and states) this caller may cite, link to or name in a plan: those it may read,
+        private ones included (it is pointing at them, not reading them). ``None``: every one (the local
+        user)."""
         if self.is_local:
             return None
         return functools.partial(self.may_see, include_private=True)

@@ -211,6 +211,38 @@ def test_health_is_public_but_counts_need_a_token(world):
     assert with_token["stats"]["events"] > 0 and with_token["auth"] is True
 
 
+PLAN = ('mutation($e: ID!, $p: JSON!) { applyWritePlan(input: {eventId: $e, plan: $p}) { __typename '
+        '... on ApplyWritePlanSuccess { states { id object } } '
+        '... on ApplyWritePlanError { code field message problems { field message } } } }')
+
+
+def test_a_plan_names_only_states_and_events_the_token_may_see():
+    """A write plan on a token's own event that names a state or links to an event of a scope it may not
+    read is answered exactly as one naming an id nothing has, and changes nothing: it had closed another
+    agent's project state, and its answer showed it."""
+    memory = Memory.in_memory(clock=FakeClock(), extract=False)
+    own = memory.record(content="bob's note", occurred_at="2025-11-20", scope="global", agent_id="bob")
+    hidden_state = memory.assert_state("Peter", "lives_in", "Oslo", valid_from="2025-11-01",
+                                       scope="project:hermes")
+    hidden_event = memory.record(content="carol's note", scope="project:hermes", agent_id="carol")
+    plans = {
+        "close": lambda i: {"state_updates": [{"kind": "fact", "op": "close", "state_id": i, "reason": "r",
+                                               "evidence_event_ids": [own.id]}]},
+        "link": lambda i: {"context_updates": {"links": [{"label": "reply_to", "to_event_id": i}]}},
+    }
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        client = GraphQLClient(http).as_(TOKENS["bob"])
+        for kind, hidden, missing in (("close", hidden_state.id, "st_" + "0" * 24),
+                                      ("link", hidden_event.id, "ev_" + "0" * 24)):
+            before = memory.stats()
+            answer = client(PLAN, {"e": own.id, "p": plans[kind](hidden)})["data"]["applyWritePlan"]
+            absent = client(PLAN, {"e": own.id, "p": plans[kind](missing)})["data"]["applyWritePlan"]
+            assert answer["code"] == "invalid_input", answer
+            assert json.dumps(answer).replace(hidden, missing) == json.dumps(absent), kind
+            assert memory.stats() == before and memory.state(hidden_state.id).valid.end is None
+    memory.close()
+
+
 PRIVATE_WRITES = {
     "assertState": 'mutation($s: String!) { assertState(input: {subject: "Peter", predicate: "lives_in", '
                    'object: "Lisbon", validFrom: "2025-10-01", scope: $s, private: true}) { __typename '

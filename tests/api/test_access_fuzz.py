@@ -118,11 +118,15 @@ def documents(items, root="query", agent=None):
             fields = [f"{k}: {value(draw, k, f.type)}" for k, f in type_.fields.items() if k != "agentId"
                       and (isinstance(f.type, GraphQLNonNull) or draw(st.integers(0, 3)) == 0)]
             return "{" + ", ".join(fields) + "}"
-        if type_.name == "JSON":  # a write plan: close a state by id, or upsert one citing an event
-            close = '{state_updates: [{op: "close", state_id: %s, reason: "x", evidence_event_ids: []}]}'
+        if type_.name == "JSON":  # a write plan: close or confirm a state by id, upsert one, link to an event
+            by_id = ('{state_updates: [{op: "%s", kind: "fact", state_id: %s, reason: "x", '
+                     'evidence_event_ids: [%s]}]}')
             upsert = ('{state_updates: [{op: "upsert", kind: "fact", subject: "hub", predicate: "status", '
                       'object: "y", reason: "z", evidence_event_ids: [%s]}]}')
-            return draw(st.sampled_from([close, upsert])) % json.dumps(draw(st.sampled_from(ids)))
+            link = '{context_updates: {links: [{label: "reply_to", to_event_id: %s}]}}'
+            some_id, event_id = (json.dumps(draw(st.sampled_from(pool))) for pool in (ids, typed["ev"]))
+            op = draw(st.sampled_from(["close", "upsert", "mark_done"]))
+            return draw(st.sampled_from([by_id % (op, some_id, event_id), upsert % some_id, link % some_id]))
         if type_.name == "Boolean":
             asked = ["true", "true", "false"] if name.startswith("include") else ["true", "false"]
             return draw(st.sampled_from(asked))

@@ -63,7 +63,7 @@ class ApplyWritePlanMutation:
             cited = [str(e) for key in ("state_updates", "preference_updates") for u in input.plan.get(key) or ()
                      if isinstance(u, dict) for e in u.get("evidence_event_ids") or () if isinstance(e, str | int)]
             check_evidence(ctx, cited, "input.plan")
-            return ctx.memory.apply_write_plan(event_id, input.plan)
+            return ctx.memory.apply_write_plan(event_id, input.plan, may_see=ctx.principal.linkable())
 
         try:
             result = await ctx.run(write)
