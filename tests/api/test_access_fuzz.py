@@ -124,9 +124,9 @@ def documents(items, root="query", agent=None):
             upsert = ('{state_updates: [{op: "upsert", kind: "fact", subject: "hub", predicate: "status", '
                       'object: "y", reason: "z", evidence_event_ids: [%s]}]}')
             link = '{context_updates: {links: [{label: "reply_to", to_event_id: %s}]}}'
-            some_id, event_id = (json.dumps(draw(st.sampled_from(pool))) for pool in (ids, typed["ev"]))
+            state_id, event_id = (json.dumps(draw(st.sampled_from(pool))) for pool in (typed["st"], typed["ev"]))
             op = draw(st.sampled_from(["close", "upsert", "mark_done"]))
-            return draw(st.sampled_from([by_id % (op, some_id, event_id), upsert % some_id, link % some_id]))
+            return draw(st.sampled_from([by_id % (op, state_id, event_id), upsert % event_id, link % event_id]))
         if type_.name == "Boolean":
             asked = ["true", "true", "false"] if name.startswith("include") else ["true", "false"]
             return draw(st.sampled_from(asked))
