@@ -1378,7 +1378,7 @@ class Memory:
         })
         plans, result = plan_preference(
             op, proposed, timelines.get(_timeline(proposed)),
-            timelines.get((proposed.subject_id, other, *_timeline(proposed)[2:])),
+            timelines.get((proposed.subject_id, other, *_kind(proposed))),
             self.ontology.predicate(name), self.ontology.predicate(other), now, tuple(evidence), reason or op, when,
         )
         self._add_plans(plans, unit.batch, now)
@@ -1576,7 +1576,7 @@ class Memory:
                 problems.append({"field": field, "message": f"no state has id {state_id!r}"})
             elif state.status is StateStatus.RETRACTED:
                 problems.append({"field": field, "message": f"state {state_id!r} is retracted"})
-            elif _timeline(state)[2:] != (event.scope, event.visibility is Visibility.PRIVATE):
+            elif _kind(state) != _kind(event):
                 kind = "private" if state.visibility is Visibility.PRIVATE else "public"
                 problems.append({"field": field, "message": (
                     f"state {state_id!r} is a {kind} state of scope {state.scope!r}; a plan changes only "
@@ -1686,8 +1686,7 @@ class Memory:
                                       field=f"{at}.subject")
         predicate = su.predicate or _PLAN_PREDICATES.get(su.kind, "note")
         wanted = (su.object or su.body_text).strip().casefold()
-        private = event.visibility is Visibility.PRIVATE  # (its states join the timelines of its kind)
-        live = [s for s in timelines.get((subject_id, predicate, event.scope, private))
+        live = [s for s in timelines.get((subject_id, predicate, *_kind(event)))
                 if s.valid.end is None and s.status in (StateStatus.ACTIVE, StateStatus.CANDIDATE)
                 and (s.object.casefold() == wanted or s.text.casefold() == wanted)]
         if not live:
@@ -2640,7 +2639,13 @@ def _timeline(state: State) -> _Timeline:
     the private ones. A write on one never ends, confirms or reorders a state of another, so no write changes
     what a reader sees for a reason it cannot see (a private note ending a public value), and no answer to a
     public write shows a private state (restating a private value confirmed it)."""
-    return state.subject_id, state.predicate, state.scope, state.visibility is Visibility.PRIVATE
+    return state.subject_id, state.predicate, *_kind(state)
+
+
+def _kind(item: Event | State) -> tuple[str, bool]:
+    """The scope of an event or a state, and whether it is private: which of a subject's timelines of a
+    predicate a state of it is on (a write plan changes only those of its event's kind)."""
+    return item.scope, item.visibility is Visibility.PRIVATE
 
 
 class _Timelines:
