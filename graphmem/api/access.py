@@ -73,6 +73,9 @@ class Principal:
     def can_write(self, scope: str) -> bool:
         return self.write is None or scope in self.write
 
+    def can_read_private(self, scope: str) -> bool:
+        return self.can_read(scope) and (self.private is None or scope in self.private)
+
     def check_write(self, scope: str, field: str = "scope", *, private: bool = False) -> None:
         """Refuses a write to ``scope`` the caller may not make; ``private``: a private state, which joins
         the timeline of the scope's private states (an opinion held again, a value restated or superseded), so
@@ -80,7 +83,7 @@ class Principal:
         if not self.can_write(scope):
             raise Forbidden(f"agent {self.agent_id!r} may not write scope {scope!r}; it writes "
                             f"{', '.join(sorted(self.write or ()))}", field=field)
-        if private and not (self.can_read(scope) and (self.private is None or scope in self.private)):
+        if private and not self.can_read_private(scope):
             raise Forbidden(f"agent {self.agent_id!r} may not write private states in scope {scope!r}, whose "
                             f"private items it may not read; write it in agent:{self.agent_id}, or not "
                             "private", field=field)
@@ -115,11 +118,9 @@ class Principal:
 
     def may_see(self, item: Event | State, include_private: bool) -> bool:
         """Whether one event or state is in this caller's view."""
-        if not self.can_read(item.scope):
-            return False
         if item.visibility is not Visibility.PRIVATE:
-            return True
-        return include_private and (self.private is None or item.scope in self.private)
+            return self.can_read(item.scope)
+        return include_private and self.can_read_private(item.scope)
 
     def linkable(self) -> Callable[[Event | State], bool] | None:
         """Which events (and states) this caller may cite, link to or name in a plan: those it may read,
