@@ -8,7 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 import graphmem
-from graphmem.api.access import Principal, ReadPass
+from graphmem.api.access import Principal
 
 __all__ = ["SystemQuery", "health_data"]
 
@@ -43,8 +43,7 @@ def health_data(memory: Any, auth: bool, principal: Principal | None) -> dict[st
         "vector_mode": index.embedder or "none", "vector_lag": index.lag, "auth": auth,
     }
     if principal is not None:
-        view = principal.passes(include_private=True)
-        s = memory.stats(None if view == [ReadPass(None, True)] else view)
+        s = memory.stats(principal.passes(include_private=True))
         data["stats"] = {"events": s.events, "entities": s.entities, "threads": s.threads, "states": s.states,
                          "state_versions": s.state_versions, "revisions": s.revisions}
     return data

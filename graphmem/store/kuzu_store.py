@@ -2065,7 +2065,7 @@ class KuzuStore:
             span = min(size, span * 2)
 
     def stats(self, view: Sequence[ReadPass] | None = None) -> StoreStats:
-        if view is None:
+        if view is None or list(view) == [ReadPass(None, True)]:  # (a view of everything: the plain counts)
             patterns = ("(:Event)", "(:State)", "()-[:HAS_STATE]->()", "(:Revision)", "(:Thread)",
                         "(:Entity)")
             events, states, versions, revisions, threads, entities = (

@@ -23,7 +23,7 @@ def finalize_checked(ctx: Context, session: str, field: str = "session") -> Reco
     if not ctx.principal.is_local:
         key = ctx.memory.session_key(session)
         found = ctx.memory.events(thread=key, include_private=True, limit=1000)
-        seen = [e for e in found if ctx.principal.may_see(e, True)]
+        seen = ctx.visible(found, True)
         if found and not seen:
             raise NotFound("session", session, field="session", hint=UNKNOWN_SESSION_HINT)
         if len(seen) < len(found):
