@@ -48,6 +48,22 @@ def test_supersede_closes_the_previous_value_and_keeps_it(mem):
     assert objects(mem.as_of("2019").states("Peter")) == []
 
 
+def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
+    mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    mem.assert_state("Peter", "lives_in", "Porto", valid_from="2025-Q3")  # known only to the quarter
+    assert [str(s.valid_from) for s in mem.timeline("Peter", "lives_in")] == ["2020", "2025-Q3"]
+    assert objects(mem.as_of("2025-07-02").states("Peter")) == ["Porto"]  # compared as quarters
+    assert objects(mem.as_of("2025-06").states("Peter")) == ["Berlin"]
+    assert objects(mem.as_of("Q2 2025").states("Peter")) == ["Berlin"]  # the end of the quarter
+    assert [(s.object, s.throughout) for s in mem.during("2025-Q3").states("Peter")] == [("Porto", True)]
+    assert objects(mem.as_of(mem.read_time("last quarter", relative_to="2025-11-27")).states("Peter")) == ["Porto"]
+    # text: the quarter dates the statement, at the quarter's granularity
+    mem.record(content="Anna joined Globex in Q3 2024.", occurred_at="2025-11-27")
+    [job] = mem.as_of("2024-08").states("Anna")
+    assert (job.object, str(job.valid_from)) == ("Globex", "2024-Q3")
+    assert mem.as_of("2024-06").states("Anna") == []
+
+
 def test_a_timeline_lists_the_values_of_one_start_in_the_order_they_were_stated(tmp_path):
     """Each move "last week" said again in a later record supersedes the one before from the same start: the
     timeline lists them as they were said, the one that holds last (a value superseded later is not listed

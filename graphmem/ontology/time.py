@@ -27,6 +27,7 @@ class Granularity(str, Enum):
     DAY = "day"
     WEEK = "week"
     MONTH = "month"
+    QUARTER = "quarter"
     YEAR = "year"
 
     @property
@@ -60,11 +61,14 @@ class TimePoint(Record):
         return to_utc(value)
 
     def label(self, tz: dt.tzinfo = UTC) -> str:
-        """The point written at its own granularity: '2025', '2025-11', '2025-W48', '2025-11-27', ISO instant."""
+        """The point written at its own granularity: '2025', '2025-Q4', '2025-11', '2025-W48', '2025-11-27', ISO
+        instant."""
         local = self.at.astimezone(tz)
         g = self.granularity
         if g is Granularity.YEAR:
             return f"{local.year:04d}"
+        if g is Granularity.QUARTER:
+            return f"{local.year:04d}-Q{(local.month - 1) // 3 + 1}"
         if g is Granularity.MONTH:
             return f"{local.year:04d}-{local.month:02d}"
         if g is Granularity.WEEK:

@@ -7,6 +7,8 @@
 ``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
+``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
+``the third quarter of 2024``                           only after a time word, as a bare month)
 ``since March``, ``from May on``, ``3月から``            open interval starting at that period
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
@@ -64,7 +66,7 @@ _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday":
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
             "several": 3}
-_UNITS = {"day": G.DAY, "week": G.WEEK, "month": G.MONTH, "year": G.YEAR,
+_UNITS = {"day": G.DAY, "week": G.WEEK, "month": G.MONTH, "quarter": G.QUARTER, "year": G.YEAR,
           "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH, "ヶ月": G.MONTH, "カ月": G.MONTH,
           "ヵ月": G.MONTH, "年": G.YEAR}
 
@@ -83,6 +85,7 @@ _POINT_FORMS = [
     r"(?P<iso_d>\d{4}-\d{2}-\d{2})\b",
     r"(?P<iso_w>\d{4}-W\d{2})\b",
     r"(?P<iso_m>\d{4}-\d{2})\b(?!-)",
+    r"(?P<iso_q>\d{4})-?Q(?P<iso_q_n>[1-4])\b",
     r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
     r"(?P<ja_ym>\d{4})年\s*(?P<ja_ym_m>\d{1,2})月",
     r"(?P<ja_md_m>\d{1,2})月\s*(?P<ja_md_d>\d{1,2})日",
@@ -93,11 +96,13 @@ _POINT_FORMS = [
     rf"(?i:(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}(?:,?\s+(?P<mdy_y>\d{{4}}))?)\b",
     rf"(?i:(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?(?:,?\s+(?P<dmy_y>\d{{4}}))?)\b",
     rf"(?i:(?P<my_m>{_MON})\.?,?\s+(?P<my_y>\d{{4}}))\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|year)s?\s+ago)\b",
-    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|year)s?)\b",
+    r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
+    r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|quarter|year)s?\s+ago)\b",
+    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
     r"this\s+afternoon|this\s+evening))\b",
-    rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+(?P<lnt_u>week(?:end)?|month|year|{_WD}))\b",
+    rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
     rf"(?<![\w-])(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",
     r"(?<![\w-])(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
@@ -127,7 +132,8 @@ _POINT = _gated(_POINT_FORMS)
 # forms are listed whole: ``mar(?:ch)?`` then needs a dot, a space or a word's end, never another letter
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
-     "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS)]
+     "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
+     "fourth"]
 )
 _OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
 # what may stand right before a bare month name or year for it to be a time
@@ -269,7 +275,7 @@ def _readable(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> bool:
 
 def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
-    if m["bare_m"] or m["bare_y"]:
+    if m["bare_m"] or m["bare_y"] or m["q"] and not m["q_y"]:
         return bool(_BEFORE_BARE.search(text[: m.start()]))
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
         return not text[m.end() : m.end() + 1].isdigit()
@@ -295,7 +301,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
 
 def _lacks_year(m: re.Match[str]) -> bool:
     return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or (m["mdy_m"] and not m["mdy_y"])
-                or (m["dmy_m"] and not m["dmy_y"]))
+                or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"]) or (m["qw"] and not m["qw_y"]))
 
 
 def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
@@ -352,6 +358,12 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
                           int(g["dmy_y"]) if g["dmy_y"] else year, at, tz, prefer)
     if g["my_m"]:
         return _tp(_local(int(g["my_y"]), _MONTH_NAMES[g["my_m"].lower()], 1, tz), G.MONTH, tz)
+    if g["iso_q"]:
+        return _tp(_local(int(g["iso_q"]), 3 * int(g["iso_q_n"]) - 2, 1, tz), G.QUARTER, tz)
+    if g["q"] or g["qw"]:
+        n = int(g["q"][1]) if g["q"] else _QUARTER_WORDS[g["qw"].lower()]
+        given = g["q_y"] or g["qw_y"]
+        return _quarter(n, int(given) if given else year, at, tz, prefer)
     if g["bare_m"] or g["ja_m"]:
         month = _MONTH_NAMES[g["bare_m"].lower()] if g["bare_m"] else int(g["ja_m"])
         return _month(month, year, at, tz, prefer)
@@ -412,14 +424,31 @@ def _month(month: int, year: int | None, at: dt.datetime, tz: dt.tzinfo, prefer:
     return _tp(_local(year, month, 1, tz), G.MONTH, tz)
 
 
+def _quarter(n: int, year: int | None, at: dt.datetime, tz: dt.tzinfo, prefer: Preference) -> TimePoint:
+    """Quarter ``n`` of ``year``; without one, as a bare month: this year's, unless it lies ahead (or, for
+    ``prefer="future"``, is over)."""
+    if year is None:
+        local = at.astimezone(tz)
+        current = (local.month - 1) // 3 + 1
+        year = local.year
+        if prefer == "past" and n > current:
+            year -= 1
+        elif prefer == "future" and n < current:
+            year += 1
+    return _tp(_local(year, 3 * n - 2, 1, tz), G.QUARTER, tz)
+
+
+_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
 def _shift(at: dt.datetime, unit: Granularity, n: int, tz: dt.tzinfo) -> TimePoint:
     local = at.astimezone(tz)
     if unit is G.DAY:
         value = local + dt.timedelta(days=n)
     elif unit is G.WEEK:
         value = local + dt.timedelta(weeks=n)
-    elif unit is G.MONTH:
-        months = local.year * 12 + local.month - 1 + n
+    elif unit in (G.MONTH, G.QUARTER):
+        months = local.year * 12 + local.month - 1 + (3 * n if unit is G.QUARTER else n)
         value = local.replace(year=months // 12, month=months % 12 + 1, day=1)
     else:
         value = local.replace(year=local.year + n, day=1) if local.month == 2 else local.replace(year=local.year + n)

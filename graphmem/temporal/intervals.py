@@ -15,6 +15,7 @@ start 2018-07-25 (day)  2018 (year)           compared as years: started; ``as_o
 end 2018 (year)        2018-03-06 (day)      compared as years: 2018 < 2018 is false, so it has ended
 end 2018-07-25 (day)   2018 (year)           compared as years: ended within 2018, so not true at its end
 end 2025-12-01 (day)   2025-11 (month)       compared as months: 2025-11 < 2025-12, still true
+start 2025-Q3 (quarter)  2025-07-02 (day)    compared as quarters: 2025-Q3 <= 2025-Q3, so it has started
 instant                instant               exact: ``valid_from <= t < valid_to``
 =====================  ====================  ==========================================================
 

@@ -4,6 +4,7 @@ Accepted forms (each keeps its granularity):
 
 ==========================================  ===========
 ``2025``, ``2025年``                          year
+``2025-Q3``, ``Q3 2025``                     quarter
 ``2025-11``, ``Nov 2025``, ``November 2025``, ``2025年11月``   month
 ``2025-W48``                                 week
 ``2025-11-27``, ``27 Nov 2025``, ``November 27, 2025``, ``2025/11/27``, ``2025年11月27日``   day
@@ -45,6 +46,8 @@ _YEAR = r"(?P<year>\d{4})"
 _PATTERNS: list[tuple[re.Pattern[str], Granularity]] = [
     (re.compile(rf"^{_YEAR}$"), Granularity.YEAR),
     (re.compile(rf"^{_YEAR}年$"), Granularity.YEAR),
+    (re.compile(rf"^{_YEAR}-?Q(?P<quarter>[1-4])$", re.I), Granularity.QUARTER),
+    (re.compile(rf"^Q(?P<quarter>[1-4]),?\s+{_YEAR}$", re.I), Granularity.QUARTER),
     (re.compile(rf"^{_YEAR}[-/](?P<mnum>\d{{1,2}})$"), Granularity.MONTH),
     (re.compile(rf"^{_MONTH},?\s+{_YEAR}$", re.I), Granularity.MONTH),
     (re.compile(rf"^{_YEAR}年\s*(?P<mnum>\d{{1,2}})月$"), Granularity.MONTH),
@@ -93,7 +96,7 @@ def parse_point(
 
 _HINT = (
     "use an ISO instant ('2025-11-27T14:30:00Z'), a day ('2025-11-27'), a week ('2025-W48'), "
-    "a month ('2025-11' or 'Nov 2025') or a year ('2025')"
+    "a month ('2025-11' or 'Nov 2025'), a quarter ('2025-Q3') or a year ('2025')"
 )
 
 
@@ -107,6 +110,8 @@ def _read_calendar(text: str, tz: dt.tzinfo, field: str | None) -> TimePoint | N
         if parts.get("week"):
             return _week_point(year, int(parts["week"]), tz, field, text)
         month = int(parts["mnum"]) if parts.get("mnum") else _MONTHS.get((parts.get("month") or "").lower(), 1)
+        if parts.get("quarter"):
+            month = 3 * int(parts["quarter"]) - 2
         day = int(parts["day"]) if parts.get("day") else 1
         return _calendar_point(year, month, day, granularity, tz, field, text)
     clock = _CLOCK_ON_DAY.match(text)

@@ -29,6 +29,8 @@ def truncate(value: dt.datetime, granularity: Granularity, tz: dt.tzinfo = UTC) 
     local = value.astimezone(tz)
     if granularity is Granularity.YEAR:
         start = dt.datetime(local.year, 1, 1)
+    elif granularity is Granularity.QUARTER:
+        start = dt.datetime(local.year, local.month - (local.month - 1) % 3, 1)
     elif granularity is Granularity.MONTH:
         start = dt.datetime(local.year, local.month, 1)
     elif granularity is Granularity.WEEK:
@@ -45,8 +47,9 @@ def add_period(start: dt.datetime, granularity: Granularity, tz: dt.tzinfo = UTC
     local = start.astimezone(tz).replace(tzinfo=None)
     if granularity is Granularity.YEAR:
         nxt = local.replace(year=local.year + 1)
-    elif granularity is Granularity.MONTH:
-        nxt = local.replace(year=local.year + local.month // 12, month=local.month % 12 + 1)
+    elif granularity in (Granularity.MONTH, Granularity.QUARTER):
+        months = local.year * 12 + local.month - 1 + (3 if granularity is Granularity.QUARTER else 1)
+        nxt = local.replace(year=months // 12, month=months % 12 + 1)
     elif granularity is Granularity.WEEK:
         nxt = local + dt.timedelta(days=7)
     else:
@@ -60,5 +63,6 @@ def period_end(point: TimePoint, tz: dt.tzinfo = UTC) -> dt.datetime:
 
 
 def format_point(point: TimePoint, tz: dt.tzinfo = UTC) -> str:
-    """A point written at its own granularity: '2025', '2025-11', '2025-W48', '2025-11-27', ISO instant."""
+    """A point written at its own granularity: '2025', '2025-Q4', '2025-11', '2025-W48', '2025-11-27', ISO
+    instant."""
     return point.label(tz)

@@ -41,6 +41,17 @@ def _day(point):
         ("Busy for the upcoming week.", "upcoming week", "point", "2025-12-01", "2025-12-08"),
         ("私は先週東京へ", "先週", "point", "2025-11-17", "2025-11-24"),
         ("東京で3日前に会った", "3日前", "point", "2025-11-24", "2025-11-25"),
+        # quarters: a bare one, as a bare month, after a time word only, this year's or the last
+        ("We shipped it in Q3 2025.", "Q3 2025", "point", "2025-07-01", "2025-10-01"),
+        ("Revenue grew last quarter.", "last quarter", "point", "2025-07-01", "2025-10-01"),
+        ("Hiring starts next quarter.", "next quarter", "point", "2026-01-01", "2026-04-01"),
+        ("It was in the third quarter of 2024.", "the third quarter of 2024", "point", "2024-07-01", "2024-10-01"),
+        ("Numbers are up since Q2.", "since Q2", "since", "2025-04-01", None),
+        ("Frozen until Q1.", "until Q1", "until", None, "2026-01-01"),
+        ("Budget holds through Q4.", "through Q4", "until", None, "2026-01-01"),
+        ("Planned from Q1 to Q3 2024.", "from Q1 to Q3 2024", "range", "2024-01-01", "2024-10-01"),
+        ("The 2025-Q2 report is out.", "2025-Q2", "point", "2025-04-01", "2025-07-01"),
+        ("That was two quarters ago.", "two quarters ago", "point", "2025-04-01", "2025-07-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -50,7 +61,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
 
 @pytest.mark.parametrize("text", ["We may go to the beach.", "They march on.", "We said May is nice.",
                                   "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1.",
-                                  "Ticket adec 5 is open.", "Build v2 weeks ago"])
+                                  "Ticket adec 5 is open.", "Build v2 weeks ago", "Q3 numbers look good.",
+                                  "See q1_report for details.", "A quarter of the budget went to ads."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 

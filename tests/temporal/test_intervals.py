@@ -29,6 +29,14 @@ def p(text):
         ("2025-11-27", None, "2025-11-26", False),
         ("2020", "2025-12-01", "Nov 2025", True),
         ("2020", "2025-11-30", "Nov 2025", False),
+        # quarters: against months and days, compared as quarters; against years, as years
+        ("2025-Q3", None, "2025-07-15", True),
+        ("2025-Q3", None, "2025-06", False),
+        ("2025-08-20", None, "2025-Q3", True),
+        ("2024", "2025-08-20", "2025-Q3", False),
+        ("2024", "2025-Q3", "2025-09-30", False),
+        ("2024", "2025-Q3", "2025-06-30", True),
+        ("2025-Q3", None, "2025", True),
         # instants are exact, start inclusive, end exclusive
         ("2025-11-27T10:00:00Z", "2025-11-27T12:00:00Z", "2025-11-27T10:00:00Z", True),
         ("2025-11-27T10:00:00Z", "2025-11-27T12:00:00Z", "2025-11-27T12:00:00Z", False),
@@ -51,6 +59,10 @@ def test_as_of_compares_at_the_coarser_granularity(start, end, question, expecte
         ("2025-12-01", None, "Nov 2025", False, False),
         ("2025", None, "Nov 2025", True, True),
         ("2024", "2025", "Nov 2025", False, False),
+        ("2025-08-20", None, "2025-Q3", True, False),
+        ("2025-06", None, "Q3 2025", True, True),
+        ("2025-Q3", None, "Nov 2025", True, True),
+        ("2025-06", "2025-07", "2025-Q3", False, False),
     ],
 )
 def test_during_and_throughout(start, end, period, overlaps, throughout):

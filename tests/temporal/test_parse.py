@@ -19,6 +19,9 @@ UTC = dt.UTC
         ("November 2025", dt.datetime(2025, 11, 1), Granularity.MONTH),
         ("nov. 2025", dt.datetime(2025, 11, 1), Granularity.MONTH),
         ("2025年11月", dt.datetime(2025, 11, 1), Granularity.MONTH),
+        ("2025-Q3", dt.datetime(2025, 7, 1), Granularity.QUARTER),
+        ("Q4 2025", dt.datetime(2025, 10, 1), Granularity.QUARTER),
+        ("q1, 2024", dt.datetime(2024, 1, 1), Granularity.QUARTER),
         ("2025-W48", dt.datetime(2025, 11, 24), Granularity.WEEK),
         ("2025-11-27", dt.datetime(2025, 11, 27), Granularity.DAY),
         ("2025/11/27", dt.datetime(2025, 11, 27), Granularity.DAY),
@@ -57,7 +60,8 @@ def test_datetimes_and_dates_are_accepted_directly():
 
 
 @pytest.mark.parametrize(
-    "text", ["", "   ", "soon", "2025-13", "2025-02-30", "Foo 2025", "31 Feb 2025", "2025-W60", "99999", "0000"]
+    "text", ["", "   ", "soon", "2025-13", "2025-02-30", "Foo 2025", "31 Feb 2025", "2025-W60", "99999", "0000",
+             "2025-Q5", "Q0 2025"]
 )
 def test_unreadable_times_name_the_field_and_the_fix(text):
     with pytest.raises(MalformedTime) as info:
@@ -71,6 +75,6 @@ def test_absurd_years_are_refused_before_reaching_the_database():
         parse_point(dt.datetime(9999, 12, 31, 23, 59))
 
 
-@pytest.mark.parametrize("text", ["2025", "2025-11", "2025-W48", "2025-11-27", "2025-11-27T14:30:00Z"])
+@pytest.mark.parametrize("text", ["2025", "2025-Q2", "2025-11", "2025-W48", "2025-11-27", "2025-11-27T14:30:00Z"])
 def test_format_round_trips(text):
     assert format_point(parse_point(text)) == text
