@@ -725,7 +725,7 @@ class Memory:
             checked_threads = self._prefetch_threads(_thread_of(e) for e, _ in prepared if e is not None)
         results: list[RecordResult] = []
         seen: set[str] = set()
-        state_requests: list[tuple[StateInput, str]] = []
+        state_requests: list[tuple[StateInput, Extraction | None]] = []
         for event, item in prepared:
             if event is None:
                 results.append(RecordResult(id=None, status="dropped"))
@@ -745,7 +745,7 @@ class Memory:
                     if (claim := _claim(s)) not in claims:
                         claims.add(claim)
                         stated.append(s)
-            state_requests.extend((s, event.id) for s in stated)
+            state_requests.extend((s, extraction) for s in stated)
             if extraction is not None:
                 about = next((t.interval for t in extraction.times if t.interval.start is not None), None)
                 if about is not None:  # "yesterday I went ...": the day it talks about, found in recall by it
@@ -753,7 +753,12 @@ class Memory:
                                                             about_confidence=ABOUT_FROM_TEXT))
             results.append(RecordResult(id=event.id, status="created", event=event, extraction=extraction))
         if state_requests:
-            self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
+            planned = self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
+            made = {s.id for s in batch.new_states}
+            for (request, extraction), state in zip(state_requests, planned, strict=True):
+                if state is not None and state.kind == "opinion" and state.id in made:  # as hold_opinion's
+                    named = _named_in(state.object, extraction) if extraction is not None else None
+                    self._add_about(state, batch, entities, now, named)
         try:
             self.store.write(batch)
         except GraphmemError:
@@ -1193,10 +1198,18 @@ class Memory:
         state = self._plan_states([request], batch, entities, now, known_events=set())[0]
         assert state is not None  # an assertion always ends on a state
         timelines.put(state)
-        names = list(about) or [m.name for m in self.extractor.extract(statement, TimePoint(at=now), tz=self.tz).entities]
-        for name in names:
-            batch.about.append((state.id, entities.resolve(name, None, field="about")))
+        self._add_about(state, batch, entities, now, [(name, None) for name in about] or None)
         return state
+
+    def _add_about(self, opinion: State, batch: WriteBatch, entities: _EntityCache, now: dt.datetime,
+                   named: Sequence[tuple[str, str | None]] | None) -> None:
+        """An opinion is about the entities ``named`` (name, type), or, when none are given, those its statement
+        names."""
+        if named is None:
+            found = self.extractor.extract(opinion.object, TimePoint(at=now), tz=self.tz).entities
+            named = [(m.name, None) for m in found]
+        for name, type_ in named:
+            batch.about.append((opinion.id, entities.resolve(name, type_, field="about")))
 
     def weigh_opinion(
         self,
@@ -2932,6 +2945,12 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
             subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
         ))
     return out
+
+
+def _named_in(statement: str, extraction: Extraction) -> list[tuple[str, str | None]]:
+    """The entities ``extraction`` found that ``statement`` (a part of the text it read) names."""
+    folded = statement.casefold()
+    return list(dict.fromkeys((e.name, e.type) for e in extraction.entities if e.name.casefold() in folded))
 
 
 def _claim(r: StateInput) -> tuple[str, str, str, str]:

@@ -339,7 +339,7 @@ class Extractor:
         if subject is None:
             return None
         subject_name, subject_type, confidence, subject_start = subject
-        obj = self._object(predicate, text, v_end, s_end, ex)
+        obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped)
         if obj is None:
             return None
         obj_text, obj_type, obj_end = obj
@@ -358,10 +358,15 @@ class Extractor:
                 return None
         elif action == "negated":
             return None
-        # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the sentence
+        # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the sentence;
+        # an opinion's is one before its verb ("Yesterday Kim said she thinks ..."): a time after it is part of
+        # what is believed ("thinks the launch will slip to March")
         clause_end = min((v[0] for v in verbs if v[0] >= v_end), default=s_end)
-        times = [t for t in ex.times if v_start <= t.start < clause_end] or \
-            [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # verbs: sorted, this one among them
+        if predicate.kind == "opinion":
+            times = [t for t in ex.times if s_start <= t.start and t.end <= v_start]
+        else:
+            times = [t for t in ex.times if v_start <= t.start < clause_end] or \
+                [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # verbs: sorted, this one among them
         valid_from = valid_to = None
         if times:
             t = times[0]
@@ -389,7 +394,9 @@ class Extractor:
         if before:
             e = before[-1]
             gap = text[e.end : v_start]
-            if _COORDINATED.search(gap) and len(gap.split()) <= 6:
+            # "Our CTO, Sam, moved": a name set off by commas is what the words before it name
+            appositive = re.fullmatch(r",\s*", gap) is not None and text[s_start : e.start].rstrip().endswith(",")
+            if _COORDINATED.search(gap) and len(gap.split()) <= 6 and not appositive:
                 # "Kim likes sushi and hates": a verb after the name makes it that verb's subject, and ours;
                 # else the name is the object of a verb before it ("left Acme and joins"), whose subject is ours
                 earlier = [v for v in verbs if e.end <= v[0] and v[1] <= v_start] or \
@@ -402,7 +409,7 @@ class Extractor:
                     return None
                 return first.name, "person", CONFIDENCE["pronoun"], first.start
             if len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
-                    "," not in gap or re.fullmatch(r",[^,]*,\s*", gap)):
+                    "," not in gap or re.fullmatch(r",[^,]*,\s*", gap) or appositive):  # "Sam, our CTO, moved"
                 conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
                 return e.name, e.type, conf, span_start
         words = text[s_start:v_start].split()
@@ -431,21 +438,24 @@ class Extractor:
             current = e
         return out[::-1]
 
-    def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int,
-                ex: Extraction) -> tuple[str, str | None, int] | None:
+    def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int, ex: Extraction, *,
+                nouns: bool = True) -> tuple[str, str | None, int] | None:
+        """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi")."""
         if predicate.object == "entity":
             after = [e for e in ex.entities if v_end <= e.start < s_end]
             if not after or len(text[v_end : after[0].start].split()) > 2:
-                return self._common_noun(predicate, text, v_end, s_end)
+                return self._common_noun(predicate, text, v_end, s_end) if nouns else None
             e = after[0]
             wanted = predicate.object_types
-            type_ = e.type if (not wanted or e.type in wanted or e.source in ("gazetteer", "list")) else wanted[0]
-            if wanted and e.source in ("gazetteer", "list") and e.type not in wanted and predicate.kind != "preference":
-                return None  # "left Berlin" is not leaving an employer
+            # a known name's type, and a project's (named so: "the Atlas project"), are not guessed
+            firm = e.source in ("gazetteer", "list") or e.type == "project"
+            type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
+            if wanted and firm and e.type not in wanted and predicate.kind != "preference":
+                return None  # "left Berlin" is not leaving an employer, "joined the Atlas project" not joining one
             return e.name, type_, e.end
         clause = text[v_end:s_end]
-        for t in ex.times:  # a time inside the clause is the state's time, not part of its value
-            if v_end <= t.start < s_end:
+        for t in ex.times:  # a time inside the clause is the state's time, not part of its value (but an opinion's)
+            if v_end <= t.start < s_end and predicate.kind != "opinion":
                 clause = clause[: t.start - v_end]
                 break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)

@@ -13,7 +13,10 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["Rules", "Template", "load_rules"]
+__all__ = ["GAP", "Rules", "Template", "load_rules"]
+
+GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("moved from {*} to")
+_GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,12 @@ class Template:
     phrase: str
     pattern: re.Pattern[str]
     negated: bool = False  # the phrase carries a negation ("doesn't work at")
+
+    @property
+    def gapped(self) -> bool:
+        """Whether the phrase skips words (``{*}``): its object must then be a name ("switched from the night
+        shift to mornings" says nothing of tools)."""
+        return GAP in self.phrase
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,10 @@ def _read_rules(path: str) -> Rules:
                     raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}'",
                                         field=f"statements.{predicate}.{action}")
                 phrase = template[4:-4]
+                words = phrase.split()
+                if GAP in (words[0], words[-1]):
+                    raise OntologyError(f"template {template!r}: {GAP} stands between two words of the phrase",
+                                        field=f"statements.{predicate}.{action}")
                 templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase)))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
@@ -122,5 +135,12 @@ def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | N
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str]:
-    words = [re.escape(w).replace("'", "['’]") for w in phrase.split()]
+    """The phrase's words, any spacing between them, ``{*}`` one to five words within the clause.
+
+    >>> bool(_phrase_pattern("moved from {*} to").search("Ana moved from New York to Oslo"))
+    True
+    >>> bool(_phrase_pattern("moved from {*} to").search("Ana moved from Rome. She went to Oslo"))
+    False
+    """
+    words = [_GAP_WORDS if w == GAP else re.escape(w).replace("'", "['’]") for w in phrase.split()]
     return re.compile(r"(?i)(?<![\w@])" + r"\s+".join(words) + r"(?!\w)")

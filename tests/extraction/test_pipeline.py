@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphmem import Memory
+from graphmem.errors import OntologyError
 from graphmem.extraction import Extractor, language_of, pipeline
+from graphmem.extraction.rules import load_rules
 from graphmem.ontology import load_ontology
 from tests.fixtures.extraction_corpus import ANCHOR, corpus
 
@@ -59,10 +61,46 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Dana thinks that the launch will slip.", {("Dana", "believes", "the launch will slip", "assert")}),
         ("@sam switched to Postgres yesterday.", {("sam", "uses", "Postgres", "assert")}),
         ("We may go to the beach in May.", set()),
+        # perfect tenses, "for", a name set off by commas, a place or tool left behind ({*} in the template)
+        ("On Monday, Alex started working for Initech.", {("Alex", "works_at", "Initech", "assert")}),
+        ("Priya has been the CTO of Umbrella Labs since 2021.",
+         {("Priya", "role", "CTO of Umbrella Labs", "assert")}),
+        ("Bob has been living in Seattle since March.", {("Bob", "lives_in", "Seattle", "assert")}),
+        ("Our CEO, John Smith, is based in London.", {("John Smith", "lives_in", "London", "assert")}),
+        ("John Smith, our CEO, is based in London.", {("John Smith", "lives_in", "London", "assert")}),
+        ("Dr. Emily Chen moved from Boston to San Francisco two years ago.",
+         {("Dr. Emily Chen", "lives_in", "San Francisco", "assert")}),
+        ("Kim switched from Slack to Notion last month.", {("Kim", "uses", "Notion", "assert")}),
+        ("Tom retired from Acme Inc in 2020.", {("Tom", "works_at", "Acme Inc", "close")}),
+        ("Priya joined the Atlas project in October.", {("Priya", "member_of", "Atlas", "assert")}),
+        ("Kim left the Orion project last month.", {("Kim", "member_of", "Orion", "close")}),
+        ("Bob got promoted to staff engineer last week.", {("Bob", "role", "staff engineer", "assert")}),
+        # words skipped by {*} stay within the clause, and what follows them must be a name
+        ("Maria switched from the night shift to mornings.", set()),
+        ("Peter moved from the design team to the platform team.", set()),
+        ("Ana moved from Rome. Her sister went to Oslo.", set()),
     ],
 )
 def test_statement_patterns(extractor, text, expected):
     assert _states(extractor.extract(text, A)) == expected
+
+
+def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():
+    [s] = Extractor(load_ontology()).extract("Anna moved from Berlin to Lisbon in 2019.", A).statements
+    assert (s.object, s.valid_from.at.year, s.span) == ("Lisbon", 2019, "Anna moved from Berlin to Lisbon in 2019")
+
+
+def test_quarters_and_halves_are_not_names(extractor):
+    for text in ("Kenji thinks the migration will slip to Q1.", "Q3 numbers look good.", "Plans for H2 are open."):
+        assert not {e.name for e in extractor.extract(text, A).entities} & {"Q1", "Q3", "H2"}
+
+
+@pytest.mark.parametrize("template", ["{S} {*} moved to {O}", "{S} moved to {*} {O}"])
+def test_a_template_skipping_words_must_say_its_first_and_last_word(tmp_path, template):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text(f'version: 1\nstatements:\n  lives_in:\n    assert: ["{template}"]\n', encoding="utf-8")
+    with pytest.raises(OntologyError, match=r"\{\*\} stands between two words"):
+        load_rules(path=str(rules))
 
 
 def test_each_statement_carries_its_span_confidence_and_time(extractor):
@@ -104,6 +142,17 @@ def test_record_grows_states_from_text_with_evidence(mem):
     [state] = mem.as_of("2025-06-01").states(subject="Anna")
     assert first.id in {e.event_id for e in state.evidence}
     assert state.text == "Anna joined Acme Inc in March"
+
+
+def test_an_opinion_read_from_text_keeps_its_times_and_is_about_what_it_names(mem):
+    mem.record(content="Yesterday Kenji said he believes the Postgres migration will slip to March 2026.",
+               occurred_at="2025-11-27")
+    [opinion] = mem.opinions(about="Postgres")
+    assert (opinion.holder, opinion.statement) == ("Kenji", "the Postgres migration will slip to March 2026")
+    [state] = mem.as_of("2025-11-27").states(subject="Kenji")
+    assert str(state.valid_from) == "2025-11-26"  # said yesterday; March 2026 is what he believes
+    mem.record(content="Kim thinks that the offsite went well.", occurred_at="2025-11-27")
+    assert [o.statement for o in mem.opinions(holder="Kim")] == ["the offsite went well"]
 
 
 def test_extraction_can_be_switched_off_per_event_or_per_memory(mem):
