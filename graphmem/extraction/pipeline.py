@@ -235,11 +235,15 @@ class Extractor:
             taken.add(ent.start_char, ent.end_char)
         result.entities += self._capitalised_runs(tokens, taken)
         result.entities.sort(key=lambda e: e.start)
+        said: list[Statement] = []
         for start_char, end_char in tokens.sentences():
-            result.statements += self._statements(text, start_char, end_char, result)
-        # a statement's object type is better evidence than capitalisation: "left Initech" -> org
-        retype = {s.object: s.object_type for s in result.statements if s.object_type}
-        stated = {s.subject for s in result.statements} | {s.object for s in result.statements}
+            kept, believed = self._statements(text, start_char, end_char, result)
+            result.statements += kept
+            said += kept + believed
+        # a statement's object type is better evidence than capitalisation: "left Initech" -> org (so is one
+        # inside an opinion, which is not kept as a fact)
+        retype = {s.object: s.object_type for s in said if s.object_type}
+        stated = {s.subject for s in said} | {s.object for s in said}
         result.entities = [
             EntityMention(e.text, e.start, e.end, retype.get(e.name, e.type), "rule")
             if e.source in ("rule", "initial") else e
@@ -311,15 +315,17 @@ class Extractor:
 
     # -- statements ---------------------------------------------------------------------------------------
 
-    def _statements(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[Statement]:
+    def _statements(self, text: str, s_start: int, s_end: int,
+                    ex: Extraction) -> tuple[list[Statement], list[Statement]]:
+        """The statements of one sentence, and those it makes only inside what someone believes."""
         sentence = text[s_start:s_end]
         used: list[tuple[int, int]] = []
-        out: list[Statement] = []
         words = set(_WORD.findall(sentence.lower().replace("’", "'")))
         candidates = sorted(i for w in words for i in self.rules.by_first_word.get(w, ()))
         matches = [(self.rules.templates[i], m) for i in candidates
                    for m in self.rules.templates[i].pattern.finditer(sentence)]
         verbs = sorted((s_start + m.start(), s_start + m.end()) for _, m in matches)
+        read: list[tuple[int, Statement]] = []  # (where its verb starts, the statement)
         for template, m in matches:
             v_start, v_end = s_start + m.start(), s_start + m.end()
             if any(a < v_end and v_start < b for a, b in used):
@@ -327,10 +333,15 @@ class Extractor:
             st = self._read(template, text, s_start, s_end, v_start, v_end, ex, verbs)
             if st is not None:
                 used.append((v_start, v_end))
-                out.extend(replace(st, subject=name, subject_type=type_)
-                           for name, type_ in self._co_subjects(text, s_start, v_start, st, ex))
-                out.append(st)
-        return out
+                read.extend((v_start, replace(st, subject=name, subject_type=type_))
+                            for name, type_ in self._co_subjects(text, s_start, v_start, st, ex))
+                read.append((v_start, st))
+        # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
+        # where Peter lives
+        claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
+        inside = [any(a < at < b for a, b in claims) for at, _ in read]
+        return ([st for (_, st), no in zip(read, inside, strict=True) if not no],
+                [st for (_, st), yes in zip(read, inside, strict=True) if yes])
 
     def _read(self, template: Template, text: str, s_start: int, s_end: int, v_start: int, v_end: int,
               ex: Extraction, verbs: Sequence[tuple[int, int]]) -> Statement | None:

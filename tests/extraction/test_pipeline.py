@@ -75,6 +75,11 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Priya joined the Atlas project in October.", {("Priya", "member_of", "Atlas", "assert")}),
         ("Kim left the Orion project last month.", {("Kim", "member_of", "Orion", "close")}),
         ("Bob got promoted to staff engineer last week.", {("Bob", "role", "staff engineer", "assert")}),
+        # what someone thinks is an opinion, not a fact
+        ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
+        ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
+        ("Kim moved to Oslo and thinks the rent is too high.",
+         {("Kim", "lives_in", "Oslo", "assert"), ("Kim", "believes", "the rent is too high", "assert")}),
         # words skipped by {*} stay within the clause, and what follows them must be a name
         ("Maria switched from the night shift to mornings.", set()),
         ("Peter moved from the design team to the platform team.", set()),
