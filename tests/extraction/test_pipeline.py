@@ -75,6 +75,15 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Priya joined the Atlas project in October.", {("Priya", "member_of", "Atlas", "assert")}),
         ("Kim left the Orion project last month.", {("Kim", "member_of", "Orion", "close")}),
         ("Bob got promoted to staff engineer last week.", {("Bob", "role", "staff engineer", "assert")}),
+        ("Peter works as a data engineer at Globex.", {("Peter", "works_at", "Globex", "assert")}),
+        ("Omar used to work at Initech.", {("Omar", "works_at", "Initech", "close")}),
+        ("Bob used to live in Paris.", {("Bob", "lives_in", "Paris", "close")}),
+        ("Acme Inc is headquartered in Berlin.", {("Acme Inc", "located_in", "Berlin", "assert")}),
+        ("Peter bought a Tesla last year.", {("Peter", "owns", "Tesla", "assert")}),
+        ("Anna knows Kenji from university.", {("Anna", "knows", "Kenji", "assert")}),
+        ("Anna knows Python.", set()),  # a tool is no acquaintance
+        ("Kim is feeling much better today.", {("Kim", "feels", "much better", "assert")}),
+        ("Anna feels that the launch went well.", {("Anna", "believes", "the launch went well", "assert")}),
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
