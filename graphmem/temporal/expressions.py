@@ -9,6 +9,8 @@
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
 ``the third quarter of 2024``                           only after a time word, as a bare month)
+``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
+                                                        future is the next one
 ``since March``, ``from May on``, ``3月から``            open interval starting at that period
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
@@ -97,12 +99,14 @@ _POINT_FORMS = [
     rf"(?i:(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?(?:,?\s+(?P<dmy_y>\d{{4}}))?)\b",
     rf"(?i:(?P<my_m>{_MON})\.?,?\s+(?P<my_y>\d{{4}}))\b",
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
-    r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
+    r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
+    r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
     rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|quarter|year)s?\s+ago)\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
     r"this\s+afternoon|this\s+evening))\b",
-    rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
+    rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
+    rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
     rf"(?<![\w-])(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",
     r"(?<![\w-])(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
@@ -138,6 +142,12 @@ _OPENING_WORDS = frozenset(
 _OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?\s+$")
+
+# what says a clause speaks of the future ("will slip to March", "is moving there in June")
+_FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
+                     r"expects?\s+to|hopes?\s+to|is\s+moving|are\s+moving|is\s+starting|is\s+leaving)\b"
+                     r"|'ll\b")
+_CLAUSE_START = re.compile(r"[.!?;,\n。、]")
 
 _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
 _FROM = re.compile(r"(?i)\bfrom\s+$")
@@ -236,8 +246,10 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             start = until.start() if until else m.start()
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
-        else:
-            point = _point(m, at, tz, "past")
+        else:  # a month, day or quarter without its year: the last one, or the next in a future clause
+            ahead = _lacks_year(m) and _FUTURE.search(_clause_before(before)) is not None
+            prefer: Preference = "future" if ahead else "past"
+            point = _point(m, at, tz, prefer)
             mentions.append(TimeMention(m[0], m.start(), m.end(), "point", _period(point, tz)))
         i += 1
     return mentions
@@ -282,6 +294,14 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
     return True
 
 
+def _clause_before(before: str) -> str:
+    """The part of its sentence before a time (``before``: the text up to it)."""
+    found = None
+    for found in _CLAUSE_START.finditer(before):
+        pass
+    return before[found.end() :] if found else before
+
+
 def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimeMention:
     end_point = _point(b, at, tz, "nearest")
     start_point = _point(a, at, tz, "nearest", year=_local_year(end_point, tz) if _lacks_year(a) else None)
@@ -301,7 +321,8 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
 
 def _lacks_year(m: re.Match[str]) -> bool:
     return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or (m["mdy_m"] and not m["mdy_y"])
-                or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"]) or (m["qw"] and not m["qw_y"]))
+                or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
+                or (m["qw"] and not m["qw_y"]))
 
 
 def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
@@ -396,6 +417,9 @@ def _month_day(month: int, day: int, year: int | None, at: dt.datetime, tz: dt.t
             year = min(candidates, key=lambda y: abs((_local(y, month, day, at.tzinfo or tz) - at).total_seconds()))
         if prefer == "past" and _exists(year, month, day) and _local(year, month, day, tz) > at:
             year = year if abs((_local(year, month, day, tz) - at).days) <= 31 else year - 1
+        elif (prefer == "future" and _exists(year, month, day)
+              and _local(year, month, day, tz) < truncate(at, G.DAY, tz)):
+            year += 1  # the next such day: "we'll meet on Oct 3rd" in November is next October
     return _tp(_safe_date(year, month, day, tz), G.DAY, tz)
 
 

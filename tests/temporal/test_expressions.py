@@ -52,6 +52,12 @@ def _day(point):
         ("Planned from Q1 to Q3 2024.", "from Q1 to Q3 2024", "range", "2024-01-01", "2024-10-01"),
         ("The 2025-Q2 report is out.", "2025-Q2", "point", "2025-04-01", "2025-07-01"),
         ("That was two quarters ago.", "two quarters ago", "point", "2025-04-01", "2025-07-01"),
+        # a clause about the future speaks of the next such month, day or quarter
+        ("The launch will slip to March.", "March", "point", "2026-03-01", "2026-04-01"),
+        ("Sofia is moving to Madrid in June.", "June", "point", "2026-06-01", "2026-07-01"),
+        ("We'll meet on Oct 3rd.", "Oct 3rd", "point", "2026-10-03", "2026-10-04"),
+        ("The migration is going to take until Q2.", "until Q2", "until", None, "2026-04-01"),
+        ("We shipped it in March.", "March", "point", "2025-03-01", "2025-04-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -65,6 +71,12 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "See q1_report for details.", "A quarter of the budget went to ads."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
+
+
+def test_only_the_clause_that_speaks_of_the_future_looks_ahead():
+    found = find_times("He will visit in March, as he did in March. I will go. In May we met.", ANCHOR)
+    assert [(m.text, _day(m.interval.start)) for m in found] == [
+        ("March", "2026-03-01"), ("March", "2025-03-01"), ("May", "2025-05-01")]
 
 
 def test_the_anchor_not_the_wall_clock_decides():
