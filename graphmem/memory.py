@@ -753,7 +753,8 @@ class Memory:
                                                             about_confidence=ABOUT_FROM_TEXT))
             results.append(RecordResult(id=event.id, status="created", event=event, extraction=extraction))
         if state_requests:
-            planned = self._plan_states([s for s, _ in state_requests], batch, entities, now, known_events=seen)
+            planned = self._plan_states([s for s, _ in state_requests], batch, entities, now,
+                                        known_events=seen)
             made = {s.id for s in batch.new_states}
             for (request, extraction), state in zip(state_requests, planned, strict=True):
                 if state is not None and state.kind == "opinion" and state.id in made:  # as hold_opinion's
@@ -1203,8 +1204,8 @@ class Memory:
 
     def _add_about(self, opinion: State, batch: WriteBatch, entities: _EntityCache, now: dt.datetime,
                    named: Sequence[tuple[str, str | None]] | None) -> None:
-        """An opinion is about the entities ``named`` (name, type), or, when none are given, those its statement
-        names."""
+        """An opinion is about the entities ``named`` (name, type), or, when none are given, those its
+        statement names."""
         if named is None:
             found = self.extractor.extract(opinion.object, TimePoint(at=now), tz=self.tz).entities
             named = [(m.name, None) for m in found]

@@ -369,15 +369,15 @@ class Extractor:
                 return None
         elif action == "negated":
             return None
-        # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the sentence;
-        # an opinion's is one before its verb ("Yesterday Kim said she thinks ..."): a time after it is part of
-        # what is believed ("thinks the launch will slip to March")
+        # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the
+        # sentence; an opinion's is one before its verb ("Yesterday Kim said she thinks ..."): a time after it
+        # is part of what is believed ("thinks the launch will slip to March")
         clause_end = min((v[0] for v in verbs if v[0] >= v_end), default=s_end)
         if predicate.kind == "opinion":
             times = [t for t in ex.times if s_start <= t.start and t.end <= v_start]
         else:
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
-                [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # verbs: sorted, this one among them
+                [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
         valid_from = valid_to = None
         if times:
             t = times[0]
@@ -406,7 +406,8 @@ class Extractor:
             e = before[-1]
             gap = text[e.end : v_start]
             # "Our CTO, Sam, moved": a name set off by commas is what the words before it name
-            appositive = re.fullmatch(r",\s*", gap) is not None and text[s_start : e.start].rstrip().endswith(",")
+            appositive = (re.fullmatch(r",\s*", gap) is not None
+                          and text[s_start : e.start].rstrip().endswith(","))
             if _COORDINATED.search(gap) and len(gap.split()) <= 6 and not appositive:
                 # "Kim likes sushi and hates": a verb after the name makes it that verb's subject, and ours;
                 # else the name is the object of a verb before it ("left Acme and joins"), whose subject is ours
@@ -420,7 +421,8 @@ class Extractor:
                     return None
                 return first.name, "person", CONFIDENCE["pronoun"], first.start
             if len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
-                    "," not in gap or re.fullmatch(r",[^,]*,\s*", gap) or appositive):  # "Sam, our CTO, moved"
+                    # "Sam, our CTO, moved"
+                    "," not in gap or re.fullmatch(r",[^,]*,\s*", gap) or appositive):
                 conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
                 return e.name, e.type, conf, span_start
         words = text[s_start:v_start].split()
@@ -462,10 +464,12 @@ class Extractor:
             firm = e.source in ("gazetteer", "list") or e.type == "project"
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
             if wanted and firm and e.type not in wanted and predicate.kind != "preference":
-                return None  # "left Berlin" is not leaving an employer, "joined the Atlas project" not joining one
+                return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined
             return e.name, type_, e.end
         clause = text[v_end:s_end]
-        for t in ex.times:  # a time inside the clause is the state's time, not part of its value (but an opinion's)
+        # a time in the clause dates the state and is no part of its value, but for an opinion, whose claim
+        # holds it ("the launch will slip to March")
+        for t in ex.times:
             if v_end <= t.start < s_end and predicate.kind != "opinion":
                 clause = clause[: t.start - v_end]
                 break

@@ -88,8 +88,9 @@ def _read_rules(path: str) -> Rules:
                 phrase = template[4:-4]
                 words = phrase.split()
                 if GAP in (words[0], words[-1]):
-                    raise OntologyError(f"template {template!r}: {GAP} stands between two words of the phrase",
-                                        field=f"statements.{predicate}.{action}")
+                    raise OntologyError(
+                        f"template {template!r}: {GAP} stands between two words of the phrase",
+                        field=f"statements.{predicate}.{action}")
                 templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase)))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())

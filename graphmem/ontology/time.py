@@ -61,8 +61,8 @@ class TimePoint(Record):
         return to_utc(value)
 
     def label(self, tz: dt.tzinfo = UTC) -> str:
-        """The point written at its own granularity: '2025', '2025-Q4', '2025-11', '2025-W48', '2025-11-27', ISO
-        instant."""
+        """The point written at its own granularity: '2025', '2025-Q4', '2025-11', '2025-W48', '2025-11-27',
+        ISO instant."""
         local = self.at.astimezone(tz)
         g = self.granularity
         if g is Granularity.YEAR:
