@@ -456,7 +456,10 @@ class Extractor:
         """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi")."""
         if predicate.object == "entity":
             after = [e for e in ex.entities if v_end <= e.start < s_end]
-            if not after or len(text[v_end : after[0].start].split()) > 2:
+            # a name a few words on is the object unless those words compare or join ("prefers email over
+            # Slack": the object is email)
+            between = text[v_end : after[0].start].lower().split() if after else []
+            if not after or len(between) > 2 or _JOINING.intersection(between):
                 return self._common_noun(predicate, text, v_end, s_end) if nouns else None
             e = after[0]
             wanted = predicate.object_types
@@ -507,6 +510,7 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
 
 

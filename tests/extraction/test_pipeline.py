@@ -84,6 +84,8 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Anna knows Python.", set()),  # a tool is no acquaintance
         ("Kim is feeling much better today.", {("Kim", "feels", "much better", "assert")}),
         ("Anna feels that the launch went well.", {("Anna", "believes", "the launch went well", "assert")}),
+        ("Peter prefers email over Slack.", {("Peter", "likes", "email", "assert")}),
+        ("Anna likes tea more than Slack.", {("Anna", "likes", "tea", "assert")}),
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
