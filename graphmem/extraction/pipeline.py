@@ -354,6 +354,8 @@ class Extractor:
         if obj is None:
             return None
         obj_text, obj_type, obj_end = obj
+        if not self._fits(predicate.name, obj_text):
+            return None
         rest = text[obj_end:s_end].lower()
         stopped = any(rest.lstrip(" ,").startswith(sfx) for sfx in self.rules.negation_suffixes) or \
             "no longer" in template.phrase.lower()
@@ -393,6 +395,15 @@ class Extractor:
             subject_type=subject_type, object_type=obj_type,
         )
 
+    def _fits(self, predicate: str, value: str) -> bool:
+        """Whether ``value`` reads as an object of ``predicate``: a role names one ("CTO of Acme", not "the
+        best"), a mood is no likeness ("feels like ...")."""
+        words = _WORD.findall(value.lower())
+        wanted = self.rules.object_words.get(predicate)
+        if wanted is not None and not wanted.intersection(words):
+            return False
+        return not (words and words[0] in self.rules.object_not_first.get(predicate, ()))
+
     def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction,
                  verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:
         """Who the statement is about, its type, how sure we are, and where its span starts.
@@ -420,14 +431,16 @@ class Extractor:
                 if first is None or first is e:
                     return None
                 return first.name, "person", CONFIDENCE["pronoun"], first.start
-            if len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
-                    # "Sam, our CTO, moved"
-                    "," not in gap or re.fullmatch(r",[^,]*,\s*", gap) or appositive):
+            # "Sometimes it feels like", "Hope your injury is feeling": a pronoun between is the subject
+            set_off = re.fullmatch(r",[^,]*,\s*", gap) is not None  # "Sam, our CTO, moved"
+            own = (set_off or _SUBJECT_WORDS.isdisjoint(gap.lower().split())) and not _gerund(e)
+            if own and len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
+                    "," not in gap or set_off or appositive):
                 conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
                 return e.name, e.type, conf, span_start
         words = text[s_start:v_start].split()
         if words and words[-1].lower() in self.rules.pronouns:
-            people = [e for e in ex.entities if e.end <= v_start and e.type == "person"]
+            people = [e for e in ex.entities if e.end <= v_start and e.type == "person" and not _gerund(e)]
             if people:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
@@ -510,6 +523,16 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
+                            "my", "our", "his", "her", "their", "its"])
+
+
+def _gerund(e: EntityMention) -> bool:
+    """Whether ``e`` is a word opening a sentence that reads as a verb's -ing form ("Having a buddy will be
+    great", "Being in the mountains is the best"): no one a statement is about."""
+    return e.source == "initial" and len(e.name) > 4 and e.name.endswith("ing")
+
+
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
 

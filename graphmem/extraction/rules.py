@@ -41,6 +41,8 @@ class Rules:
     templates: tuple[Template, ...]
     by_first_word: dict[str, tuple[int, ...]]  # template indexes by the lower-cased first word of the phrase
     opposites: dict[str, str]
+    object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
+    object_not_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object may not open with
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
     pronouns: frozenset[str]
@@ -77,9 +79,15 @@ def _read_rules(path: str) -> Rules:
     bases: dict[str, str] = raw.get("verb_bases", {})
     templates: list[Template] = []
     opposites: dict[str, str] = {}
+    object_words: dict[str, frozenset[str]] = {}
+    object_not_first: dict[str, frozenset[str]] = {}
     for predicate, spec in (raw.get("statements") or {}).items():
         if spec.get("opposite"):
             opposites[predicate] = spec["opposite"]
+        if spec.get("object_words"):
+            object_words[predicate] = frozenset(w.lower() for w in spec["object_words"])
+        if spec.get("object_not_first"):
+            object_not_first[predicate] = frozenset(w.lower() for w in spec["object_not_first"])
         for action in ("assert", "close"):
             for template in spec.get(action) or ():
                 if not (template.startswith("{S} ") and template.endswith(" {O}")):
@@ -109,6 +117,8 @@ def _read_rules(path: str) -> Rules:
         templates=tuple(templates),
         by_first_word={w: tuple(ix) for w, ix in by_first_word.items()},
         opposites=opposites,
+        object_words=object_words,
+        object_not_first=object_not_first,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
