@@ -2950,8 +2950,8 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
 
 def _named_in(statement: str, extraction: Extraction) -> list[tuple[str, str | None]]:
     """The entities ``extraction`` found that ``statement`` (a part of the text it read) names."""
-    folded = statement.casefold()
-    return list(dict.fromkeys((e.name, e.type) for e in extraction.entities if e.name.casefold() in folded))
+    return list(dict.fromkeys((e.name, e.type) for e in extraction.entities
+                              if re.search(rf"(?<!\w){re.escape(e.name)}(?!\w)", statement, re.IGNORECASE)))
 
 
 def _claim(r: StateInput) -> tuple[str, str, str, str]:

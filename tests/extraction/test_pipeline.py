@@ -178,6 +178,9 @@ def test_an_opinion_read_from_text_keeps_its_times_and_is_about_what_it_names(me
     assert str(state.valid_from) == "2025-11-26"  # said yesterday; March 2026 is what he believes
     mem.record(content="Kim thinks that the offsite went well.", occurred_at="2025-11-27")
     assert [o.statement for o in mem.opinions(holder="Kim")] == ["the offsite went well"]
+    mem.record(content="Al thinks the release is also late.", occurred_at="2025-11-27")  # (no "Al" in "also")
+    assert [o.statement for o in mem.opinions(holder="Al")] == ["the release is also late"]
+    assert mem.opinions(about="Al") == []
 
 
 def test_extraction_can_be_switched_off_per_event_or_per_memory(mem):
