@@ -652,8 +652,25 @@ class Memory:
                 events.append(self._prepare_event(item))
             except GraphmemError as exc:
                 raise _at_index(exc, index) from exc
+        events = self._own_ids(events, read=True)
         stored = self.store.existing_event_ids([e.id for e in events if e is not None])
         return [None if e is None else e.id in stored for e in events]
+
+    def _own_ids(self, events: list[Event | None], *, read: bool) -> list[Event | None]:
+        """``events`` with ids of their own where one has the id of an event of the other visibility, written
+        before it in the list or (``read``) stored: a public note with the dedupe key and text of a private
+        one in its scope is no replay of it (it would not be stored, and its writer would learn of the
+        private one). Its id is its first one, made its own by its visibility: a replay of it gets it too."""
+        first: dict[str, Visibility] = {}
+        for e in events:
+            if e is not None:
+                first.setdefault(e.id, e.visibility)
+        if read:
+            held = self.store.existing_event_ids(first)
+            if held:
+                first.update((e.id, e.visibility) for e in self.store.events(sorted(held)))
+        return [e if e is None or first[e.id] == e.visibility
+                else e.model_copy(update={"id": make_id("ev", e.id, e.visibility.value)}) for e in events]
 
     def _write_prepared(self, prepared: list[tuple[Event | None, Mapping[str, Any]]]) -> list[RecordResult]:
         with self.store.write_lock():
@@ -711,10 +728,12 @@ class Memory:
         self, prepared: list[tuple[Event | None, Mapping[str, Any]]], *, check_existing: bool
     ) -> list[RecordResult]:
         """Write the prepared events; raises DuplicateKey when ``check_existing`` is off and one is stored."""
-        ids = [e.id for e, _ in prepared if e is not None]
         self._writes += 1
         if self._writes == READ_KEYS_AFTER and not self._keys_read:
             self._read_keys()
+        events = self._own_ids([e for e, _ in prepared], read=check_existing)
+        prepared = [(event, item) for event, (_, item) in zip(events, prepared, strict=True)]
+        ids = [e.id for e in events if e is not None]
         existing = self.store.existing_event_ids(ids) if check_existing else set()
         now = self.now()
         batch = WriteBatch()

@@ -300,6 +300,23 @@ def test_recording_is_idempotent_and_append_only(mem):
     assert c.id != d.id and e.status == "duplicate" and mem.stats().events == 3
 
 
+def test_a_note_of_the_other_visibility_with_a_stored_ones_key_and_text_is_no_replay_of_it(mem):
+    """A public note with a private one's dedupe key and text (or the other way round) is stored apart, and its
+    own replays are duplicates of it: a writer who may not read private items neither loses the note nor
+    learns of the private one by a 'duplicate' naming it. Also within one write, and for held()."""
+    note = dict(content="Rotate the deploy key on Fridays.", kind="decision", dedupe_key="deploy-key")
+    private = mem.record(**note, privacy=["private"])
+    public = mem.record(**note)
+    assert (private.status, public.status) == ("created", "created") and public.id != private.id
+    assert mem.record(**note).id == public.id and mem.record(**note).status == "duplicate"
+    assert mem.record(**note, privacy=["private"]).id == private.id
+    assert [e.id for e in mem.events()] == [public.id]  # the public reader sees the public note
+    assert mem.held([note, {**note, "privacy": ["private"]}]) == [True, True]
+    both = mem.record_many([{**note, "dedupe_key": "k2"}, {**note, "dedupe_key": "k2", "privacy": ["private"]}])
+    assert [r.status for r in both] == ["created", "created"] and both[0].id != both[1].id
+    assert mem.stats().events == 4
+
+
 def test_supersedes_links_to_the_replaced_event(mem):
     old = mem.record(content="Bot token lives in ~/.env", kind="config", dedupe_key="bot-token-location")
     new = mem.record(content="Bot token lives in the vault", kind="config", dedupe_key="bot-token-location",

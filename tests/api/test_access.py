@@ -119,6 +119,24 @@ def test_record_event_writes_exactly_the_allowed_scopes(world, agent, scope):
         assert memory.stats().events == before
 
 
+def test_a_public_note_with_a_private_ones_key_and_text_is_stored_and_names_no_private_event():
+    memory = Memory.in_memory(clock=FakeClock(), extract=False)
+    record = ("mutation($i: RecordEventInput!) { recordEvent(input: $i) { ... on RecordEventSuccess { status id } "
+              "... on RecordEventError { code } } }")
+    note = {"content": "Rotate the deploy key on Fridays.", "scope": "global", "dedupeKey": "deploy-key"}
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        gql = GraphQLClient(http)
+        private = gql.as_(TOKENS["alice"]).data(record, {"i": {**note, "privacy": ["private"]}})["recordEvent"]
+        bob = gql.as_(TOKENS["bob"])
+        public = bob.data(record, {"i": note})["recordEvent"]
+        again = bob.data(record, {"i": note})["recordEvent"]
+        seen = bob.data("{ events(first: 10) { nodes { id content } } }")["events"]["nodes"]
+    memory.close()
+    assert private["status"] == public["status"] == "created" and public["id"] != private["id"]
+    assert again == {"status": "duplicate", "id": public["id"]}
+    assert seen == [{"id": public["id"], "content": note["content"]}]
+
+
 SHARED = ["global", "project:apollo", "project:hermes"]
 
 
