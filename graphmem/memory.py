@@ -2041,9 +2041,13 @@ class Memory:
         """The database engine and its version."""
         return self.store.engine
 
-    def index_status(self) -> IndexStatus:
-        """Documents in the search index, vectors, how many still wait for a vector, and the embedder."""
-        return self.index.status()
+    def index_status(self, view: Sequence[ReadPass] | None = None) -> IndexStatus:
+        """Documents in the search index, vectors, how many still wait for a vector (of those ``view`` reads,
+        when given), and the embedder."""
+        status = self.index.status()
+        if view is None:
+            return status
+        return replace(status, lag=self.index.lag_in([(p.scopes, p.include_private) for p in view]))
 
     # -- recall -----------------------------------------------------------------------------------------
 

@@ -616,6 +616,20 @@ class SearchIndex:
             degraded=self.vectors is None, watermark=self.watermark,
         )
 
+    def lag_in(self, view: Sequence[tuple[Sequence[str] | None, bool]]) -> int:
+        """How many documents of ``view`` (reads of (scopes or ``None`` for all, with private items or not))
+        still wait for their vectors: a caller learns nothing of the writes it may not read."""
+        self._finish_adds()
+        with self._pending.mutex:
+            docs = np.fromiter(self._pending.docs, np.int64, count=len(self._pending.docs))
+        docs = docs[docs < self._seen()]
+        seen = np.zeros(len(docs), bool)
+        scope, private = self._scope.data[docs], self._private.data[docs]
+        for scopes, include_private in view:
+            found = np.ones(len(docs), bool) if scopes is None else np.isin(scope, self.scopes.known(scopes))
+            seen |= found if include_private else found & ~private
+        return int(seen.sum())
+
     def allowed(
         self, *, scopes: Sequence[str] | None = None, include_private: bool = False,
         kinds: Sequence[str] | None = None, types: Sequence[str] | None = None,

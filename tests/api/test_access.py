@@ -137,6 +137,46 @@ def test_a_public_note_with_a_private_ones_key_and_text_is_stored_and_names_no_p
     assert seen == [{"id": public["id"], "content": note["content"]}]
 
 
+class _GatedEmbedder:
+    """Embeds only once its gate opens: what is written meanwhile waits for its vectors."""
+
+    name, dim = "gated", 4
+
+    def __init__(self):
+        import threading
+
+        self.gate = threading.Event()
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.gate.wait()
+        return np.ones((len(texts), self.dim), np.float32) / 2
+
+
+def test_documents_waiting_for_vectors_are_counted_in_the_callers_view_only():
+    embedder = _GatedEmbedder()
+    memory = Memory.in_memory(clock=FakeClock(), extract=False, embedder=embedder)
+    for i, (scope, private) in enumerate(ITEMS):
+        memory.record(content=f"note {label(scope, private)}", occurred_at=f"2025-11-{i + 1:02d}", scope=scope,
+                      privacy=["private"] if private else [])
+    lag = {}
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        gql = GraphQLClient(http)
+        for agent in AGENTS:
+            client = gql.as_(TOKENS[agent])
+            lag[agent] = (client.data("{ health { vectorLag } }")["health"]["vectorLag"],
+                          client.data("{ recall(query: \"note\") { vectorLag } }")["recall"]["vectorLag"],
+                          client.data("{ recall(query: \"note\", includePrivate: true) { vectorLag } }")
+                          ["recall"]["vectorLag"])
+        anonymous = http.get("/health").json()["vector_lag"]
+        embedder.gate.set()
+    memory.close()
+    assert lag == {agent: (len(expected(agent, True)), len(expected(agent, False)), len(expected(agent, True)))
+                   for agent in AGENTS}
+    assert anonymous == 0
+
+
 SHARED = ["global", "project:apollo", "project:hermes"]
 
 
