@@ -11,6 +11,8 @@
 ``the third quarter of 2024``                           only after a time word, as a bare month)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
                                                         future is the next one
+``has lived there for 5 years``                         open interval from that long before (only in a
+                                                        perfect tense: "was there for 5 days" is no time)
 ``since March``, ``from May on``, ``3月から``            open interval starting at that period
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
@@ -103,6 +105,7 @@ _POINT_FORMS = [
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
     rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|quarter|year)s?\s+ago)\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
+    rf"(?i:for\s+(?:the\s+(?:past|last)\s+)?(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
     r"this\s+afternoon|this\s+evening))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
@@ -137,7 +140,7 @@ _POINT = _gated(_POINT_FORMS)
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
-     "fourth"]
+     "fourth", "for"]
 )
 _OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
 # what may stand right before a bare month name or year for it to be a time
@@ -147,6 +150,9 @@ _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+o
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
                      r"expects?\s+to|hopes?\s+to|is\s+moving|are\s+moving|is\s+starting|is\s+leaving)\b"
                      r"|'ll\b")
+# a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
+_PERFECT = re.compile(r"(?i)\b(?:has|have|'ve|'s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|owned|led|"
+                      r"run|played|studied|taught|managed)\b")
 _CLAUSE_START = re.compile(r"[.!?;,\n。、]")
 
 _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
@@ -229,6 +235,11 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             mentions.append(_range(text, m, nxt, at, tz))
             i += 2
             continue
+        if m["dur_n"]:  # "has lived there for 5 years": since five years before the event
+            start_point = _point(m, at, tz, "past")
+            mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=start_point)))
+            i += 1
+            continue
         onwards = _ONWARDS.match(after)
         from_onwards = _FROM.search(before) if onwards else None  # "from May on"
         since = _SINCE.search(before) or from_onwards
@@ -289,6 +300,8 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
     if m["bare_m"] or m["bare_y"] or m["q"] and not m["q_y"]:
         return bool(_BEFORE_BARE.search(text[: m.start()]))
+    if m["dur_n"]:  # a span dates only a perfect tense: "has lived here for 5 years", not "was there for"
+        return _PERFECT.search(_clause_before(text[: m.start()])) is not None
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
         return not text[m.end() : m.end() + 1].isdigit()
     return True
@@ -392,6 +405,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         n = _count(g["ago_n"] or g["ja_ago_n"])
         unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
         return _shift(at, unit, -n, tz)
+    if g["dur_n"]:
+        return _shift(at, _UNITS[g["dur_u"].lower()], -_count(g["dur_n"]), tz)
     if g["fut_n"]:
         return _shift(at, _UNITS[g["fut_u"].lower()], _count(g["fut_n"]), tz)
     if g["rel"] or g["ja_rel"]:

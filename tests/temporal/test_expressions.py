@@ -58,6 +58,10 @@ def _day(point):
         ("We'll meet on Oct 3rd.", "Oct 3rd", "point", "2026-10-03", "2026-10-04"),
         ("The migration is going to take until Q2.", "until Q2", "until", None, "2026-04-01"),
         ("We shipped it in March.", "March", "point", "2025-03-01", "2025-04-01"),
+        # a span in a perfect tense: since that long before
+        ("Bob has been living in Seattle for 5 years.", "for 5 years", "since", "2020-01-01", None),
+        ("I've worked at Acme for three months.", "for three months", "since", "2025-08-01", None),
+        ("She has known Kim for the past two years.", "for the past two years", "since", "2023-01-01", None),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -68,7 +72,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
 @pytest.mark.parametrize("text", ["We may go to the beach.", "They march on.", "We said May is nice.",
                                   "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1.",
                                   "Ticket adec 5 is open.", "Build v2 weeks ago", "Q3 numbers look good.",
-                                  "See q1_report for details.", "A quarter of the budget went to ads."])
+                                  "See q1_report for details.", "A quarter of the budget went to ads.",
+                                  "I was in Paris for 5 days.", "We waited for two weeks."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
