@@ -153,7 +153,7 @@ _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|pl
 # a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
 _PERFECT = re.compile(r"(?i)\b(?:has|have|'ve|'s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|owned|led|"
                       r"run|played|studied|taught|managed)\b")
-_CLAUSE_START = re.compile(r"[.!?;,\n。、]")
+_CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
 
 _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
 _FROM = re.compile(r"(?i)\bfrom\s+$")
@@ -298,7 +298,7 @@ def _readable(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> bool:
 
 def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
-    if m["bare_m"] or m["bare_y"] or m["q"] and not m["q_y"]:
+    if m["bare_m"] or m["bare_y"] or (m["q"] and not m["q_y"]):
         return bool(_BEFORE_BARE.search(text[: m.start()]))
     if m["dur_n"]:  # a span dates only a perfect tense: "has lived here for 5 years", not "was there for"
         return _PERFECT.search(_clause_before(text[: m.start()])) is not None
@@ -308,11 +308,8 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
 
 
 def _clause_before(before: str) -> str:
-    """The part of its sentence before a time (``before``: the text up to it)."""
-    found = None
-    for found in _CLAUSE_START.finditer(before):
-        pass
-    return before[found.end() :] if found else before
+    """The part of its clause before a time (``before``: the text up to it)."""
+    return before[max(before.rfind(mark) for mark in _CLAUSE_MARKS) + 1 :]
 
 
 def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimeMention:
