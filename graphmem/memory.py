@@ -775,7 +775,7 @@ class Memory:
             planned = self._plan_states([s for s, _ in state_requests], batch, entities, now,
                                         known_events=seen)
             made = {s.id for s in batch.new_states}
-            for (request, extraction), state in zip(state_requests, planned, strict=True):
+            for (_, extraction), state in zip(state_requests, planned, strict=True):
                 if state is not None and state.kind == "opinion" and state.id in made:  # as hold_opinion's
                     named = _named_in(state.object, extraction) if extraction is not None else None
                     self._add_about(state, batch, entities, now, named)

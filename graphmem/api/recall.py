@@ -127,7 +127,7 @@ class RecallQuery:
             until=until, entities=entities, kinds=kinds, types=types, scopes=scopes, preset=preset,
             relative_to=relative_to,
         )
-        view = None if ctx.principal.is_local else ctx.principal.passes(include_private)
-        status = ctx.memory.index_status(view)  # (waiting documents of other scopes would show their writes)
+        # (waiting documents of other scopes would show their writes)
+        status = ctx.memory.index_status(ctx.principal.passes(include_private))
         return RecallAnswer(hits=[RecallHitNode.of(h, ctx, include_private) for h in hits],
                             degraded=status.degraded, vector_lag=status.lag)

@@ -8,7 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 import graphmem
-from graphmem.api.access import Principal, ReadPass
+from graphmem.api.access import Principal
 
 __all__ = ["SystemQuery", "health_data"]
 
@@ -34,18 +34,11 @@ class Health:
     stats: Stats
 
 
-def _view(principal: Principal | None) -> list[ReadPass] | None:
-    """What a caller reads (``None``: everything, for the local user; nothing without a token)."""
-    if principal is None:
-        return []
-    return None if principal.is_local else principal.passes(include_private=True)
-
-
 def health_data(memory: Any, auth: bool, principal: Principal | None) -> dict[str, Any]:
     """Health as plain data (for ``GET /health`` and the ``health`` field alike). Counts only for a caller,
     and only of what ``principal`` may read: counts of other scopes would show a token how they change (so
     would the documents waiting for vectors: those of its view; none for a caller without a token)."""
-    index = memory.index_status(_view(principal))
+    index = memory.index_status(principal.passes(include_private=True) if principal is not None else [])
     data: dict[str, Any] = {
         "ok": True, "version": graphmem.__version__, "engine": memory.engine,
         "vector_mode": index.embedder or "none", "vector_lag": index.lag, "auth": auth,
