@@ -219,38 +219,42 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     """
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     at = at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz)
-    # a match that names no real time ("2025-13-45", "Feb 30") is ordinary text, not an error
-    points = [m for m in _points(text) if _accepted(text, m) and _readable(m, at, tz)]
+    # a match that names no real time ("2025-13-45", "Feb 30") is ordinary text, not an error; each is read
+    # once as the last such time (what most become)
+    points: list[re.Match[str]] = []
+    past: dict[int, TimePoint] = {}
+    for m in _points(text):
+        if _accepted(text, m) and (point := _past_point(m, at, tz)) is not None:
+            points.append(m)
+            past[m.start()] = point
     mentions: list[TimeMention] = []
     i = 0
     while i < len(points):
         m = points[i]
-        before = text[: m.start()]
         nxt = points[i + 1] if i + 1 < len(points) else None
         between = text[m.end() : nxt.start()] if nxt else ""
         after = text[m.end() :]
-        if nxt and ((_FROM.search(before) or _SINCE.search(before)) and _RANGE_JOIN.match(between)
-                    or _BETWEEN.search(before) and _AND_JOIN.match(between)
+        if nxt and ((_lead(_FROM, text, m) or _lead(_SINCE, text, m)) and _RANGE_JOIN.match(between)
+                    or _lead(_BETWEEN, text, m) and _AND_JOIN.match(between)
                     or _JA_RANGE_JOIN.match(between) and _JA_UNTIL_AFTER.match(text[nxt.end():])):
             mentions.append(_range(text, m, nxt, at, tz))
             i += 2
             continue
         if m["dur_n"]:  # "has lived there for 5 years": since five years before the event
-            start_point = _point(m, at, tz, "past")
-            mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=start_point)))
+            mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=past[m.start()])))
             i += 1
             continue
         onwards = _ONWARDS.match(after)
-        from_onwards = _FROM.search(before) if onwards else None  # "from May on"
-        since = _SINCE.search(before) or from_onwards
+        from_onwards = _lead(_FROM, text, m) if onwards else None  # "from May on"
+        since = _lead(_SINCE, text, m) or from_onwards
         ja_since = _JA_SINCE_AFTER.match(after)
         if since or ja_since:
             start = since.start() if since else m.start()
             end = m.end() + (onwards.end() if from_onwards and onwards else ja_since.end() if ja_since and not since
                              else 0)
             mentions.append(TimeMention(text[start:end], start, end, "since",
-                                        Interval(start=_point(m, at, tz, "past"))))
-        elif ((until := _UNTIL.search(before) or _THROUGH.search(before))
+                                        Interval(start=past[m.start()])))
+        elif ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
               or (ja_until := _JA_UNTIL_AFTER.match(after))):
             point = _point(m, at, tz, "future")
             end_at = _end_of(point, tz) if until and until.re is _THROUGH else point
@@ -258,9 +262,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = _lacks_year(m) and _FUTURE.search(_clause_before(before)) is not None
+            ahead = _lacks_year(m) and _FUTURE.search(_clause_before(text[: m.start()])) is not None
             prefer: Preference = "future" if ahead else "past"
-            point = _point(m, at, tz, prefer)
+            point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
             mentions.append(TimeMention(m[0], m.start(), m.end(), "point", _period(point, tz)))
         i += 1
     return mentions
@@ -288,18 +292,32 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
 # -- reading one matched point ------------------------------------------------------------------------
 
 
-def _readable(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> bool:
+def _past_point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimePoint | None:
+    """The time ``m`` names, the last one before ``at`` if it lacks its year; None if it names none."""
     try:
-        _point(m, at, tz, "past")
+        return _point(m, at, tz, "past")
     except (ValueError, OverflowError, GraphmemError):
-        return False
-    return True
+        return None
+
+
+# how far before a time the words that lead it reach ("through the end of", "in the month of"), past the
+# spaces right before it
+_LEAD_REACH = 64
+
+
+def _lead(pattern: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str] | None:
+    """``pattern``, which matches the words right before a time (it ends with ``$``), searched in the text
+    before ``m``: in its last words only (the whole text before each time took a sixth of reading a text)."""
+    at = k = m.start()
+    while k > 0 and text[k - 1].isspace():
+        k -= 1
+    return pattern.search(text, max(0, k - _LEAD_REACH), at)
 
 
 def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
     if m["bare_m"] or m["bare_y"] or (m["q"] and not m["q_y"]):
-        return bool(_BEFORE_BARE.search(text[: m.start()]))
+        return _lead(_BEFORE_BARE, text, m) is not None
     if m["dur_n"]:  # a span dates only a perfect tense: "has lived here for 5 years", not "was there for"
         return _PERFECT.search(_clause_before(text[: m.start()])) is not None
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
@@ -317,7 +335,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
     start_point = _point(a, at, tz, "nearest", year=_local_year(end_point, tz) if _lacks_year(a) else None)
     if start_point.at > end_point.at and _lacks_year(a):  # "from December to February 2025"
         start_point = _point(a, at, tz, "past", year=_local_year(end_point, tz) - 1)
-    lead = _FROM.search(text[: a.start()]) or _SINCE.search(text[: a.start()]) or _BETWEEN.search(text[: a.start()])
+    lead = _lead(_FROM, text, a) or _lead(_SINCE, text, a) or _lead(_BETWEEN, text, a)
     start = lead.start() if lead else a.start()
     end = b.end()
     tail = _JA_UNTIL_AFTER.match(text[b.end() :])
