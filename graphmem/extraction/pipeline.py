@@ -346,7 +346,8 @@ class Extractor:
     def _read(self, template: Template, text: str, s_start: int, s_end: int, v_start: int, v_end: int,
               ex: Extraction, verbs: Sequence[tuple[int, int]]) -> Statement | None:
         predicate = self.ontology.predicate(template.predicate)
-        subject = self._subject(text, s_start, v_start, ex, verbs)
+        subject = (self._speaker(text, s_start, v_start, ex) if template.first_person
+                   else self._subject(text, s_start, v_start, ex, verbs))
         if subject is None:
             return None
         subject_name, subject_type, confidence, subject_start = subject
@@ -445,6 +446,22 @@ class Extractor:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
 
+    def _speaker(self, text: str, s_start: int, v_start: int,
+                 ex: Extraction) -> tuple[str, str, float, int] | None:
+        """Who "I" is at ``v_start`` (where a phrase said by "I" starts): the name opening its line before a
+        colon ("Caroline: Yeah, I just moved to Seattle"), if "I" opens its clause (a word such as "yeah" or
+        "so" before it at most). Nobody otherwise: who wrote a note is not who "I" is in it."""
+        clause = _CLAUSE_MARK.split(text[s_start:v_start])[-1].lower().split()
+        if len(clause) > 2 or not _OPENERS.issuperset(clause):
+            return None
+        opener = _SPEAKER.match(text, text.rfind("\n", 0, v_start) + 1)
+        if opener is None or opener[1] in self.rules.not_names or opener[1] in self.rules.line_labels:
+            return None
+        said = next((e for e in ex.entities if e.start == opener.start(1) and e.end == opener.end(1)), None)
+        if said is None or said.type not in ("person", "concept"):
+            return None
+        return said.name, "person", CONFIDENCE["pronoun"], said.start
+
     @staticmethod
     def _co_subjects(text: str, s_start: int, v_start: int, st: Statement,
                      ex: Extraction) -> list[tuple[str, str | None]]:
@@ -473,7 +490,7 @@ class Extractor:
             # Slack": the object is email)
             between = text[v_end : after[0].start].lower().split() if after else []
             if not after or len(between) > 2 or _JOINING.intersection(between):
-                return self._common_noun(predicate, text, v_end, s_end) if nouns else None
+                return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
             wanted = predicate.object_types
             # a known name's type, and a project's (named so: "the Atlas project"), are not guessed
@@ -499,20 +516,25 @@ class Extractor:
             return None
         return value, None, v_end + len(raw.rstrip())
 
-    def _common_noun(self, predicate: Predicate, text: str, v_end: int,
-                     s_end: int) -> tuple[str, str | None, int] | None:
+    def _common_noun(self, predicate: Predicate, text: str, v_end: int, s_end: int,
+                     ex: Extraction) -> tuple[str, str | None, int] | None:
         """A lower-case object ("loves sushi", "uses spreadsheets"): a concept, for preferences and tools."""
         if predicate.kind != "preference" and predicate.name != "uses":
             return None
+        # (a time in the clause is none of it: "adopted her two years ago")
+        s_end = min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])
         clause = text[v_end:s_end]
         stop = _CLAUSE_END.search(clause)
         words = (clause[: stop.start()] if stop else clause).split()
-        while words and words[0].lower() in ("the", "a", "an", "some", "my", "our", "his", "her", "their"):
+        while words and words[0].lower() in _DETERMINERS:
             words.pop(0)
-        while words and words[-1].lower() in self.rules.negation_words:
+        # ("I love hiking too": a word that adds it to others is none of it)
+        while words and (words[-1].lower() in self.rules.negation_words or words[-1].lower() in _ADDING):
             words.pop()
-        if not words or len(words) > 4 or not words[0][0].isalpha():
+        if not words or len(words) > 4 or not words[0][0].isalpha() or words[0].lower() in _STAND_INS:
             return None
+        if len(words) == 1 and words[0].lower() in _CUT_OFF | _POINTERS:
+            return None  # "I love to", "I love going [on road trips]": what is liked was cut off
         value = " ".join(words).strip(" ,")
         end = text.find(value, v_end) + len(value)
         return value, "concept" if predicate.kind == "preference" else "tool", end
@@ -523,6 +545,25 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+# a name and a colon opening a line: who says the line ("Caroline: I went ...")
+_SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
+_CLAUSE_MARK = re.compile(r"[,;:]")
+# what may open a clause before "I" ("Yeah I moved", "So I just started")
+_OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
+                      "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
+                      "plus"])
+# words that stand for a thing named elsewhere: "He likes it", "I love it there" say nothing of what is liked
+# (nor does a negation: "I hate not being on the court"); those that also point at a noun ("those hikes") only
+# when alone
+_STAND_INS = frozenset(["not", "it", "it's", "them", "him", "you", "me", "us", "everything", "something",
+                        "anything", "nothing", "myself", "himself", "herself", "themselves", "yourself"])
+_POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
+                       "both", "lots", "so", "too"])
+_DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "his", "her", "their", "also"])
+_ADDING = frozenset(["too", "also"])
+# a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
+_CUT_OFF = frozenset(["to", "going", "getting", "being", "doing", "making", "taking", "putting", "throwing",
+                      "having", "giving", "keeping", "spending", "trying", "bringing", "coming", "setting"])
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
 

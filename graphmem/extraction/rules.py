@@ -28,6 +28,7 @@ class Template:
     phrase: str
     pattern: re.Pattern[str]
     negated: bool = False  # the phrase carries a negation ("doesn't work at")
+    first_person: bool = False  # said by "I" ("I work at"): its subject is who says the line
 
     @property
     def gapped(self) -> bool:
@@ -52,6 +53,7 @@ class Rules:
     tools: tuple[str, ...]
     places: tuple[str, ...]
     not_names: frozenset[str]
+    line_labels: frozenset[str]  # words that open a line as a label, not as who says it ("Note: I moved ...")
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
 
 
@@ -102,17 +104,27 @@ def _read_rules(path: str) -> Rules:
                 templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase)))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
+                own = _in_first_person(first, base, rest)
+                templates.append(Template(predicate, action, f"I {own}", _first_person_pattern(own),
+                                          first_person=True))
                 if action == "assert" and base:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
                         if text:
                             templates.append(Template(predicate, "negated", text, _phrase_pattern(text), True))
+                        text = _negated_in_first_person(neg, base, rest)
+                        if text:
+                            templates.append(Template(predicate, "negated", f"I {text}",
+                                                      _first_person_pattern(text), True, first_person=True))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = raw.get("entities") or {}
     by_first_word: dict[str, list[int]] = {}
     for index, template in enumerate(templates):
-        by_first_word.setdefault(template.phrase.split()[0].lower().replace("’", "'"), []).append(index)
+        first = template.phrase.split()[0].lower().replace("’", "'")
+        firsts = _I_WORDS if template.first_person else [first]
+        for first in firsts:
+            by_first_word.setdefault(first, []).append(index)
     return Rules(
         templates=tuple(templates),
         by_first_word={w: tuple(ix) for w, ix in by_first_word.items()},
@@ -128,6 +140,7 @@ def _read_rules(path: str) -> Rules:
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
         not_names=frozenset(ent.get("not_names") or ()),
+        line_labels=frozenset(ent.get("line_labels") or ()),
         contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
     )
 
@@ -153,5 +166,52 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     >>> bool(_phrase_pattern("moved from {*} to").search("Ana moved from Rome. She went to Oslo"))
     False
     """
-    words = [_GAP_WORDS if w == GAP else re.escape(w).replace("'", "['’]") for w in phrase.split()]
-    return re.compile(r"(?i)(?<![\w@])" + r"\s+".join(words) + r"(?!\w)")
+    return re.compile(r"(?i)(?<![\w@])" + _words(phrase) + _WORD_END)
+
+
+# a phrase ends where its last word does: "thinks that" is not in "thinks that's"
+_WORD_END = r"(?![\w'’])"
+
+
+def _words(phrase: str) -> str:
+    return r"\s+".join(_GAP_WORDS if w == GAP else re.escape(w).replace("'", "['’]")
+                       for w in phrase.split())
+
+
+# the forms of the first word of a template's phrase "I" says: "I live in", "I am based in", "I have lived in"
+_FIRST_PERSON_FORMS = {"is": "am", "has": "have", "does": "do", "doesn't": "don't", "hasn't": "haven't"}
+_I_WORDS = ["i", "i'm", "i've"]  # the words a phrase said by "I" opens with (as a sentence's words are read)
+_I_LEADS = {"am": r"I(?:\s+am|['’]m)", "have": r"I(?:\s+have|['’]ve)"}
+_I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
+             r"then|totally|definitely|always)){0,2}"
+
+
+def _in_first_person(first: str, base: str | None, rest: str) -> str:
+    """A template's phrase as "I" says it (without the "I"): "lives in" -> "live in", "is based in" -> "am
+    based in", "has lived in" -> "have lived in", "moved to" as it is."""
+    verb = _FIRST_PERSON_FORMS.get(first.lower()) or (base if base and base != "be" else first)
+    return f"{verb} {rest}".strip()
+
+
+def _negated_in_first_person(neg: str, base: str, rest: str) -> str | None:
+    """``_negated`` as "I" says it: "don't work at", "no longer work at", "am not the", "am no longer the"."""
+    if base == "be":
+        return f"am {neg} {rest}".strip() if neg in ("no longer", "not", "never") else (
+            f"{neg} {rest}".strip() if neg in ("wasn't", "was not") else None)
+    if neg in ("no longer", "never", "don't", "do not", "didn't", "did not"):
+        return f"{neg} {base} {rest}".strip()
+    return None
+
+
+def _first_person_pattern(phrase: str) -> re.Pattern[str]:
+    """``phrase`` (as ``_in_first_person`` gives it) after "I", with "I'm" and "I've" for "I am" and "I have"
+    and up to two adverbs before the verb ("I just moved to", "I've finally been promoted to").
+
+    >>> bool(_first_person_pattern("have been living in").search("Yeah, I've been living in Porto"))
+    True
+    """
+    first, _, rest = phrase.partition(" ")
+    lead = _I_LEADS.get(first)
+    head, body = (lead, rest) if lead else ("I", phrase)
+    tail = r"\s+" + _words(body) if body else ""
+    return re.compile(r"(?i)(?<![\w@])" + head + _I_ADVERBS + tail + _WORD_END)

@@ -183,6 +183,21 @@ def test_an_opinion_read_from_text_keeps_its_times_and_is_about_what_it_names(me
     assert mem.opinions(about="Al") == []
 
 
+def test_i_is_the_speaker_of_its_line_and_no_one_in_a_note(mem):
+    turns = mem.record(content="Caroline: I moved to Seattle last month.\n"
+                               "Melanie: Oh nice, I love it there!\n"
+                               "Melanie: So I finally started working at Globex.", occurred_at="2025-11-27")
+    assert {(s.subject, s.predicate, s.object) for s in turns.extraction.statements} == {
+        ("Caroline", "lives_in", "Seattle"), ("Melanie", "works_at", "Globex")}  # "it there" is no liking
+    [home] = mem.as_of("2025-11-27").states(subject="Caroline")
+    assert (home.object, str(home.valid_from)) == ("Seattle", "2025-10")
+    assert turns.id in {e.event_id for e in home.evidence}
+    for text in ("Note: I moved to Lisbon.", "I moved to Lisbon.",
+                 "Caroline: Melanie says I should move to Lisbon.",
+                 "Caroline: Melanie and I moved to Lisbon.", "Kim: Peter told me I joined Globex."):
+        assert mem.record(content=text, occurred_at="2025-11-28").extraction.statements == [], text
+
+
 def test_extraction_can_be_switched_off_per_event_or_per_memory(mem):
     mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27", extract=False)
     assert mem.stats().states == 0
