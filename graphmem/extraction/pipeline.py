@@ -346,14 +346,10 @@ class Extractor:
     def _read(self, template: Template, text: str, s_start: int, s_end: int, v_start: int, v_end: int,
               ex: Extraction, verbs: Sequence[tuple[int, int]]) -> Statement | None:
         predicate = self.ontology.predicate(template.predicate)
-        subject = (self._speaker(text, s_start, v_start, ex) if template.first_person
-                   else self._subject(text, s_start, v_start, ex, verbs))
-        if subject is None:
+        pair = self._sides(template, predicate, text, s_start, s_end, v_start, v_end, ex, verbs)
+        if pair is None:
             return None
-        subject_name, subject_type, confidence, subject_start = subject
-        obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped)
-        if obj is None:
-            return None
+        (subject_name, subject_type, confidence, subject_start), obj = pair
         obj_text, obj_type, obj_end = obj
         if not self._fits(predicate.name, obj_text):
             return None
@@ -462,6 +458,36 @@ class Extractor:
             return None
         return said.name, "person", CONFIDENCE["pronoun"], said.start
 
+    def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
+               v_start: int, v_end: int, ex: Extraction, verbs: Sequence[tuple[int, int]],
+               ) -> tuple[tuple[str, str, float, int], tuple[str, str | None, int]] | None:
+        """Who a statement is about (name, type, confidence, where its span starts) and its object (value,
+        type, where it ends)."""
+        if template.mutual:
+            return self._pair(predicate, text, s_start, v_start, v_end, ex)
+        subject = (self._speaker(text, s_start, v_start, ex) if template.first_person
+                   else self._subject(text, s_start, v_start, ex, verbs))
+        if subject is None:
+            return None
+        obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped)
+        return None if obj is None else (subject, obj)
+
+    @staticmethod
+    def _pair(predicate: Predicate, text: str, s_start: int, v_start: int, v_end: int,
+              ex: Extraction) -> tuple[tuple[str, str, float, int], tuple[str, str | None, int]] | None:
+        """The two names a mutual phrase is about, right before it: "Peter and Anna got married" (a word or
+        two between: "Peter and Anna finally got married", "Peter and Anna have been married")."""
+        before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
+        if len(before) < 2:
+            return None
+        first, second = before[-2], before[-1]
+        between, after = text[first.end : second.start], text[second.end : v_start]
+        listed = _AND_BEFORE.search(text[s_start : first.start]) is not None  # "Kim, Peter and Anna married"
+        if (not _AND.fullmatch(between) or len(after.split()) > 2 or re.search(r"[,.;:!?]", after) or listed
+                or first.type != second.type or first.type not in (predicate.subject_types or [first.type])):
+            return None
+        return (first.name, first.type, CONFIDENCE["rule"], first.start), (second.name, second.type, v_end)
+
     @staticmethod
     def _co_subjects(text: str, s_start: int, v_start: int, st: Statement,
                      ex: Extraction) -> list[tuple[str, str | None]]:
@@ -545,6 +571,7 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_AND_BEFORE = re.compile(r",\s*$")  # a name listed before the pair
 # a name and a colon opening a line: who says the line ("Caroline: I went ...")
 _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 _CLAUSE_MARK = re.compile(r"[,;:]")

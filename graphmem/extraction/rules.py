@@ -29,6 +29,7 @@ class Template:
     pattern: re.Pattern[str]
     negated: bool = False  # the phrase carries a negation ("doesn't work at")
     first_person: bool = False  # said by "I" ("I work at"): its subject is who says the line
+    mutual: bool = False  # "{S} and {O} got married": both names stand before the phrase
 
     @property
     def gapped(self) -> bool:
@@ -92,8 +93,14 @@ def _read_rules(path: str) -> Rules:
             object_not_first[predicate] = frozenset(w.lower() for w in spec["object_not_first"])
         for action in ("assert", "close"):
             for template in spec.get(action) or ():
+                if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
+                    phrase = template[len(_MUTUAL):]
+                    templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase),
+                                              mutual=True))
+                    continue
                 if not (template.startswith("{S} ") and template.endswith(" {O}")):
-                    raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}'",
+                    raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}' or "
+                                        "'{S} and {O} <verb phrase>'",
                                         field=f"statements.{predicate}.{action}")
                 phrase = template[4:-4]
                 words = phrase.split()
@@ -169,6 +176,7 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?i)(?<![\w@])" + _words(phrase) + _WORD_END)
 
 
+_MUTUAL = "{S} and {O} "  # how a template that names both before its phrase opens ("{S} and {O} got married")
 # a phrase ends where its last word does: "thinks that" is not in "thinks that's"
 _WORD_END = r"(?![\w'’])"
 

@@ -95,6 +95,13 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Anna feels like a new person.", set()),
         ("Kim is the head of design at Acme Inc.", {("Kim", "role", "head of design", "assert")}),
         ("Bet Max loves those hikes.", {("Max", "likes", "those hikes", "assert")}),
+        # what two do together, both named before it; "I" is who says the line
+        ("Peter and Anna got married in June.", {("Peter", "married_to", "Anna", "assert")}),
+        ("Peter and Anna split up last month.", {("Peter", "married_to", "Anna", "close")}),
+        ("Yesterday Kim, Peter and Anna got married.", set()),
+        ("Sam: I no longer work at Initech.", {("Sam", "works_at", "Initech", "close")}),
+        ("Sam: I'm the CTO of Acme Inc.", {("Sam", "role", "CTO of Acme Inc", "assert")}),
+        ("Bob moved to Porto. He likes it.", {("Bob", "lives_in", "Porto", "assert")}),
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
@@ -118,6 +125,14 @@ def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():
 def test_quarters_and_halves_are_not_names(extractor):
     for text in ("Kenji thinks the migration will slip to Q1.", "Q3 numbers look good.", "Plans for H2 are open."):
         assert not {e.name for e in extractor.extract(text, A).entities} & {"Q1", "Q3", "H2"}
+
+
+@pytest.mark.parametrize("template", ["{O} moved to {S}", "{S} and {O} {*} married"])
+def test_a_template_names_both_sides_of_its_phrase_or_both_before_it(tmp_path, template):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text(f'version: 1\nstatements:\n  lives_in:\n    assert: ["{template}"]\n', encoding="utf-8")
+    with pytest.raises(OntologyError, match=r"must read '\{S\} <verb phrase> \{O\}' or '\{S\} and"):
+        load_rules(path=str(rules))
 
 
 @pytest.mark.parametrize("template", ["{S} {*} moved to {O}", "{S} moved to {*} {O}"])
