@@ -274,7 +274,7 @@ class Extractor:
             elif prev in self.rules.project_cues or nxt in self.rules.project_cues:
                 type_ = "project"
             elif prev in self.rules.place_prepositions and prev != "at":
-                type_ = "place"
+                type_ = "person" if prev in ("to", "from") and self._addressed(tokens, i - 1) else "place"
             elif prev in ("at", "of", "for"):
                 type_ = "org"
             elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
@@ -294,6 +294,18 @@ class Extractor:
             taken.add(start, end)
             i = j + 1
         return found
+
+    def _addressed(self, tokens: _Tokens, at: int) -> bool:
+        """Whether the "to" or "from" at token ``at`` follows a word of saying or giving ("sent the report
+        to", "an email from") within its clause, nearer than any word of moving ("moved back to", "a trip
+        from")."""
+        for k in range(at - 1, max(-1, at - 8), -1):
+            word = tokens.lowered[k]
+            if word in _CLAUSE_PUNCT or word in self.rules.place_cues:
+                return False
+            if word in self.rules.person_cues:
+                return True
+        return False
 
     def _japanese_entities(self, text: str, times: Sequence[TimeMention]) -> list[EntityMention]:
         found: list[EntityMention] = []
@@ -582,6 +594,7 @@ _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "a
 # words that stand for a thing named elsewhere: "He likes it", "I love it there" say nothing of what is liked
 # (nor does a negation: "I hate not being on the court"); those that also point at a noun ("those hikes") only
 # when alone
+_CLAUSE_PUNCT = frozenset([",", ".", ";", ":", "!", "?", "(", ")", "\n"])
 _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "you", "me", "us", "everything", "something",
                         "anything", "nothing", "myself", "himself", "herself", "themselves", "yourself"])
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",

@@ -50,6 +50,8 @@ class Rules:
     pronouns: frozenset[str]
     org_suffixes: frozenset[str]
     place_prepositions: frozenset[str]
+    person_cues: frozenset[str]  # words before "to" / "from" after which a name is someone ("sent to Maria")
+    place_cues: frozenset[str]  # ... and after which it stays a place ("flew back to Oslo")
     project_cues: frozenset[str]
     tools: tuple[str, ...]
     places: tuple[str, ...]
@@ -143,6 +145,8 @@ def _read_rules(path: str) -> Rules:
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
+        person_cues=frozenset(w.lower() for w in ent.get("person_cues") or ()),
+        place_cues=frozenset(w.lower() for w in ent.get("place_cues") or ()),
         project_cues=frozenset(ent.get("project_cues") or ()),
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
