@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.util
+import itertools
 import os
 import re
 import sys
@@ -348,6 +349,8 @@ class Extractor:
                 read.extend((v_start, replace(st, subject=name, subject_type=type_))
                             for name, type_ in self._co_subjects(text, s_start, v_start, st, ex))
                 read.append((v_start, st))
+        if not words.isdisjoint(self.rules.titles):
+            read.extend(self._titled(text, s_start, s_end, ex))
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
         # where Peter lives
         claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
@@ -425,6 +428,11 @@ class Extractor:
         if before:
             e = before[-1]
             gap = text[e.end : v_start]
+            if len(before) > 1 and _OWNED_APPOSITION.fullmatch(gap) and \
+                    re.fullmatch(r"\s*,\s*", text[before[-2].end : e.start]):
+                named = before[-2]  # "Anna, Peter's wife, moved": Anna moved
+                conf = CONFIDENCE["gazetteer" if named.source in ("gazetteer", "mention", "list") else "rule"]
+                return named.name, named.type, conf, named.start
             # "Our CTO, Sam, moved": a name set off by commas is what the words before it name
             appositive = (re.fullmatch(r",\s*", gap) is not None
                           and text[s_start : e.start].rstrip().endswith(","))
@@ -462,13 +470,52 @@ class Extractor:
         clause = _CLAUSE_MARK.split(text[s_start:v_start])[-1].lower().split()
         if len(clause) > 2 or not _OPENERS.issuperset(clause):
             return None
-        opener = _SPEAKER.match(text, text.rfind("\n", 0, v_start) + 1)
+        said = self._line_speaker(text, v_start, ex)
+        return None if said is None else (said.name, "person", CONFIDENCE["pronoun"], said.start)
+
+    def _line_speaker(self, text: str, at: int, ex: Extraction) -> EntityMention | None:
+        """The name opening the line of ``at`` before a colon, if a name and not a label ("Note:")."""
+        opener = _SPEAKER.match(text, text.rfind("\n", 0, at) + 1)
         if opener is None or opener[1] in self.rules.not_names or opener[1] in self.rules.line_labels:
             return None
         said = next((e for e in ex.entities if e.start == opener.start(1) and e.end == opener.end(1)), None)
-        if said is None or said.type not in ("person", "concept"):
-            return None
-        return said.name, "person", CONFIDENCE["pronoun"], said.start
+        return said if said is not None and said.type in ("person", "concept") else None
+
+    def _titled(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
+        """What one named is to another, said with a possessive and a title (``titles`` in the rules):
+        "Peter's wife Anna", "Anna, Peter's wife,", "Anna is Peter's wife", "my husband Tom" (the line's
+        speaker's), "Acme's CEO John Smith" (a role: "CEO of Acme"). Undated: a sentence's times are its
+        verbs'."""
+        names = [e for e in ex.entities if s_start <= e.start and e.end <= s_end]
+        found: list[tuple[int, int, EntityMention, EntityMention, str]] = []  # at, end, who, whose, title
+        for one, other in itertools.pairwise(names):
+            between = text[one.end : other.start]
+            if (m := _OWNERS_TITLE.fullmatch(between)) and m[1].lower() in self.rules.titles:
+                found.append((one.end + m.start(1), other.end, other, one, m[1]))  # "Peter's wife Anna"
+            elif _IS_OR_COMMA.fullmatch(between) and (m := _TITLE_AFTER.match(text, other.end, s_end)) and \
+                    m[1].lower() in self.rules.titles:
+                found.append((m.start(1), m.end(1), one, other, m[1]))  # "Anna, Peter's wife," "Anna is ..."
+        for e in names:
+            mine = _MY_TITLE.search(text, max(s_start, e.start - 40), e.start)
+            titled = mine is not None and mine[1].lower() in self.rules.titles
+            owner = self._line_speaker(text, e.start, ex) if titled else None
+            if mine and owner:
+                found.append((mine.start(1), e.end, e, owner, mine[1]))  # "my husband Tom"
+        out: list[tuple[int, Statement]] = []
+        for at, end, who, whose, title in found:
+            predicate = self.ontology.predicate(self.rules.titles[title.lower()])
+            wanted = predicate.object_types or [whose.type]
+            if who.type != "person" or who.name == whose.name or (
+                    predicate.object == "entity" and whose.type not in wanted):
+                continue
+            literal = predicate.object != "entity"
+            start = min(at, who.start, whose.start)
+            out.append((at, Statement(
+                subject=who.name, predicate=predicate.name,
+                object=f"{title} of {whose.name}" if literal else whose.name, action="assert",
+                span=text[start:end].strip(" ,"), start=s_start, end=end, confidence=CONFIDENCE["rule"],
+                subject_type="person", object_type=None if literal else whose.type)))
+        return out
 
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
                v_start: int, v_end: int, ex: Extraction, verbs: Sequence[tuple[int, int]],
@@ -584,6 +631,13 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _AND_BEFORE = re.compile(r",\s*$")  # a name listed before the pair
+# a possessive and a title between two names ("Peter's wife Anna"), after a name ("Anna, Peter's wife,"),
+# and "my" and a title before one ("my husband Tom")
+_OWNERS_TITLE = re.compile(r"['\u2019]s\s+([\w-]+)\s*,?\s+")
+_IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
+_OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
+_TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
+_MY_TITLE = re.compile(r"(?i)(?<!\w)my\s+([\w-]+)\s*,?\s+$")
 # a name and a colon opening a line: who says the line ("Caroline: I went ...")
 _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 _CLAUSE_MARK = re.compile(r"[,;:]")

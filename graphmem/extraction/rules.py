@@ -45,6 +45,7 @@ class Rules:
     opposites: dict[str, str]
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
     object_not_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object may not open with
+    titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
     pronouns: frozenset[str]
@@ -86,6 +87,7 @@ def _read_rules(path: str) -> Rules:
     opposites: dict[str, str] = {}
     object_words: dict[str, frozenset[str]] = {}
     object_not_first: dict[str, frozenset[str]] = {}
+    titles: dict[str, str] = {}
     for predicate, spec in (raw.get("statements") or {}).items():
         if spec.get("opposite"):
             opposites[predicate] = spec["opposite"]
@@ -93,6 +95,8 @@ def _read_rules(path: str) -> Rules:
             object_words[predicate] = frozenset(w.lower() for w in spec["object_words"])
         if spec.get("object_not_first"):
             object_not_first[predicate] = frozenset(w.lower() for w in spec["object_not_first"])
+        for title in spec.get("titles") or ():
+            titles.setdefault(str(title).lower(), predicate)
         for action in ("assert", "close"):
             for template in spec.get(action) or ():
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
@@ -140,6 +144,7 @@ def _read_rules(path: str) -> Rules:
         opposites=opposites,
         object_words=object_words,
         object_not_first=object_not_first,
+        titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),

@@ -102,6 +102,16 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Sam: I no longer work at Initech.", {("Sam", "works_at", "Initech", "close")}),
         ("Sam: I'm the CTO of Acme Inc.", {("Sam", "role", "CTO of Acme Inc", "assert")}),
         ("Bob moved to Porto. He likes it.", {("Bob", "lives_in", "Porto", "assert")}),
+        # what one is to another, said with a possessive and a title
+        ("Peter's wife Anna works at Globex.", {("Anna", "works_at", "Globex", "assert"),
+                                                 ("Anna", "married_to", "Peter", "assert")}),
+        ("Anna, Peter's wife, moved to Lisbon.", {("Anna", "lives_in", "Lisbon", "assert"),
+                                                   ("Anna", "married_to", "Peter", "assert")}),
+        ("Caroline: My colleague Rob invited me.", {("Rob", "knows", "Caroline", "assert")}),
+        ("Yesterday Acme Inc's CTO Maria Lopez spoke.",
+         {("Maria Lopez", "role", "CTO of Acme Inc", "assert")}),
+        ("Note: my wife Anna is sick.", set()),
+        ("Peter's sister Anna moved.", set()),
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
