@@ -13,7 +13,9 @@ Scopes are ``global``, ``project:<slug>`` and ``agent:<id>``. The rules, in one 
   revision's evidence ids, an opinion's steps, a recall hit's event ids, the event an event replaces), and
   citing or linking to one is answered as citing an event that does not exist;
 - a private state (``assertState``, ``holdOpinion``) is written only by a caller that may read the scope's
-  private items: it joins their timeline, and its answer shows what that holds;
+  private items: it joins their timeline, and its answer shows what that holds; so is a private event whose
+  text is read for states (they would be private states of that scope), unless it is recorded unread
+  (``extract: false``);
 - counts (``stats``, ``health``) are of what the caller may read: other scopes' would show how they change;
 - with no tokens configured, the server is a single local user's: the caller reaches every scope, and the
   server binds to loopback only.
@@ -87,6 +89,18 @@ class Principal:
             raise Forbidden(f"agent {self.agent_id!r} may not write private states in scope {scope!r}, whose "
                             f"private items it may not read; write it in agent:{self.agent_id}, or not "
                             "private", field=field)
+
+    def check_record(self, scope: str, privacy: Iterable[str], *, read: bool, field: str = "scope",
+                     read_field: str = "extract") -> None:
+        """Refuses an event the caller may not record: in a scope it may not write, or private and ``read``
+        (its text read for states, which would join the scope's private timeline, as a private state does)
+        in a scope whose private items it may not read."""
+        self.check_write(scope, field)
+        if read and Visibility.of(privacy) is Visibility.PRIVATE and not self.can_read_private(scope):
+            raise Forbidden(f"agent {self.agent_id!r} may not record a private event read for states in "
+                            f"scope {scope!r}, whose private items it may not read: they would join their "
+                            f"timeline; record it with extract false (stored, not read), in "
+                            f"agent:{self.agent_id}, or not private", field=read_field)
 
     def check_read(self, scope: str, what: str, field: str = "id") -> None:
         if not self.can_read(scope):

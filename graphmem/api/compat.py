@@ -91,7 +91,10 @@ def _append(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(source, dict):
         raise InvalidInput("source must be an object like {\"system\": \"cli\"}", field="source")
     scope = b.get("scope", "global")
-    ctx.principal.check_write(scope if isinstance(scope, str) else "", "scope")
+    privacy = b.get("privacy") or ()
+    ctx.principal.check_record(scope if isinstance(scope, str) else "",
+                               privacy if isinstance(privacy, list) else (), read=ctx.memory.extract,
+                               read_field="privacy")
     result = ctx.memory.record(
         content=b["content_md"], occurred_at=b.get("occurred_at"),
         source={**source, **({"run_id": b["run_id"]} if b.get("run_id") else {})},
@@ -116,7 +119,9 @@ def _record(ctx: Context, body: dict[str, Any]) -> list[dict[str, Any]]:
         raise InvalidInput("payload carries no content; send payload.content", field="payload.content")
     project = b.get("project")
     scope = f"project:{slugify(project)}" if isinstance(project, str) and project.strip() else "global"
-    ctx.principal.check_write(scope, "project")
+    privacy = b.get("privacy_tags") or ()
+    ctx.principal.check_record(scope, privacy if isinstance(privacy, list) else (), read=ctx.memory.extract,
+                               field="project", read_field="privacy_tags")
     platform, session = b.get("platform") or "agent", b.get("session_id")
     dedupe = b.get("dedupe_hash")
     result = ctx.memory.record(
@@ -269,7 +274,8 @@ def _checkpoint(ctx: Context, body: dict[str, Any]) -> Items:
         session = f"{_text(b, 'platform')}:{session}"
     project = _text(b, "project")
     scope = f"project:{slugify(project)}" if project else "global"
-    ctx.principal.check_write(scope, "project")
+    ctx.principal.check_record(scope, _strings(b, "privacy_tags") or (), read=ctx.memory.extract,
+                               field="project", read_field="privacy_tags")
     result = ctx.memory.checkpoint(
         session, b.get("title", ""), b.get("content", ""), tags=_strings(b, "tags") or (),
         privacy=_strings(b, "privacy_tags") or (), scope=scope, agent_id=ctx.principal.writer_id(None),

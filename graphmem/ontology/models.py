@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Iterable
 from enum import Enum
 from functools import lru_cache
 from typing import Annotated, Any
@@ -103,6 +104,14 @@ class Visibility(str, Enum):
     NORMAL = "normal"
     PRIVATE = "private"
 
+    @classmethod
+    def of(cls, privacy: Iterable[str]) -> Visibility:
+        """The visibility of an item with these privacy tags (``private`` or ``sensitive``: private)."""
+        return cls.PRIVATE if not _PRIVATE_TAGS.isdisjoint(privacy) else cls.NORMAL
+
+
+_PRIVATE_TAGS = frozenset(["private", "sensitive"])
+
 
 class Source(Record):
     """Where an event came from: a system, a reference (``memory/2025-11-27.md#L12``, ``D1:3``) and ids."""
@@ -188,7 +197,7 @@ class Event(EventDraft):
 
     @property
     def visibility(self) -> Visibility:
-        return Visibility.PRIVATE if {"private", "sensitive"} & set(self.privacy) else Visibility.NORMAL
+        return Visibility.of(self.privacy)
 
 
 class Entity(Record):

@@ -345,6 +345,43 @@ def test_a_private_state_is_written_only_by_a_token_that_reads_the_scopes_privat
     memory.close()
 
 
+RECORD = ("mutation($i: RecordEventInput!) { recordEvent(input: $i) { __typename "
+          "... on RecordEventSuccess { status extractedStates } ... on RecordEventError { code field } } }")
+
+
+def test_a_private_event_read_for_states_is_recorded_only_by_a_token_that_reads_the_scopes_private_items():
+    """What a private event's text states joins the scope's private timeline, as a private state does: a
+    token that may write the scope but not read its private items is refused, naming the field, and nothing
+    is written, unless it records the event unread (extract false); over the shared-memory protocol too."""
+    memory = Memory.in_memory(clock=FakeClock())  # (text is read)
+    with serve(memory, AccessPolicy.from_config(CONFIG)) as http:
+        gql = GraphQLClient(http)
+        for n, (agent, scope) in enumerate(itertools.product(AGENTS, sorted({*SCOPES, "agent:overseer"}))):
+            if scope not in WRITE[agent]:
+                continue
+            item = {"content": f"Peter moved to Lisbon. ({n})", "scope": scope, "privacy": ["private"],
+                    "occurredAt": "2025-12-01"}
+            before = memory.stats()
+            answer = gql.as_(TOKENS[agent]).data(RECORD, {"i": item})["recordEvent"]
+            if scope in PRIVATE[agent]:
+                assert answer == {"__typename": "RecordEventSuccess", "status": "created", "extractedStates": 1}
+                continue
+            assert answer == {"__typename": "RecordEventError", "code": "forbidden", "field": "input.extract"}
+            assert memory.stats() == before, (agent, scope)
+            unread = gql.as_(TOKENS[agent]).data(RECORD, {"i": {**item, "extract": False}})["recordEvent"]
+            assert unread == {"__typename": "RecordEventSuccess", "status": "created", "extractedStates": 0}
+            assert (memory.stats().events, memory.stats().states) == (before.events + 1, before.states)
+            public = gql.as_(TOKENS[agent]).data(RECORD, {"i": {**item, "privacy": []}})["recordEvent"]
+            assert public["__typename"] == "RecordEventSuccess", public
+        before = memory.stats()
+        auth = {"Authorization": f"Bearer {TOKENS['alice']}"}
+        refused = http.post("/v1/memory/append", headers=auth, json={
+            "content_md": "Peter moved to Porto.", "scope": "global", "privacy": ["sensitive"]})
+        assert (refused.status_code, refused.json()["error"]["field"]) == (403, "privacy")
+        assert memory.stats() == before
+    memory.close()
+
+
 def test_counts_are_of_what_the_token_may_read():
     """Counts of other scopes would show a token how they change (another agent's activity): ``stats``,
     ``health`` and ``GET /health`` count only what the token may read, private items only where it may."""

@@ -32,7 +32,8 @@ class RecordCheckpointMutation:
     async def record_checkpoint(self, info: Info[Any, Any], input: RecordCheckpointInput) -> RecordEventResult:
         ctx = context(info)
         try:
-            ctx.principal.check_write(input.scope, "input.scope")
+            ctx.principal.check_record(input.scope, input.privacy, read=ctx.memory.extract,
+                                       field="input.scope", read_field="input.privacy")
             agent = ctx.principal.writer_id(input.agent_id, "input.agentId")
             result = await ctx.run(ctx.memory.checkpoint, input.session, input.title, input.content,
                                    tags=input.tags, privacy=input.privacy, agent_id=agent, scope=input.scope,

@@ -80,9 +80,12 @@ class RecordEventError(UserError):
 RecordEventResult = Annotated[RecordEventSuccess | RecordEventError, strawberry.union("RecordEventResult")]
 
 
-def record_fields(item: RecordEventInput, principal: Principal, field: str = "input") -> dict[str, Any]:
-    """``Memory.record`` keyword arguments for one input, after the caller's scope and identity checks."""
-    principal.check_write(item.scope, f"{field}.scope")
+def record_fields(item: RecordEventInput, principal: Principal, field: str = "input", *,
+                  extracts: bool) -> dict[str, Any]:
+    """``Memory.record`` keyword arguments for one input, after the caller's scope and identity checks
+    (``extracts``: whether memory reads an event's text unless it says otherwise)."""
+    principal.check_record(item.scope, item.privacy, read=extracts if item.extract is None else item.extract,
+                           field=f"{field}.scope", read_field=f"{field}.extract")
     links: dict[str, list[str]] = {}
     for link in item.links:
         links.setdefault(link.label, []).extend(str(t) for t in link.to)
@@ -113,7 +116,7 @@ class RecordEventMutation:
     async def record_event(self, info: Info[Any, Any], input: RecordEventInput) -> RecordEventResult:
         ctx = context(info)
         try:
-            fields = record_fields(input, ctx.principal)
+            fields = record_fields(input, ctx.principal, extracts=ctx.memory.extract)
             result = await ctx.run(ctx.memory.record, **fields, may_link=ctx.principal.linkable())
         except GraphmemError as exc:
             return RecordEventError(**problems_of(exc))

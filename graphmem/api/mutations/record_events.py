@@ -45,7 +45,8 @@ class RecordEventsMutation:
         try:
             if not 1 <= len(input.events) <= MAX_BATCH:
                 raise InvalidInput(f"send between 1 and {MAX_BATCH} events per batch", field="input.events")
-            items = [record_fields(e, ctx.principal, f"input.events[{i}]") for i, e in enumerate(input.events)]
+            items = [record_fields(e, ctx.principal, f"input.events[{i}]", extracts=ctx.memory.extract)
+                     for i, e in enumerate(input.events)]
             results = await ctx.run(ctx.memory.record_many, items, may_link=ctx.principal.linkable())
         except GraphmemError as exc:
             return RecordEventsError(**problems_of(exc))
