@@ -13,6 +13,7 @@
                                                         future is the next one
 ``has lived there for 5 years``                         open interval from that long before (only in a
                                                         perfect tense: "was there for 5 days" is no time)
+``on the 15th``, ``August last year``                   that day of this month or the last; that month
 ``since March``, ``from May on``, ``3月から``            open interval starting at that period
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
@@ -105,12 +106,18 @@ _POINT_FORMS = [
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
     rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|quarter|year)s?\s+ago)\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
-    rf"(?i:for\s+(?:the\s+(?:past|last)\s+)?(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b",
+    rf"(?i:for\s+(?:the\s+(?:past|last)\s+)?(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
+    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
     r"this\s+afternoon|this\s+evening))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
+    # a day of the month alone, before a clause goes on or ends ("on the 15th after my trip", not "on the 3rd
+    # floor")
+    r"(?i:on\s+the\s+(?P<od_d>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:and|after|before|"
+    r"at|when|with|but|so|as|because|for|we|i|my|it|he|she|they|which|that|too)\b))",
+    rf"(?<![\w-])(?P<mly_m>{_MON_FULL})\s+(?P<mly_r>(?i:last|this|next))\s+(?i:year)\b",
     rf"(?<![\w-])(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",
     r"(?<![\w-])(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
 ]
@@ -151,8 +158,9 @@ _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|pl
                      r"expects?\s+to|hopes?\s+to|is\s+moving|are\s+moving|is\s+starting|is\s+leaving)\b"
                      r"|'ll\b")
 # a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
-_PERFECT = re.compile(r"(?i)\b(?:has|have|'ve|'s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|owned|led|"
-                      r"run|played|studied|taught|managed)\b")
+_PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
+                      r"owned|led|run|played|studied|taught|managed)\b"
+                      r"|^\s*been\b")  # ("Been playing it for a month now": "I've" left out)
 _CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
 
 _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
@@ -348,7 +356,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
 
 
 def _lacks_year(m: re.Match[str]) -> bool:
-    return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or (m["mdy_m"] and not m["mdy_y"])
+    return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or m["od_d"] or (m["mdy_m"] and not m["mdy_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
                 or (m["qw"] and not m["qw_y"]))
 
@@ -413,6 +421,11 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         n = int(g["q"][1]) if g["q"] else _QUARTER_WORDS[g["qw"].lower()]
         given = g["q_y"] or g["qw_y"]
         return _quarter(n, int(given) if given else year, at, tz, prefer)
+    if g["od_d"]:
+        return _day_of_month(int(g["od_d"]), at, tz, prefer)
+    if g["mly_m"]:
+        year = at.astimezone(tz).year + {"last": -1, "this": 0, "next": 1}[g["mly_r"].lower()]
+        return _tp(_local(year, _MONTH_NAMES[g["mly_m"].lower()], 1, tz), G.MONTH, tz)
     if g["bare_m"] or g["ja_m"]:
         month = _MONTH_NAMES[g["bare_m"].lower()] if g["bare_m"] else int(g["ja_m"])
         return _month(month, year, at, tz, prefer)
@@ -451,6 +464,23 @@ def _month_day(month: int, day: int, year: int | None, at: dt.datetime, tz: dt.t
               and _local(year, month, day, tz) < truncate(at, G.DAY, tz)):
             year += 1  # the next such day: "we'll meet on Oct 3rd" in November is next October
     return _tp(_safe_date(year, month, day, tz), G.DAY, tz)
+
+
+def _day_of_month(day: int, at: dt.datetime, tz: dt.tzinfo, prefer: Preference) -> TimePoint:
+    """"On the 15th": that day of the anchor's month, or of the last month that has it when it is still to
+    come (the next such day, in a clause about the future)."""
+    local = at.astimezone(tz)
+    year, month = local.year, local.month
+    step = 1 if prefer == "future" else -1
+    ahead = day > local.day if prefer != "future" else day < local.day
+    if ahead or not _exists(year, month, day):
+        for _ in range(12):  # (every month has days 1-28; a 31st is at most two months away)
+            month += step
+            if not 1 <= month <= 12:
+                year, month = year + step, 1 if step > 0 else 12
+            if _exists(year, month, day):
+                break
+    return _tp(_local(year, month, day, tz), G.DAY, tz)
 
 
 def _exists(year: int, month: int, day: int) -> bool:

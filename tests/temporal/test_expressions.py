@@ -62,6 +62,13 @@ def _day(point):
         ("Bob has been living in Seattle for 5 years.", "for 5 years", "since", "2020-01-01", None),
         ("I've worked at Acme for three months.", "for three months", "since", "2025-08-01", None),
         ("She has known Kim for the past two years.", "for the past two years", "since", "2023-01-01", None),
+        ("I've played for about four months now.", "for about four months", "since", "2025-07-01", None),
+        ("Been playing it for a month now.", "for a month", "since", "2025-10-01", None),  # ("I've" left out)
+        # a day of the month alone: this month's, or the last one's while it is still to come
+        ("We met back up on the 15th after my trip.", "on the 15th", "point", "2025-11-15", "2025-11-16"),
+        ("It dropped on the 28th and sold out.", "on the 28th", "point", "2025-10-28", "2025-10-29"),
+        ("We will meet on the 2nd.", "on the 2nd", "point", "2025-12-02", "2025-12-03"),
+        ("It all started August last year.", "August last year", "point", "2024-08-01", "2024-09-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -73,7 +80,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1.",
                                   "Ticket adec 5 is open.", "Build v2 weeks ago", "Q3 numbers look good.",
                                   "See q1_report for details.", "A quarter of the budget went to ads.",
-                                  "I was in Paris for 5 days.", "We waited for two weeks."])
+                                  "I was in Paris for 5 days.", "We waited for two weeks.",
+                                  "He lives on the 3rd floor.", "It worked on the 2nd try."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
