@@ -155,8 +155,8 @@ _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+o
 
 # what says a clause speaks of the future ("will slip to March", "is moving there in June")
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
-                     r"expects?\s+to|hopes?\s+to|is\s+moving|are\s+moving|is\s+starting|is\s+leaving)\b"
-                     r"|'ll\b")
+                     r"expects?\s+to|hopes?\s+to|(?:is|are|am)\s+(?:moving|starting|leaving|relocating))\b"
+                     r"|['’](?:ll\b|m\s+(?:moving|starting|leaving|relocating)\b)")
 # a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
 _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
                       r"owned|led|run|played|studied|taught|managed)\b"

@@ -58,6 +58,8 @@ def _day(point):
         ("We'll meet on Oct 3rd.", "Oct 3rd", "point", "2026-10-03", "2026-10-04"),
         ("The migration is going to take until Q2.", "until Q2", "until", None, "2026-04-01"),
         ("We shipped it in March.", "March", "point", "2025-03-01", "2025-04-01"),
+        ("I'm moving to Porto in June!", "June", "point", "2026-06-01", "2026-07-01"),
+        ("We’ll meet in March.", "March", "point", "2026-03-01", "2026-04-01"),
         # a span in a perfect tense: since that long before
         ("Bob has been living in Seattle for 5 years.", "for 5 years", "since", "2020-01-01", None),
         ("I've worked at Acme for three months.", "for three months", "since", "2025-08-01", None),
