@@ -27,7 +27,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ValidationError
@@ -760,8 +760,9 @@ class Memory:
             extraction: Extraction | None = item.get("_extraction")
             if extraction is not None:  # what the text says beyond what the event states outright, once
                 claims = {_claim(s) for s in stated}
+                outright = [*claims]
                 for s in _extracted_states(extraction, event):
-                    if (claim := _claim(s)) not in claims:
+                    if (claim := _claim(s)) not in claims and not any(map(claim.restates, outright)):
                         claims.add(claim)
                         stated.append(s)
             state_requests.extend((s, extraction) for s in stated)
@@ -2977,9 +2978,25 @@ def _named_in(statement: str, extraction: Extraction) -> list[tuple[str, str | N
                               if re.search(rf"(?<!\w){re.escape(e.name)}(?!\w)", statement, re.IGNORECASE)))
 
 
-def _claim(r: StateInput) -> tuple[str, str, str, str]:
+class _Claim(NamedTuple):
     """What a state request says, whatever its wording: one event saying it twice is one piece of evidence."""
-    return name_key(r.subject), r.predicate, name_key(str(r.object or "")), r.action
+
+    subject: str
+    predicate: str
+    object: str
+    action: str
+
+    def restates(self, other: _Claim) -> bool:
+        """Whether this says what ``other`` says in more or fewer words: "likes the new on-call rota" read
+        from an event that states outright that Peter likes the on-call rota."""
+        if self[:2] != other[:2] or self.action != other.action or not self.object or not other.object:
+            return False
+        mine, theirs = f" {self.object} ", f" {other.object} "  # (keys keep the words apart)
+        return mine in theirs or theirs in mine
+
+
+def _claim(r: StateInput) -> _Claim:
+    return _Claim(name_key(r.subject), r.predicate, name_key(str(r.object or "")), r.action)
 
 
 def _in_write_order(revisions: Sequence[Revision], first: int) -> list[Revision]:

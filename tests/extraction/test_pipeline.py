@@ -222,6 +222,14 @@ def test_i_is_the_speaker_of_its_line_and_no_one_in_a_note(mem):
         assert mem.record(content=text, occurred_at="2025-11-28").extraction.statements == [], text
 
 
+def test_what_the_text_says_of_a_state_the_event_states_outright_is_that_state(mem):
+    mem.record_many([{"content": "Peter likes the new on-call rota. He loves sushi.",
+                      "occurred_at": "2025-10-20",
+                      "states": [{"subject": "Peter", "predicate": "likes", "object": "on-call rota"}]}])
+    held = mem.as_of("2025-10-21").states(subject="Peter")
+    assert sorted(s.object for s in held) == ["on-call rota", "sushi"]  # not also "new on-call rota"
+
+
 def test_extraction_can_be_switched_off_per_event_or_per_memory(mem):
     mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27", extract=False)
     assert mem.stats().states == 0
