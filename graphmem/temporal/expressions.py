@@ -14,6 +14,8 @@
 ``has lived there for 5 years``                         open interval from that long before (only in a
                                                         perfect tense: "was there for 5 days" is no time)
 ``on the 15th``, ``August last year``                   that day of this month or the last; that month
+``at the end of February``, ``the end of 2025``         the last week of the month; of a year or quarter,
+                                                        its last month; of a week, its last day
 ``since March``, ``from May on``, ``3月から``            open interval starting at that period
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
@@ -167,7 +169,7 @@ _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginn
 _FROM = re.compile(r"(?i)\bfrom\s+$")
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
 _UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to)\s+$")
-_THROUGH = re.compile(r"(?i)(?:\bthrough|\bthru|\bthrough\s+the\s+end\s+of|\bby\s+the\s+end\s+of)\s+$")
+_THROUGH = re.compile(r"(?i)(?:\bthrough|\bthru|\b(?:through|by|until|till)\s+the\s+end\s+of)\s+$")
 _RANGE_JOIN = re.compile(r"(?i)^\s*(?:to|until|till|through|thru|-|–|—)\s*$")
 _AND_JOIN = re.compile(r"(?i)^\s+and\s+$")
 _ONWARDS = re.compile(r"(?i)^\s+(?:on(?:wards?)?|forward)\b")
@@ -273,7 +275,10 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             ahead = _lacks_year(m) and _FUTURE.search(_clause_before(text[: m.start()])) is not None
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
-            mentions.append(TimeMention(m[0], m.start(), m.end(), "point", _period(point, tz)))
+            start = m.start()
+            if (end_of := _lead(_END_OF, text, m)) and point.granularity in _LAST_PART:
+                point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
+            mentions.append(TimeMention(text[start : m.end()], start, m.end(), "point", _period(point, tz)))
         i += 1
     return mentions
 
@@ -306,6 +311,17 @@ def _past_point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimePoint |
         return _point(m, at, tz, "past")
     except (ValueError, OverflowError, GraphmemError):
         return None
+
+
+# "the end of February": its last week; of 2025, its December; of Q3, its September; of a week, its Sunday
+_END_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\btowards?\s+|\bnear\s+)?\bthe\s+(?:very\s+)?end\s+of\s+$")
+_LAST_PART = {G.YEAR: G.MONTH, G.QUARTER: G.MONTH, G.MONTH: G.WEEK, G.WEEK: G.DAY}
+
+
+def _last_part(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
+    """The last ``_LAST_PART`` of the period ``point`` names (the week holding a month's last day)."""
+    last_moment = period_end(point, tz) - dt.timedelta(microseconds=1)
+    return _tp(last_moment, _LAST_PART[point.granularity], tz)
 
 
 # how far before a time the words that lead it reach ("through the end of", "in the month of"), past the

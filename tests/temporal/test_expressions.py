@@ -71,6 +71,11 @@ def _day(point):
         ("It dropped on the 28th and sold out.", "on the 28th", "point", "2025-10-28", "2025-10-29"),
         ("We will meet on the 2nd.", "on the 2nd", "point", "2025-12-02", "2025-12-03"),
         ("It all started August last year.", "August last year", "point", "2024-08-01", "2024-09-01"),
+        # the end of a period: its last week, month or day; "until the end of" that period's end
+        ("Aiko left Globex at the end of February.", "at the end of February", "point", "2025-02-24",
+         "2025-03-03"),
+        ("We grew towards the end of 2024.", "towards the end of 2024", "point", "2024-12-01", "2025-01-01"),
+        ("Frozen until the end of June.", "until the end of June", "until", None, "2026-07-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
