@@ -159,6 +159,11 @@ _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+o
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
                      r"expects?\s+to|hopes?\s+to|(?:is|are|am)\s+(?:moving|starting|leaving|relocating))\b"
                      r"|['’](?:ll\b|m\s+(?:moving|starting|leaving|relocating)\b)")
+# a clause that tells of the past in verbs of lasting ("stayed there until June", "it was done by the end of
+# February"), and not of a delay ("was postponed until March" speaks of the next March)
+_TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|kept|studied|served|lasted)\b"
+                   r"(?!\s+(?:postponed|delayed|pushed|deferred|extended|scheduled|planned|moved|rescheduled|"
+                   r"set|going|due|expected|supposed)\b)")
 # a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
 _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
                       r"owned|led|run|played|studied|taught|managed)\b"
@@ -266,7 +271,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                                         Interval(start=past[m.start()])))
         elif ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
               or (ja_until := _JA_UNTIL_AFTER.match(after))):
-            point = _point(m, at, tz, "future")
+            # the next such month or day, but in a story told in the past ("She stayed there until June")
+            told = _lacks_year(m) and _TOLD.search(_clause_of(text, m)) is not None
+            point = past[m.start()] if told else _point(m, at, tz, "future")
             end_at = _end_of(point, tz) if until and until.re is _THROUGH else point
             start = until.start() if until else m.start()
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
@@ -347,6 +354,12 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
         return not text[m.end() : m.end() + 1].isdigit()
     return True
+
+
+def _clause_of(text: str, m: re.Match[str]) -> str:
+    """The clause a time stands in: from the mark before it to the mark after it."""
+    ends = [i for mark in _CLAUSE_MARKS if (i := text.find(mark, m.end())) >= 0]
+    return _clause_before(text[: m.start()]) + text[m.start() : min(ends, default=len(text))]
 
 
 def _clause_before(before: str) -> str:

@@ -76,6 +76,10 @@ def _day(point):
          "2025-03-03"),
         ("We grew towards the end of 2024.", "towards the end of 2024", "point", "2024-12-01", "2025-01-01"),
         ("Frozen until the end of June.", "until the end of June", "until", None, "2026-07-01"),
+        # "until" a month or day speaks of the next one, but in a story told in the past of the last one
+        ("She stayed in Paris until June.", "until June", "until", None, "2025-06-01"),
+        ("By the end of February it was done.", "By the end of February", "until", None, "2025-03-01"),
+        ("The launch was postponed until March.", "until March", "until", None, "2026-03-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
