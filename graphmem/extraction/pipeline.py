@@ -618,7 +618,7 @@ class Extractor:
             words.pop()
         if not words or len(words) > 4 or not words[0][0].isalpha() or words[0].lower() in _STAND_INS:
             return None
-        if len(words) == 1 and words[0].lower() in _CUT_OFF | _POINTERS:
+        if len(words) == 1 and words[0].lower() in _NOTHING_ALONE:
             return None  # "I love to", "I love going [on road trips]": what is liked was cut off
         value = " ".join(words).strip(" ,")
         end = text.find(value, v_end) + len(value)
@@ -645,10 +645,10 @@ _CLAUSE_MARK = re.compile(r"[,;:]")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
                       "plus"])
+_CLAUSE_PUNCT = frozenset([",", ".", ";", ":", "!", "?", "(", ")", "\n"])
 # words that stand for a thing named elsewhere: "He likes it", "I love it there" say nothing of what is liked
 # (nor does a negation: "I hate not being on the court"); those that also point at a noun ("those hikes") only
 # when alone
-_CLAUSE_PUNCT = frozenset([",", ".", ";", ":", "!", "?", "(", ")", "\n"])
 _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "you", "me", "us", "everything", "something",
                         "anything", "nothing", "myself", "himself", "herself", "themselves", "yourself"])
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
@@ -658,6 +658,7 @@ _ADDING = frozenset(["too", "also"])
 # a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
 _CUT_OFF = frozenset(["to", "going", "getting", "being", "doing", "making", "taking", "putting", "throwing",
                       "having", "giving", "keeping", "spending", "trying", "bringing", "coming", "setting"])
+_NOTHING_ALONE = _CUT_OFF | _POINTERS
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
 
