@@ -346,8 +346,10 @@ class Extractor:
             st = self._read(template, text, s_start, s_end, v_start, v_end, ex, verbs)
             if st is not None:
                 used.append((v_start, v_end))
+                partner = _partner(text, v_start, ex) if template.first_person else None
+                joined = [(partner.name, partner.type)] if partner else []
                 read.extend((v_start, replace(st, subject=name, subject_type=type_))
-                            for name, type_ in self._co_subjects(text, s_start, v_start, st, ex))
+                            for name, type_ in joined or self._co_subjects(text, s_start, v_start, st, ex))
                 read.append((v_start, st))
         if not words.isdisjoint(self.rules.titles):
             read.extend(self._titled(text, s_start, s_end, ex))
@@ -466,8 +468,10 @@ class Extractor:
                  ex: Extraction) -> tuple[str, str, float, int] | None:
         """Who "I" is at ``v_start`` (where a phrase said by "I" starts): the name opening its line before a
         colon ("Caroline: Yeah, I just moved to Seattle"), if "I" opens its clause (a word such as "yeah" or
-        "so" before it at most). Nobody otherwise: who wrote a note is not who "I" is in it."""
-        clause = _CLAUSE_MARK.split(text[s_start:v_start])[-1].lower().split()
+        "so" before it at most, or someone named with it: "Melanie and I moved"). Nobody otherwise: who wrote
+        a note is not who "I" is in it."""
+        partner = _partner(text, v_start, ex)
+        clause = _CLAUSE_MARK.split(text[s_start : partner.start if partner else v_start])[-1].lower().split()
         if len(clause) > 2 or not _OPENERS.issuperset(clause):
             return None
         said = self._line_speaker(text, v_start, ex)
@@ -661,6 +665,15 @@ _CUT_OFF = frozenset(["to", "going", "getting", "being", "doing", "making", "tak
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
+
+
+def _partner(text: str, at: int, ex: Extraction) -> EntityMention | None:
+    """The person named with "I" at ``at``: "Melanie and I moved"."""
+    return next((e for e in ex.entities
+                 if e.type == "person" and e.end <= at and _AND_I.fullmatch(text, e.end, at)), None)
+
+
+_AND_I = re.compile(r"\s+and\s+")
 
 
 def _gerund(e: EntityMention) -> bool:

@@ -216,9 +216,11 @@ def test_i_is_the_speaker_of_its_line_and_no_one_in_a_note(mem):
     [home] = mem.as_of("2025-11-27").states(subject="Caroline")
     assert (home.object, str(home.valid_from)) == ("Seattle", "2025-10")
     assert turns.id in {e.event_id for e in home.evidence}
-    for text in ("Note: I moved to Lisbon.", "I moved to Lisbon.",
-                 "Caroline: Melanie says I should move to Lisbon.",
-                 "Caroline: Melanie and I moved to Lisbon.", "Kim: Peter told me I joined Globex."):
+    together = mem.record(content="Caroline: Melanie and I moved to Lisbon.", occurred_at="2025-11-28")
+    assert {(s.subject, s.object) for s in together.extraction.statements} == {
+        ("Caroline", "Lisbon"), ("Melanie", "Lisbon")}
+    for text in ("Note: I moved to Lisbon.", "I moved to Lisbon.", "Note: Melanie and I moved to Lisbon.",
+                 "Caroline: Melanie says I should move to Lisbon.", "Kim: Peter told me I joined Globex."):
         assert mem.record(content=text, occurred_at="2025-11-28").extraction.statements == [], text
 
 
