@@ -27,6 +27,7 @@ import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from graphmem.extraction.rules import Rules, Template, load_rules
@@ -289,12 +290,25 @@ class Extractor:
             # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
             speaker = nxt in ("'s", "\u2019s") and (
                 j + 2 >= len(words) or tokens.lowered[j + 2] not in self.rules.contraction_cues)
-            opening = i == j and _opens_line(tokens, i) and not speaker
+            opening = i == j and _opens_line(tokens, i) and not speaker and not self._says_line(tokens, i)
             source = "gazetteer" if known else "initial" if opening else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)
             i = j + 1
         return found
+
+    def _says_line(self, tokens: _Tokens, i: int) -> bool:
+        """Whether the word ``i``, with a colon after it, names who says its line: it opens the text or a
+        line, is no label ("Note:") and the line speaks as "I" or "we" ("Omar: I have to walk the dog")."""
+        words = tokens.words
+        if i + 1 >= len(words) or words[i + 1] != ":" or words[i] in self.rules.line_labels:
+            return False
+        start = tokens.starts[i]
+        before = tokens.text[:start].rstrip(" \t")
+        if before and not before.endswith("\n"):
+            return False
+        end = tokens.text.find("\n", start)
+        return _FIRST_PERSON.search(tokens.text, start, end if end >= 0 else len(tokens.text)) is not None
 
     def _addressed(self, tokens: _Tokens, at: int) -> bool:
         """Whether the "to" or "from" at token ``at`` follows a word of saying or giving ("sent the report
@@ -508,9 +522,12 @@ class Extractor:
         out: list[tuple[int, Statement]] = []
         for at, end, who, whose, title in found:
             predicate = self.ontology.predicate(self.rules.titles[title.lower()])
-            wanted = predicate.object_types or [whose.type]
-            if who.type != "person" or who.name == whose.name or (
-                    predicate.object == "entity" and whose.type not in wanted):
+            object_type: str | None = whose.type
+            if title.lower() in self.rules.object_nouns.get(predicate.name, ()):
+                who, whose, object_type = whose, who, "concept"  # "my dog Max": the owner owns Max
+            elif predicate.object == "entity" and whose.type not in (predicate.object_types or [whose.type]):
+                continue
+            if who.type != "person" or who.name == whose.name:
                 continue
             literal = predicate.object != "entity"
             start = min(at, who.start, whose.start)
@@ -518,7 +535,7 @@ class Extractor:
                 subject=who.name, predicate=predicate.name,
                 object=f"{title} of {whose.name}" if literal else whose.name, action="assert",
                 span=text[start:end].strip(" ,"), start=s_start, end=end, confidence=CONFIDENCE["rule"],
-                subject_type="person", object_type=None if literal else whose.type)))
+                subject_type="person", object_type=None if literal else object_type)))
         return out
 
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
@@ -532,7 +549,8 @@ class Extractor:
                    else self._subject(text, s_start, v_start, ex, verbs))
         if subject is None:
             return None
-        obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped)
+        obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
+                           names=not template.nouns_only)
         return None if obj is None else (subject, obj)
 
     @staticmethod
@@ -571,8 +589,11 @@ class Extractor:
         return out[::-1]
 
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int, ex: Extraction, *,
-                nouns: bool = True) -> tuple[str, str | None, int] | None:
-        """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi")."""
+                nouns: bool = True, names: bool = True) -> tuple[str, str | None, int] | None:
+        """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi";
+        ``names``: a name right after the phrase may, "has Anna on the team" owns nothing)."""
+        if predicate.object == "entity" and not names:
+            return self._common_noun(predicate, text, v_end, s_end, ex)
         if predicate.object == "entity":
             after = [e for e in ex.entities if v_end <= e.start < s_end]
             # a name a few words on is the object unless those words compare or join ("prefers email over
@@ -582,6 +603,8 @@ class Extractor:
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
             wanted = predicate.object_types
+            if between[:1] in (["a"], ["an"]) and wanted and _ONE_NAMED.issuperset(wanted):
+                return None  # "joined a new LGBTQ activist group": the name tells what kind of thing
             # a known name's type, and a project's (named so: "the Atlas project"), are not guessed
             firm = e.source in ("gazetteer", "list") or e.type == "project"
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
@@ -607,11 +630,15 @@ class Extractor:
 
     def _common_noun(self, predicate: Predicate, text: str, v_end: int, s_end: int,
                      ex: Extraction) -> tuple[str, str | None, int] | None:
-        """A lower-case object ("loves sushi", "uses spreadsheets"): a concept, for preferences and tools."""
-        if predicate.kind != "preference" and predicate.name != "uses":
+        """A lower-case object ("loves sushi", "uses spreadsheets"): a concept, for preferences and tools;
+        for a predicate with ``object_nouns``, one of them ("adopted a pup") or the name it is given."""
+        owned = self.rules.object_nouns.get(predicate.name)
+        if owned is None and predicate.kind != "preference" and predicate.name != "uses":
             return None
         # (a time in the clause is none of it: "adopted her two years ago")
         s_end = min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])
+        if owned is not None:
+            return self._owned(owned, text, v_end, s_end)
         clause = text[v_end:s_end]
         stop = _CLAUSE_END.search(clause)
         words = (clause[: stop.start()] if stop else clause).split()
@@ -624,9 +651,49 @@ class Extractor:
             return None
         if len(words) == 1 and words[0].lower() in _NOTHING_ALONE:
             return None  # "I love to", "I love going [on road trips]": what is liked was cut off
+        owned_words = self.rules.object_nouns.values()
+        if predicate.kind != "preference" and any(w.lower() in nouns for nouns in owned_words for w in words):
+            return None  # "adopted this cute pup": a pet is owned, not used
         value = " ".join(words).strip(" ,")
         end = text.find(value, v_end) + len(value)
         return value, "concept" if predicate.kind == "preference" else "tool", end
+
+    @staticmethod
+    def _owned(nouns: tuple[str, ...], text: str, v_end: int,
+               s_end: int) -> tuple[str, str | None, int] | None:
+        """One of ``nouns`` right after a phrase, a few words of what it is like before it ("adopted this
+        cute pup", "have three dogs at home"), or the name it is given ("another cat named Bailey"). Not one
+        given away ("got this pup for you") or the first part of another thing ("got a car wash")."""
+        m = _owned_pattern(nouns).match(text, v_end, s_end)
+        if m is None or not _NOT_DESCRIBING.isdisjoint(m[1].lower().split()):
+            return None
+        if m[3] is not None:  # "named Bailey"
+            return m[3], "concept", m.end(3)
+        following = _WORD.match(text[m.end(2) : s_end].lstrip(" \t"))
+        if following is not None and following[0].lower() not in _AFTER_OWNED:
+            return None
+        return m[2].lower(), "concept", m.end(2)
+
+
+@lru_cache(maxsize=16)
+def _owned_pattern(nouns: tuple[str, ...]) -> re.Pattern[str]:
+    """A determiner or a number, up to two words, one of ``nouns``, and the name it is given after it."""
+    return re.compile(r"\s+(?:(?:a|an|the|another|this|that|these|my|our|his|her|their|two|three|four|five|"
+                      r"six|some|several|a couple of|a few|\d+)\s+)?((?:[a-z][\w-]*\s+){0,2}?)("
+                      + "|".join(re.escape(n) for n in nouns)
+                      + r")\b(?:\s*,?\s+(?:named|called)\s+((?-i:[A-Z])[\w'-]*))?", re.IGNORECASE)
+
+
+# what may come right after something owned: the end of its clause, where or when, its name
+_AFTER_OWNED = frozenset(["from", "at", "in", "on", "with", "back", "home", "and", "or", "but", "that", "who",
+                          "which", "named", "called", "last", "this", "too", "as", "now", "recently", "so",
+                          "because", "since", "of", "here", "there", "today", "yesterday", "a", "an", "two",
+                          "three", "when", "while", "after", "before", "by", "into", "just", "yet", "already",
+                          "again", "finally", "earlier"])
+# words that say something owned is not what the phrase takes: "got in the car", "have to walk the dog"
+_NOT_DESCRIBING = frozenset(["in", "into", "out", "of", "to", "on", "at", "from", "with", "off", "for", "by",
+                             "up", "rid", "back", "over", "the", "a", "an", "my", "our", "your", "his", "her",
+                             "their", "been", "being", "no", "not", "any"])
 
 
 # the end of a gap between a name and a verb that makes the name the object of an earlier clause
@@ -644,7 +711,13 @@ _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
 _MY_TITLE = re.compile(r"(?i)(?<!\w)my\s+([\w-]+)\s*,?\s+$")
 # a name and a colon opening a line: who says the line ("Caroline: I went ...")
 _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
-_CLAUSE_MARK = re.compile(r"[,;:]")
+# where a clause "I" may open starts: after a comma, a dash, a word that gives a reason or what happened
+# before, or "that" after a word of knowing or saying ("Guess what - I got a puppy", "since I lost my job at",
+# "I remembered that I already have three dogs"). Not after "if" or "when" (a condition, a habit: "when I'm
+# feeling down") nor "that" opening a relative clause ("a quote that I really like")
+_CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|(?i:\b(?:because|since|after)\s|\b(?:said|say|"
+                          r"says|remembered|remember|realized|realised|realize|know|knew|guess|heard|hear|"
+                          r"mean|forgot|noticed|figured|tell you|told you)\s+that\s)")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
@@ -660,8 +733,9 @@ _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here",
 _DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "his", "her", "their", "also"])
 _ADDING = frozenset(["too", "also"])
 # a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
-_CUT_OFF = frozenset(["to", "going", "getting", "being", "doing", "making", "taking", "putting", "throwing",
-                      "having", "giving", "keeping", "spending", "trying", "bringing", "coming", "setting"])
+_CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "making", "taking", "putting",
+                      "throwing", "having", "giving", "keeping", "spending", "trying", "bringing", "coming",
+                      "setting"])
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
@@ -682,6 +756,8 @@ def _gerund(e: EntityMention) -> bool:
     return e.source == "initial" and len(e.name) > 4 and e.name.endswith("ing")
 
 
+# what is one of its kind by its name: a name after "a" or "an" says what kind of thing something else is
+_ONE_NAMED = frozenset(["person", "org", "place", "project"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
 
@@ -849,6 +925,7 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
     return any(tokens.opens[k : i + 1]) or (k > 0 and tokens.words[k - 1] in (":", "...", "\u2026"))
 
 
+_FIRST_PERSON = re.compile(r"(?i)\b(?:I|I['\u2019](?:m|ve|d|ll)|me|my|we|we['\u2019](?:re|ve|d|ll)|us|our)\b")
 _OPENING_MARKS = frozenset("([{\"'\u201c\u2018")
 
 

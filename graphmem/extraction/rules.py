@@ -30,6 +30,7 @@ class Template:
     negated: bool = False  # the phrase carries a negation ("doesn't work at")
     first_person: bool = False  # said by "I" ("I work at"): its subject is who says the line
     mutual: bool = False  # "{S} and {O} got married": both names stand before the phrase
+    nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
 
     @property
     def gapped(self) -> bool:
@@ -45,6 +46,7 @@ class Rules:
     opposites: dict[str, str]
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
     object_not_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object may not open with
+    object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
@@ -88,6 +90,7 @@ def _read_rules(path: str) -> Rules:
     object_words: dict[str, frozenset[str]] = {}
     object_not_first: dict[str, frozenset[str]] = {}
     titles: dict[str, str] = {}
+    object_nouns: dict[str, tuple[str, ...]] = {}
     for predicate, spec in (raw.get("statements") or {}).items():
         if spec.get("opposite"):
             opposites[predicate] = spec["opposite"]
@@ -97,8 +100,15 @@ def _read_rules(path: str) -> Rules:
             object_not_first[predicate] = frozenset(w.lower() for w in spec["object_not_first"])
         for title in spec.get("titles") or ():
             titles.setdefault(str(title).lower(), predicate)
-        for action in ("assert", "close"):
-            for template in spec.get(action) or ():
+        if spec.get("object_nouns"):
+            object_nouns[predicate] = tuple(sorted({str(w).lower() for w in spec["object_nouns"]}, key=len,
+                                                   reverse=True))
+            titles.update((n, predicate) for n in object_nouns[predicate] if " " not in n)  # "my dog Max"
+        if spec.get("assert_nouns") and predicate not in object_nouns:
+            raise OntologyError(f"statements.{predicate}: assert_nouns reads only object_nouns; list them",
+                                field=f"statements.{predicate}.object_nouns")
+        for key, action, nouns_only in _TEMPLATE_KEYS:
+            for template in spec.get(key) or ():
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase),
@@ -107,28 +117,31 @@ def _read_rules(path: str) -> Rules:
                 if not (template.startswith("{S} ") and template.endswith(" {O}")):
                     raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}' or "
                                         "'{S} and {O} <verb phrase>'",
-                                        field=f"statements.{predicate}.{action}")
+                                        field=f"statements.{predicate}.{key}")
                 phrase = template[4:-4]
                 words = phrase.split()
                 if GAP in (words[0], words[-1]):
                     raise OntologyError(
                         f"template {template!r}: {GAP} stands between two words of the phrase",
-                        field=f"statements.{predicate}.{action}")
-                templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase)))
+                        field=f"statements.{predicate}.{key}")
+                templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase),
+                                          nouns_only=nouns_only))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}", _first_person_pattern(own),
-                                          first_person=True))
+                                          first_person=True, nouns_only=nouns_only))
                 if action == "assert" and base:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
                         if text:
-                            templates.append(Template(predicate, "negated", text, _phrase_pattern(text), True))
+                            templates.append(Template(predicate, "negated", text, _phrase_pattern(text), True,
+                                                      nouns_only=nouns_only))
                         text = _negated_in_first_person(neg, base, rest)
                         if text:
                             templates.append(Template(predicate, "negated", f"I {text}",
-                                                      _first_person_pattern(text), True, first_person=True))
+                                                      _first_person_pattern(text), True, first_person=True,
+                                                      nouns_only=nouns_only))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = raw.get("entities") or {}
@@ -141,6 +154,7 @@ def _read_rules(path: str) -> Rules:
         opposites=opposites,
         object_words=object_words,
         object_not_first=object_not_first,
+        object_nouns=object_nouns,
         titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
@@ -156,6 +170,10 @@ def _read_rules(path: str) -> Rules:
         line_labels=frozenset(ent.get("line_labels") or ()),
         contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
     )
+
+
+# the keys of a predicate's templates: (key, what they do, read only with an object noun)
+_TEMPLATE_KEYS = (("assert", "assert", False), ("close", "close", False), ("assert_nouns", "assert", True))
 
 
 def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | None:
@@ -194,7 +212,9 @@ def _words(phrase: str) -> str:
 
 # the forms of the first word of a template's phrase "I" says: "I live in", "I am based in", "I have lived in"
 _FIRST_PERSON_FORMS = {"is": "am", "has": "have", "does": "do", "doesn't": "don't", "hasn't": "haven't"}
-_I_LEADS = {"am": r"I(?:\s+am|['’]m)", "have": r"I(?:\s+have|['’]ve)"}
+# (who says "we" is one of those it names: "we moved to Porto" says where the speaker lives)
+_I = r"(?:I|we)"
+_I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 _I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
              r"then|totally|definitely|always)){0,2}"
 
@@ -236,6 +256,9 @@ def _first_person_pattern(phrase: str) -> re.Pattern[str]:
     """
     first, _, rest = phrase.partition(" ")
     lead = _I_LEADS.get(first)
-    head, body = (lead, rest) if lead else ("I", phrase)
+    if lead and not rest:  # the verb alone: "I've", "I already have"
+        alone = lead + "|" + _I + _I_ADVERBS + r"\s+" + first
+        return re.compile(r"(?i)(?<![\w@])(?:" + alone + ")" + _WORD_END)
+    head, body = (lead, rest) if lead else (_I, phrase)
     tail = r"\s+" + _words(body) if body else ""
     return re.compile(r"(?i)(?<![\w@])" + head + _I_ADVERBS + tail + _WORD_END)

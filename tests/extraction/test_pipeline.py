@@ -112,6 +112,27 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
          {("Maria Lopez", "role", "CTO of Acme Inc", "assert")}),
         ("Note: my wife Anna is sick.", set()),
         ("Peter's sister Anna moved.", set()),
+        # what is owned without a name (a pet, a home, a vehicle), or by the name it is given; "we" says "I"
+        ("Maria: I just adopted this cute pup from a shelter.", {("Maria", "owns", "pup", "assert")}),
+        ("Audrey: We adopted another puppy called Pixie.", {("Audrey", "owns", "Pixie", "assert")}),
+        ("Kim: My dog Max loves the park.", {("Kim", "owns", "Max", "assert"),
+                                             ("Max", "likes", "park", "assert")}),
+        ("Peter's cat Luna sleeps all day.", {("Peter", "owns", "Luna", "assert")}),
+        ("James: I remembered that I already have three dogs.", {("James", "owns", "dogs", "assert")}),
+        ("Lena bought a house in Lisbon.", {("Lena", "owns", "house", "assert")}),
+        ("Peter sold his car in June.", {("Peter", "owns", "car", "close")}),
+        ("Caroline: We moved to Seattle last year.", {("Caroline", "lives_in", "Seattle", "assert")}),
+        ("Acme adopted Kubernetes last year.", {("Acme", "uses", "Kubernetes", "assert")}),
+        ("Peter has Anna on his team.", set()),
+        ("Kim: I have to walk the dog.", set()),
+        ("Nate: Look, I got this new pup for you!", set()),
+        ("Tom got a car wash yesterday.", set()),
+        ("Peter got in the car and left.", set()),
+        ("Andrew: We got a few fish and had a blast.", set()),
+        ("James: Games help when I'm feeling overwhelmed.", set()),  # a habit, not a mood now
+        ("Tim: There's a quote that I really like: \"Turn to page one\".", set()),  # liked: the quote
+        ("Caroline: I just joined a new LGBTQ activist group.", set()),  # the name says what kind of group
+        ("We moved to Porto in May.", set()),  # "we" with no one saying the line
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
@@ -150,6 +171,15 @@ def test_a_malformed_template_is_refused_naming_what_a_template_reads(tmp_path, 
     rules.write_text(f'version: 1\nstatements:\n  lives_in:\n    assert: ["{template}"]\n', encoding="utf-8")
     with pytest.raises(OntologyError, match=error):
         load_rules(path=str(rules))
+
+
+def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text('version: 1\nstatements:\n  owns:\n    assert_nouns: ["{S} has {O}"]\n',
+                     encoding="utf-8")
+    with pytest.raises(OntologyError, match="assert_nouns reads only object_nouns; list them") as caught:
+        load_rules(path=str(rules))
+    assert caught.value.field == "statements.owns.object_nouns"
 
 
 def test_each_statement_carries_its_span_confidence_and_time(extractor):
@@ -224,6 +254,15 @@ def test_i_is_the_speaker_of_its_line_and_no_one_in_a_note(mem):
         assert mem.record(content=text, occurred_at="2025-11-28").extraction.statements == [], text
 
 
+def test_a_pet_is_owned_from_when_it_came_and_a_sold_car_no_longer(mem):
+    mem.record(content="Maria: Guess what - I got a puppy two weeks ago!", occurred_at="2025-11-27")
+    mem.record(content="Maria: I bought a car in March.", occurred_at="2025-11-27")
+    mem.record(content="Maria: I sold my car yesterday.", occurred_at="2025-11-28")
+    held = mem.as_of("2025-11-20").states(subject="Maria")
+    assert sorted((s.object, str(s.valid_from)) for s in held) == [("car", "2025-03"), ("puppy", "2025-W46")]
+    assert [s.object for s in mem.as_of("2025-11-28").states(subject="Maria")] == ["puppy"]
+
+
 def test_what_the_text_says_of_a_state_the_event_states_outright_is_that_state(mem):
     mem.record_many([{"content": "Peter likes the new on-call rota. He loves sushi.",
                       "occurred_at": "2025-10-20",
@@ -265,10 +304,11 @@ def test_a_word_capitalised_only_because_it_opens_a_sentence_is_not_a_name():
 
 def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(extractor):
     # "Speaker: text" is how a transcript reads: the word after the colon is capitalised because it opens
-    # the line, and an interjection before a name is not part of it. (The speaker opens the sentence, as
-    # "Note:" would: a transcript names its speakers through the event's entities.)
+    # the line, and an interjection before a name is not part of it. The word before the colon names who
+    # speaks when the line speaks as "I" or "we" ("Note:" never does); else it may be a label ("Pros:").
     found = {t: [(m.text, m.type) for m in extractor.extract(t, A).entities] for t in (
         "Caroline: Absolutely, that sounds great!",
+        "Pros: fast, and I like the colours.",
         "Melanie: Yeah Mel, see you Fri!",
         "Nate: Woohoo Joanna, I won the tournament!",
         "Note: Lena joined Acme Inc.",
@@ -279,12 +319,13 @@ def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(ext
     )}
     assert found == {
         "Caroline: Absolutely, that sounds great!": [],
+        "Pros: fast, and I like the colours.": [],  # a label the rules list
         "Melanie: Yeah Mel, see you Fri!": [("Mel", "person")],
-        "Nate: Woohoo Joanna, I won the tournament!": [("Joanna", "person")],
+        "Nate: Woohoo Joanna, I won the tournament!": [("Nate", "person"), ("Joanna", "person")],
         "Note: Lena joined Acme Inc.": [("Lena", "person"), ("Acme Inc", "org")],  # a statement is about her
         "Caroline: Painting's been fun. Life's too short!": [],  # the 's says "has", "is"
         "Caroline's sister paints.": [("Caroline", "person")],
-        "Tim: it seems never-ending... Trying my best though.": [],  # a line goes on after an ellipsis
+        "Tim: it seems never-ending... Trying my best though.": [("Tim", "person")],  # (goes on after "...")
         "Nature sure is amazing!\n\n[Shares a photo of the view from the top]": [],
     }
 
