@@ -620,6 +620,11 @@ class Extractor:
                 break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)
         raw = clause[: stop.start()] if stop else clause
+        if predicate.kind != "opinion":  # ("works as a dog trainer now": a word of when is none of it)
+            words = raw.split()
+            while words and words[-1].lower().strip(",") in _WHEN_WORDS:
+                words.pop()
+            raw = raw[: raw.rfind(words[-1]) + len(words[-1])] if words else ""
         value = raw.strip(" ,")
         if predicate.kind != "opinion":
             for article in ("the ", "a ", "an "):
@@ -756,6 +761,9 @@ def _gerund(e: EntityMention) -> bool:
     return e.source == "initial" and len(e.name) > 4 and e.name.endswith("ing")
 
 
+# words of when that may end a clause after a value without being part of it
+_WHEN_WORDS = frozenset(["now", "currently", "again", "too", "also", "already", "still", "lately", "recently",
+                         "anymore", "though", "nowadays"])
 # what is one of its kind by its name: a name after "a" or "an" says what kind of thing something else is
 _ONE_NAMED = frozenset(["person", "org", "place", "project"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
