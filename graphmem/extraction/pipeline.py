@@ -43,8 +43,8 @@ _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
 _JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
-_CLAUSE_END = re.compile(r"[.;!?。！？\n]|,\s|\s(?:and|but|because|since|until|from|in|on|at|after|before|when|over|than|"
-                         r"instead|rather|more|so|as|while|though|although)\s")
+_CLAUSE_END = re.compile(r"[.;!?。！？\n]|,\s|\s[-\u2013\u2014]+\s|\s(?:and|but|because|since|until|from|in|on|"
+                         r"at|after|before|when|over|than|instead|rather|more|so|as|while|though|although)\s")
 
 
 @dataclass(frozen=True)
@@ -550,7 +550,7 @@ class Extractor:
         if subject is None:
             return None
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
-                           names=not template.nouns_only)
+                           names=not template.nouns_only, gerund=template.gerund)
         return None if obj is None else (subject, obj)
 
     @staticmethod
@@ -589,9 +589,11 @@ class Extractor:
         return out[::-1]
 
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int, ex: Extraction, *,
-                nouns: bool = True, names: bool = True) -> tuple[str, str | None, int] | None:
+                nouns: bool = True, names: bool = True,
+                gerund: bool = False) -> tuple[str, str | None, int] | None:
         """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi";
-        ``names``: a name right after the phrase may, "has Anna on the team" owns nothing)."""
+        ``names``: a name right after the phrase may, "has Anna on the team" owns nothing; ``gerund``: a
+        literal object opens with an -ing word, "started surfing")."""
         if predicate.object == "entity" and not names:
             return self._common_noun(predicate, text, v_end, s_end, ex)
         if predicate.object == "entity":
@@ -620,16 +622,23 @@ class Extractor:
                 break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)
         raw = clause[: stop.start()] if stop else clause
-        if predicate.kind != "opinion":  # ("works as a dog trainer now": a word of when is none of it)
-            words = raw.split()
-            while words and words[-1].lower().strip(",") in _WHEN_WORDS:
-                words.pop()
-            raw = raw[: raw.rfind(words[-1]) + len(words[-1])] if words else ""
+        if (stops := self.rules.object_stops.get(predicate.name)) and (more := stops.search(raw)):
+            raw = raw[: more.start()]  # "playing chess to get better at strategy": chess
+        if predicate.kind != "opinion":  # ("works as a dog trainer now": words of when are none of it)
+            while (tail := _WHEN_TAIL.search(raw)) is not None:
+                raw = raw[: tail.start()]
         value = raw.strip(" ,")
+        if gerund and not _GERUND.match(value):
+            return None
+        if value.split(" ", 1)[0].lower() in self.rules.object_not_first.get(predicate.name, ()):
+            return None  # (before "a" goes: "plays a key role" names no activity)
         if predicate.kind != "opinion":
             for article in ("the ", "a ", "an "):
                 value = value.removeprefix(article)
-        if not value or len(value) > 120:
+        dropped = self.rules.object_drop_first.get(predicate.name, ())
+        while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
+            value = first[1].lstrip()  # "playing the guitar": the guitar
+        if not value or len(value) > 120 or value.lower() in dropped or (gerund and value in _NO_VALUE_ALONE):
             return None
         return value, None, v_end + len(raw.rstrip())
 
@@ -761,9 +770,17 @@ def _gerund(e: EntityMention) -> bool:
     return e.source == "initial" and len(e.name) > 4 and e.name.endswith("ing")
 
 
-# words of when that may end a clause after a value without being part of it
-_WHEN_WORDS = frozenset(["now", "currently", "again", "too", "also", "already", "still", "lately", "recently",
-                         "anymore", "though", "nowadays"])
+# a word of doing that says nothing alone: what it was about was cut off ("Just started learning")
+_NO_VALUE_ALONE = frozenset(["learning", "teaching", "doing", "making", "taking", "getting", "trying",
+                             "writing", "building", "creating", "reading up"])
+_GERUND = re.compile(r"[a-z]{2,}ing\b")  # a word of doing opening a value: "surfing", "playing chess"
+# words of when or how often that may end a clause after a value without being part of it ("a dog trainer
+# now", "hiking every weekend", "guitar about [five years ago]")
+_WHEN_TAIL = re.compile(r"(?i)[\s,]+(?:right now|here|there|now|currently|again|too|also|already|still|"
+                        r"lately|recently|anymore|though|nowadays|these days|about|around|roughly|nearly|"
+                        r"almost|over|some|every \w+|each \w+|"
+                        r"once|twice|once a \w+|twice a \w+|(?:on|at) weekends|daily|weekly|regularly|a lot|"
+                        r"all the time|sometimes|often)\s*$")
 # what is one of its kind by its name: a name after "a" or "an" says what kind of thing something else is
 _ONE_NAMED = frozenset(["person", "org", "place", "project"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])

@@ -13,9 +13,10 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["GAP", "Rules", "Template", "load_rules"]
+__all__ = ["GAP", "GERUND_OBJECT", "Rules", "Template", "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("moved from {*} to")
+GERUND_OBJECT = "{O-ing}"  # a template's object that opens with an -ing word ("{S} started {O-ing}")
 _GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
 
 
@@ -31,6 +32,7 @@ class Template:
     first_person: bool = False  # said by "I" ("I work at"): its subject is who says the line
     mutual: bool = False  # "{S} and {O} got married": both names stand before the phrase
     nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
+    gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
 
     @property
     def gapped(self) -> bool:
@@ -47,6 +49,8 @@ class Rules:
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
     object_not_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object may not open with
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
+    object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
+    object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
@@ -77,6 +81,11 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
         unknown = sorted({t.predicate for t in rules.templates} - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
+        named = sorted({t.predicate for t in rules.templates
+                        if t.gerund and ontology.predicates[t.predicate].object == "entity"})
+        if named:
+            raise OntologyError(f"statements.{named[0]}: {GERUND_OBJECT} reads a value, and {named[0]!r} "
+                                "takes an entity; write {O}", field=f"statements.{named[0]}")
     return rules
 
 
@@ -91,6 +100,8 @@ def _read_rules(path: str) -> Rules:
     object_not_first: dict[str, frozenset[str]] = {}
     titles: dict[str, str] = {}
     object_nouns: dict[str, tuple[str, ...]] = {}
+    object_drop_first: dict[str, frozenset[str]] = {}
+    object_stops: dict[str, re.Pattern[str]] = {}
     for predicate, spec in (raw.get("statements") or {}).items():
         if spec.get("opposite"):
             opposites[predicate] = spec["opposite"]
@@ -100,6 +111,11 @@ def _read_rules(path: str) -> Rules:
             object_not_first[predicate] = frozenset(w.lower() for w in spec["object_not_first"])
         for title in spec.get("titles") or ():
             titles.setdefault(str(title).lower(), predicate)
+        if spec.get("object_stops"):
+            object_stops[predicate] = re.compile(
+                r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")\s")
+        if spec.get("object_drop_first"):
+            object_drop_first[predicate] = frozenset(w.lower() for w in spec["object_drop_first"])
         if spec.get("object_nouns"):
             object_nouns[predicate] = tuple(sorted({str(w).lower() for w in spec["object_nouns"]}, key=len,
                                                    reverse=True))
@@ -109,6 +125,9 @@ def _read_rules(path: str) -> Rules:
                                 field=f"statements.{predicate}.object_nouns")
         for key, action, nouns_only in _TEMPLATE_KEYS:
             for template in spec.get(key) or ():
+                gerund = template.endswith(" " + GERUND_OBJECT)
+                if gerund:
+                    template = template.removesuffix(GERUND_OBJECT) + "{O}"
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase),
@@ -125,23 +144,23 @@ def _read_rules(path: str) -> Rules:
                         f"template {template!r}: {GAP} stands between two words of the phrase",
                         field=f"statements.{predicate}.{key}")
                 templates.append(Template(predicate, action, phrase, _phrase_pattern(phrase),
-                                          nouns_only=nouns_only))
+                                          nouns_only=nouns_only, gerund=gerund))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}", _first_person_pattern(own),
-                                          first_person=True, nouns_only=nouns_only))
+                                          first_person=True, nouns_only=nouns_only, gerund=gerund))
                 if action == "assert" and base:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
                         if text:
                             templates.append(Template(predicate, "negated", text, _phrase_pattern(text), True,
-                                                      nouns_only=nouns_only))
+                                                      nouns_only=nouns_only, gerund=gerund))
                         text = _negated_in_first_person(neg, base, rest)
                         if text:
                             templates.append(Template(predicate, "negated", f"I {text}",
                                                       _first_person_pattern(text), True, first_person=True,
-                                                      nouns_only=nouns_only))
+                                                      nouns_only=nouns_only, gerund=gerund))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = raw.get("entities") or {}
@@ -155,6 +174,8 @@ def _read_rules(path: str) -> Rules:
         object_words=object_words,
         object_not_first=object_not_first,
         object_nouns=object_nouns,
+        object_drop_first=object_drop_first,
+        object_stops=object_stops,
         titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),

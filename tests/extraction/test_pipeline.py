@@ -137,6 +137,20 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Tim: There's a quote that I really like: \"Turn to page one\".", set()),  # liked: the quote
         ("Caroline: I just joined a new LGBTQ activist group.", set()),  # the name says what kind of group
         ("We moved to Porto in May.", set()),  # "we" with no one saying the line
+        # what someone does: a hobby, a sport, a practice (the words of doing and of how often dropped)
+        ("Caroline: I started playing acoustic guitar about five years ago.",
+         {("Caroline", "does", "acoustic guitar", "assert")}),
+        ("John: I just started playing chess to get better.", {("John", "does", "chess", "assert")}),
+        ("Sam: I go hiking every weekend.", {("Sam", "does", "hiking", "assert")}),
+        ("Sam: I'm into photography these days.", {("Sam", "does", "photography", "assert")}),
+        ("Kim quit smoking in 2019.", {("Kim", "does", "smoking", "close")}),
+        ("Peter doesn't play tennis anymore.", {("Peter", "does", "tennis", "close")}),
+        ("Kim quit Acme in 2019.", {("Kim", "works_at", "Acme", "close")}),
+        ("Peter plays a key role in the team.", set()),
+        ("Peter plays for Barcelona.", set()),
+        ("Tom started a blog last week.", set()),
+        ("Caroline: I started looking into counseling.", set()),
+        ("Jolene: I just started learning.", set()),
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
@@ -175,6 +189,14 @@ def test_a_malformed_template_is_refused_naming_what_a_template_reads(tmp_path, 
     rules.write_text(f'version: 1\nstatements:\n  lives_in:\n    assert: ["{template}"]\n', encoding="utf-8")
     with pytest.raises(OntologyError, match=error):
         load_rules(path=str(rules))
+
+
+def test_an_object_opening_with_an_ing_word_is_a_value_never_an_entity(tmp_path):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text('version: 1\nstatements:\n  lives_in:\n    assert: ["{S} started {O-ing}"]\n',
+                     encoding="utf-8")
+    with pytest.raises(OntologyError, match=r"\{O-ing\} reads a value, and 'lives_in' takes an entity"):
+        load_rules(load_ontology(), path=str(rules))
 
 
 def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
@@ -265,6 +287,15 @@ def test_a_pet_is_owned_from_when_it_came_and_a_sold_car_no_longer(mem):
     held = mem.as_of("2025-11-20").states(subject="Maria")
     assert sorted((s.object, str(s.valid_from)) for s in held) == [("car", "2025-03"), ("puppy", "2025-W46")]
     assert [s.object for s in mem.as_of("2025-11-28").states(subject="Maria")] == ["puppy"]
+
+
+def test_what_someone_does_holds_from_when_they_started_until_they_quit(mem):
+    mem.record(content="John: I started surfing five years ago.", occurred_at="2025-11-27")
+    mem.record(content="John: I gave up surfing last month.", occurred_at="2025-11-27")
+    [surfing] = mem.timeline(subject="John", predicate="does")
+    assert (surfing.object, str(surfing.valid_from), str(surfing.valid_to)) == ("surfing", "2020", "2025-10")
+    assert mem.as_of("2023").states(subject="John", predicate="does")[0].object == "surfing"
+    assert mem.as_of("2025-11-27").states(subject="John", predicate="does") == []
 
 
 def test_what_the_text_says_of_a_state_the_event_states_outright_is_that_state(mem):
