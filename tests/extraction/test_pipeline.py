@@ -115,7 +115,9 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Yesterday Acme Inc's CTO Maria Lopez spoke.",
          {("Maria Lopez", "role", "CTO of Acme Inc", "assert")}),
         ("Note: my wife Anna is sick.", set()),
-        ("Peter's sister Anna moved.", set()),
+        ("Peter's sister Anna moved.", {("Anna", "family_of", "Peter", "assert")}),
+        ("Caroline: My mom Linda is coming over.", {("Linda", "family_of", "Caroline", "assert")}),
+        ("Peter's boss Anna moved.", set()),
         # what is owned without a name (a pet, a home, a vehicle), or by the name it is given; "we" says "I"
         ("Maria: I just adopted this cute pup from a shelter.", {("Maria", "owns", "pup", "assert")}),
         ("Audrey: We adopted another puppy called Pixie.", {("Audrey", "owns", "Pixie", "assert")}),
