@@ -65,6 +65,7 @@ class Rules:
     not_names: frozenset[str]
     line_labels: frozenset[str]  # words that open a line as a label, not as who says it ("Note: I moved ...")
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
+    first_names: frozenset[str]  # given names: a person's even opening a sentence ("Carla called")
 
 
 def _rules_path() -> Path:
@@ -190,6 +191,7 @@ def _read_rules(path: str) -> Rules:
         not_names=frozenset(ent.get("not_names") or ()),
         line_labels=frozenset(ent.get("line_labels") or ()),
         contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
+        first_names=frozenset(ent.get("first_names") or ()),
     )
 
 

@@ -342,10 +342,12 @@ def test_a_word_capitalised_only_because_it_opens_a_sentence_is_not_a_name():
 def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(extractor):
     # "Speaker: text" is how a transcript reads: the word after the colon is capitalised because it opens
     # the line, and an interjection before a name is not part of it. The word before the colon names who
-    # speaks when the line speaks as "I" or "we" ("Note:" never does); else it may be a label ("Pros:").
+    # speaks when it is a given name or the line speaks as "I" or "we" ("Note:" never does); else it may be a
+    # label ("Pros:").
     found = {t: [(m.text, m.type) for m in extractor.extract(t, A).entities] for t in (
         "Caroline: Absolutely, that sounds great!",
         "Pros: fast, and I like the colours.",
+        "Zephyrine: Absolutely, that sounds great!",
         "Melanie: Yeah Mel, see you Fri!",
         "Nate: Woohoo Joanna, I won the tournament!",
         "Note: Lena joined Acme Inc.",
@@ -355,12 +357,13 @@ def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(ext
         "Nature sure is amazing!\n\n[Shares a photo of the view from the top]",
     )}
     assert found == {
-        "Caroline: Absolutely, that sounds great!": [],
+        "Caroline: Absolutely, that sounds great!": [("Caroline", "person")],
         "Pros: fast, and I like the colours.": [],  # a label the rules list
-        "Melanie: Yeah Mel, see you Fri!": [("Mel", "person")],
+        "Zephyrine: Absolutely, that sounds great!": [],  # no given name the rules list, no "I": maybe a label
+        "Melanie: Yeah Mel, see you Fri!": [("Melanie", "person"), ("Mel", "person")],
         "Nate: Woohoo Joanna, I won the tournament!": [("Nate", "person"), ("Joanna", "person")],
         "Note: Lena joined Acme Inc.": [("Lena", "person"), ("Acme Inc", "org")],  # a statement is about her
-        "Caroline: Painting's been fun. Life's too short!": [],  # the 's says "has", "is"
+        "Caroline: Painting's been fun. Life's too short!": [("Caroline", "person")],  # 's: "has", "is"
         "Caroline's sister paints.": [("Caroline", "person")],
         "Tim: it seems never-ending... Trying my best though.": [("Tim", "person")],  # (goes on after "...")
         "Nature sure is amazing!\n\n[Shares a photo of the view from the top]": [],
