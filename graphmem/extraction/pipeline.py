@@ -290,8 +290,8 @@ class Extractor:
             # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
             speaker = nxt in ("'s", "\u2019s") and (
                 j + 2 >= len(words) or tokens.lowered[j + 2] not in self.rules.contraction_cues)
-            opening = (i == j and _opens_line(tokens, i) and not speaker and text not in self.rules.first_names
-                       and not self._says_line(tokens, i))
+            opening = (i == j and _opens_line(tokens, i) and not speaker
+                       and text not in self.rules.first_names and not self._says_line(tokens, i))
             source = "gazetteer" if known else "initial" if opening else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)

@@ -359,7 +359,7 @@ def test_a_chat_line_opens_after_its_speaker_and_interjections_are_not_names(ext
     assert found == {
         "Caroline: Absolutely, that sounds great!": [("Caroline", "person")],
         "Pros: fast, and I like the colours.": [],  # a label the rules list
-        "Zephyrine: Absolutely, that sounds great!": [],  # no given name the rules list, no "I": maybe a label
+        "Zephyrine: Absolutely, that sounds great!": [],  # no listed given name, no "I": maybe a label
         "Melanie: Yeah Mel, see you Fri!": [("Melanie", "person"), ("Mel", "person")],
         "Nate: Woohoo Joanna, I won the tournament!": [("Nate", "person"), ("Joanna", "person")],
         "Note: Lena joined Acme Inc.": [("Lena", "person"), ("Acme Inc", "org")],  # a statement is about her
