@@ -531,6 +531,9 @@ class Extractor:
             if who.type != "person" or who.name == whose.name:
                 continue
             literal = predicate.object != "entity"
+            if literal and whose.type == "person" and whose.source in ("rule", "initial") and \
+                    whose.text not in self.rules.first_names:  # "Globex's CEO John Smith": Globex is a firm
+                ex.entities[ex.entities.index(whose)] = replace(whose, type="org")
             start = min(at, who.start, whose.start)
             out.append((at, Statement(
                 subject=who.name, predicate=predicate.name,

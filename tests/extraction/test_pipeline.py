@@ -173,6 +173,14 @@ def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():
     assert (s.object, s.valid_from.at.year, s.span) == ("Lisbon", 2019, "Anna moved from Berlin to Lisbon in 2019")
 
 
+def test_whose_chief_someone_is_is_a_firm_unless_a_given_name(extractor):
+    found = {t: [(m.name, m.type) for m in extractor.extract(t, A).entities] for t in (
+        "Globex's CEO John Smith spoke at the offsite.", "Peter's manager Anna left.")}
+    assert found == {
+        "Globex's CEO John Smith spoke at the offsite.": [("Globex", "org"), ("John Smith", "person")],
+        "Peter's manager Anna left.": [("Peter", "person"), ("Anna", "person")]}
+
+
 def test_quarters_and_halves_are_not_names(extractor):
     for text in ("Kenji thinks the migration will slip to Q1.", "Q3 numbers look good.", "Plans for H2 are open."):
         assert not {e.name for e in extractor.extract(text, A).entities} & {"Q1", "Q3", "H2"}
