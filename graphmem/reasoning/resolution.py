@@ -28,6 +28,7 @@ __all__ = ["MergeCandidate", "NameBlocks", "merge_candidates", "same_numbers", "
 
 _WORDS = re.compile(r"\w+")
 _NUMBERS = re.compile(r"\d+")
+_SHORTEST_NICKNAME = 3
 _BLOCK = 3  # skeletons are compared within blocks of the same first letters: a typo there is not caught
 
 
@@ -122,9 +123,18 @@ class MergeCandidate:
     reason: str
 
 
+def _short_for(short: str, name: str) -> bool:
+    """Whether the one-word skeleton ``short`` is a short form of the first name in ``name``: "mel" of
+    "melanie", "chris" of "christopher smith" (at least three letters)."""
+    first = name.split()[0]
+    return " " not in short and len(short) >= _SHORTEST_NICKNAME and len(first) > len(short) and \
+        first.startswith(short)
+
+
 def merge_candidates(entities: Sequence[Entity], rule: ResolutionRule, limit: int = 100) -> list[MergeCandidate]:
     """Pairs of entities of one type that may be one thing, most alike first: near-equal skeletons (at least
-    ``rule.suggest`` similar), and a person whose whole name is another person's first name."""
+    ``rule.suggest`` similar), and a person whose whole name is another person's first name or a short form of
+    it ("Mel", "Melanie")."""
     blocks: dict[str, list[tuple[str, Entity]]] = {}
     for e in entities:
         if e.merged_into:
@@ -145,6 +155,9 @@ def merge_candidates(entities: Sequence[Entity], rule: ResolutionRule, limit: in
                 elif a.type == "person" and (a_sk.split()[0] == b_sk or b_sk.split()[0] == a_sk) \
                         and a_sk != b_sk:
                     reason = "one is named by the other's first name: the same person only with evidence"
+                elif a.type == "person" and (_short_for(a_sk, b_sk) or _short_for(b_sk, a_sk)):
+                    reason = "one is named by a short form of the other's first name (Mel, Melanie): the same " \
+                             "person only with evidence"
                 else:
                     continue
                 keep, merge = (a, b) if (len(a.name), b.created_at) >= (len(b.name), a.created_at) else (b, a)

@@ -88,11 +88,14 @@ def test_thresholds_come_from_the_rule():
 
 def test_merge_candidates_list_people_by_first_name_and_near_names():
     people = [entity("Peter", "person", at=T), entity("Peter Smith", "person", at=T + dt.timedelta(days=1)),
-              entity("Petra", "person"), entity("Jonathan", "person"), entity("Jonathon", "person"), entity("Caroline", "person"),
-              entity("Carolyn", "person"),
+              entity("Petra", "person"), entity("Jonathan", "person"), entity("Jonathon", "person"),
+              entity("Caroline", "person"), entity("Carolyn", "person"), entity("Mel", "person"),
+              entity("Melanie", "person"), entity("Al", "person"), entity("Mel", "place", id_="mel-place"),
               entity("Peter", "place", id_="peter-place"), entity("Austria", "place"), entity("Australia", "place")]
     found = {(c.keep.id, c.merge.id): c for c in merge_candidates(people, RULE)}
-    # Caroline / Carolyn (0.75) and Austria / Australia (0.78) are below `suggest`; Petra is not a first name
-    assert set(found) == {("peter-smith", "peter"), ("jonathan", "jonathon")}
+    # Caroline / Carolyn (0.75) and Austria / Australia (0.78) are below `suggest`; Petra is not a first name,
+    # "Al" too short to be one's short form, a place no person's
+    assert set(found) == {("peter-smith", "peter"), ("jonathan", "jonathon"), ("melanie", "mel")}
     assert "first name" in found[("peter-smith", "peter")].reason
+    assert "short form" in found[("melanie", "mel")].reason
     assert found[("jonathan", "jonathon")].similarity == 0.875
