@@ -156,8 +156,8 @@ def merge_candidates(entities: Sequence[Entity], rule: ResolutionRule, limit: in
                         and a_sk != b_sk:
                     reason = "one is named by the other's first name: the same person only with evidence"
                 elif a.type == "person" and (_short_for(a_sk, b_sk) or _short_for(b_sk, a_sk)):
-                    reason = "one is named by a short form of the other's first name (Mel, Melanie): the same " \
-                             "person only with evidence"
+                    reason = ("one is named by a short form of the other's first name (Mel, Melanie): "
+                              "the same person only with evidence")
                 else:
                     continue
                 keep, merge = (a, b) if (len(a.name), b.created_at) >= (len(b.name), a.created_at) else (b, a)
