@@ -45,6 +45,7 @@ class Template:
 class Rules:
     templates: tuple[Template, ...]
     by_first_word: dict[str, tuple[int, ...]]  # template indexes by the lower-cased first word of the phrase
+    needs: tuple[frozenset[str], ...]  # per template, the words a sentence must hold for it to be tried
     opposites: dict[str, str]
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
     object_not_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object may not open with
@@ -167,10 +168,11 @@ def _read_rules(path: str) -> Rules:
     ent = raw.get("entities") or {}
     by_first_word: dict[str, list[int]] = {}
     for index, template in enumerate(templates):
-        by_first_word.setdefault(_key_word(template), []).append(index)
+        by_first_word.setdefault(_key_words(template)[0], []).append(index)
     return Rules(
         templates=tuple(templates),
         by_first_word={w: tuple(ix) for w, ix in by_first_word.items()},
+        needs=tuple(frozenset(_key_words(t)) for t in templates),
         opposites=opposites,
         object_words=object_words,
         object_not_first=object_not_first,
@@ -242,15 +244,18 @@ _I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|alr
              r"then|totally|definitely|always)){0,2}"
 
 
-def _key_word(template: Template) -> str:
-    """The word a sentence must hold for ``template`` to be tried: its phrase's first, or for one said by "I"
-    the first after "I" and "am" or "have" (which "I'm" and "I've" hold): "moved" of "I moved to", "based"
-    of "I am based in". (Most sentences of a conversation hold "I": each such phrase tried on each of them
-    made reading a turn three times slower.)"""
-    words = template.phrase.lower().replace("’", "'").split()
+def _key_words(template: Template) -> list[str]:
+    """The words a sentence must hold for ``template`` to be tried, the first indexing it: its phrase's, or
+    for one said by "I" those after "I" and "am" or "have" (which "I'm" and "I've" hold): "moved", "to" of "I
+    moved to", "based", "in" of "I am based in". (Most sentences of a conversation hold "I", "is" or "have":
+    each such phrase tried on each of them made reading a turn three times slower.)"""
+    words = _PHRASE_WORD.findall(template.phrase.lower().replace("’", "'"))
     if template.first_person:
         words = words[2:] if words[1] in _I_LEADS and len(words) > 2 else words[1:]
-    return words[0]
+    return words
+
+
+_PHRASE_WORD = re.compile(r"[\w']+")  # (as the pipeline splits a sentence; "{*}" is none)
 
 
 def _in_first_person(first: str, base: str | None, rest: str) -> str:
