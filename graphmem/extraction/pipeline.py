@@ -349,8 +349,8 @@ class Extractor:
         sentence = text[s_start:s_end]
         used: list[tuple[int, int]] = []
         words = set(_WORD.findall(sentence.lower().replace("’", "'")))
-        needs = self.rules.needs
-        candidates = sorted(i for w in words for i in self.rules.by_first_word.get(w, ()) if needs[i] <= words)
+        needs, by_first_word = self.rules.needs, self.rules.by_first_word
+        candidates = sorted(i for w in words for i in by_first_word.get(w, ()) if needs[i] <= words)
         matches = [(self.rules.templates[i], m) for i in candidates
                    for m in self.rules.templates[i].pattern.finditer(sentence)]
         verbs = sorted((s_start + m.start(), s_start + m.end()) for _, m in matches)
