@@ -670,9 +670,8 @@ class Extractor:
             return None
         if len(words) == 1 and words[0].lower() in _NOTHING_ALONE:
             return None  # "I love to", "I love going [on road trips]": what is liked was cut off
-        owned_words = self.rules.object_nouns.values()
-        if predicate.kind != "preference" and any(w.lower() in nouns for nouns in owned_words for w in words):
-            return None  # "adopted this cute pup": a pet is owned, not used
+        if predicate.kind != "preference" and _holds_a_noun(self.rules.object_nouns, " ".join(words)):
+            return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
         value = " ".join(words).strip(" ,")
         end = text.find(value, v_end) + len(value)
         return value, "concept" if predicate.kind == "preference" else "tool", end
@@ -692,6 +691,16 @@ class Extractor:
         if following is not None and following[0].lower() not in _AFTER_OWNED:
             return None
         return m[2].lower(), "concept", m.end(2)
+
+
+def _holds_a_noun(object_nouns: Mapping[str, tuple[str, ...]], value: str) -> bool:
+    """Whether ``value`` holds one of the nouns some predicate takes without a name ("guinea pig")."""
+    return _nouns_pattern(tuple(n for nouns in object_nouns.values() for n in nouns)).search(value) is not None
+
+
+@lru_cache(maxsize=16)
+def _nouns_pattern(nouns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?i)\b(?:" + "|".join(map(re.escape, nouns)) + r")\b" if nouns else r"(?!)")
 
 
 @lru_cache(maxsize=16)

@@ -121,6 +121,7 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         # what is owned without a name (a pet, a home, a vehicle), or by the name it is given; "we" says "I"
         ("Maria: I just adopted this cute pup from a shelter.", {("Maria", "owns", "pup", "assert")}),
         ("Audrey: We adopted another puppy called Pixie.", {("Audrey", "owns", "Pixie", "assert")}),
+        ("Caroline: We adopted a guinea pig named Oscar.", {("Caroline", "owns", "Oscar", "assert")}),
         ("Kim: My dog Max loves the park.", {("Kim", "owns", "Max", "assert"),
                                              ("Max", "likes", "park", "assert")}),
         ("Peter's cat Luna sleeps all day.", {("Peter", "owns", "Luna", "assert")}),
