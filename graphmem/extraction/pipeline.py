@@ -695,7 +695,8 @@ class Extractor:
 
 def _holds_a_noun(object_nouns: Mapping[str, tuple[str, ...]], value: str) -> bool:
     """Whether ``value`` holds one of the nouns some predicate takes without a name ("guinea pig")."""
-    return _nouns_pattern(tuple(n for nouns in object_nouns.values() for n in nouns)).search(value) is not None
+    listed = tuple(n for nouns in object_nouns.values() for n in nouns)
+    return _nouns_pattern(listed).search(value) is not None
 
 
 @lru_cache(maxsize=16)
