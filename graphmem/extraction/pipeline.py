@@ -364,9 +364,11 @@ class Extractor:
                 used.append((v_start, v_end))
                 partner = _partner(text, v_start, ex) if template.first_person else None
                 joined = [(partner.name, partner.type)] if partner else []
-                read.extend((v_start, replace(st, subject=name, subject_type=type_))
-                            for name, type_ in joined or self._co_subjects(text, s_start, v_start, st, ex))
-                read.append((v_start, st))
+                others = joined or self._co_subjects(text, s_start, v_start, st, ex)
+                for one in (st, *self._also(template, m, st, text, v_end, s_end, ex)):
+                    read.extend((v_start, replace(one, subject=name, subject_type=kind))
+                                for name, kind in others)
+                    read.append((v_start, one))
         if not words.isdisjoint(self.rules.titles):
             read.extend(self._titled(text, s_start, s_end, ex))
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
@@ -424,6 +426,29 @@ class Extractor:
             start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
             subject_type=subject_type, object_type=obj_type,
         )
+
+    def _also(self, template: Template, m: re.Match[str], st: Statement, text: str, v_end: int, s_end: int,
+              ex: Extraction) -> list[Statement]:
+        """What else a statement's words say of its subject: the words a template skips as a value
+        ("works as {*role} at": "works as a data engineer at Globex"), or "as ..." after its object ("joined
+        Acme as CTO in 2021", ``as_after_object`` in the rules): the subject's role, from the same time."""
+        found: list[tuple[str, str]] = []
+        if template.also and (skipped := m.group("also")):
+            found.append((template.also, skipped))
+        also = self.rules.as_after_object.get(st.predicate)
+        at = text.find(st.object, v_end) if also else -1
+        if also and at >= 0 and (after := _AS_AFTER.match(text, at + len(st.object), s_end)):
+            end = min([s_end, *(t.start for t in ex.times if after.end() <= t.start < s_end)])
+            stop = _CLAUSE_END.search(text, after.end(), end)
+            found.append((also, text[after.end() : stop.start() if stop else end]))
+        out = []
+        for predicate, raw in found:
+            value = _WHEN_TAIL.sub("", raw).strip(" ,")
+            for article in ("the ", "a ", "an "):
+                value = value.removeprefix(article)
+            if value and self._fits(predicate, value):
+                out.append(replace(st, predicate=predicate, object=value, object_type=None))
+        return out
 
     def _fits(self, predicate: str, value: str) -> bool:
         """Whether ``value`` reads as an object of ``predicate``: a role names one ("CTO of Acme", not "the
@@ -788,6 +813,7 @@ def _gerund(e: EntityMention) -> bool:
 # a word of doing that says nothing alone: what it was about was cut off ("Just started learning")
 _NO_VALUE_ALONE = frozenset(["learning", "teaching", "doing", "making", "taking", "getting", "trying",
                              "writing", "building", "creating", "reading up"])
+_AS_AFTER = re.compile(r"\s+as\s+")  # "joined Acme as CTO"
 _GERUND = re.compile(r"[a-z]{2,}ing\b")  # a word of doing opening a value: "surfing", "playing chess"
 # words of when or how often that may end a clause after a value without being part of it ("a dog trainer
 # now", "hiking every weekend", "guitar about [five years ago]")

@@ -16,6 +16,9 @@ from graphmem.ontology.vocabulary import read_yaml
 __all__ = ["GAP", "GERUND_OBJECT", "Rules", "Template", "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("moved from {*} to")
+# "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
+_NAMED_GAP = re.compile(r"^\{\*(\w+)\}$")
+_ANY_GAP = re.compile(r"\{\*\w*\}")
 GERUND_OBJECT = "{O-ing}"  # a template's object that opens with an -ing word ("{S} started {O-ing}")
 _GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
 
@@ -34,6 +37,7 @@ class Template:
     mutual: bool = False  # "{S} and {O} got married": both names stand before the phrase
     nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
     gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
+    also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -43,7 +47,7 @@ class Template:
     def gapped(self) -> bool:
         """Whether the phrase skips words (``{*}``): its object must then be a name ("switched from the night
         shift to mornings" says nothing of tools)."""
-        return GAP in self.phrase
+        return _ANY_GAP.search(self.phrase) is not None
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Rules:
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
+    as_after_object: dict[str, str]  # predicate -> whose value "as ..." after its object is ("as CTO")
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
@@ -88,6 +93,13 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
         unknown = sorted({t.predicate for t in rules.templates} - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
+        for predicate, also in [*((t.predicate, t.also) for t in rules.templates if t.also),
+                                *rules.as_after_object.items()]:
+            if also not in ontology.predicates or ontology.predicates[also].object == "entity":
+                raise OntologyError(f"statements.{predicate}: {also!r} is no predicate that takes a value; "
+                                    "the words a template reads as a second statement are a value "
+                                    f"(known: {', '.join(sorted(ontology.predicates))})",
+                                    field=f"statements.{predicate}")
         named = sorted({t.predicate for t in rules.templates
                         if t.gerund and ontology.predicates[t.predicate].object == "entity"})
         if named:
@@ -109,7 +121,10 @@ def _read_rules(path: str) -> Rules:
     object_nouns: dict[str, tuple[str, ...]] = {}
     object_drop_first: dict[str, frozenset[str]] = {}
     object_stops: dict[str, re.Pattern[str]] = {}
+    as_after_object: dict[str, str] = {}
     for predicate, spec in (raw.get("statements") or {}).items():
+        if spec.get("as_after_object"):
+            as_after_object[predicate] = str(spec["as_after_object"])
         if spec.get("opposite"):
             opposites[predicate] = spec["opposite"]
         if spec.get("object_words"):
@@ -146,28 +161,33 @@ def _read_rules(path: str) -> Rules:
                                         field=f"statements.{predicate}.{key}")
                 phrase = template[4:-4]
                 words = phrase.split()
-                if GAP in (words[0], words[-1]):
+                if _ANY_GAP.fullmatch(words[0]) or _ANY_GAP.fullmatch(words[-1]):
                     raise OntologyError(
                         f"template {template!r}: {GAP} stands between two words of the phrase",
                         field=f"statements.{predicate}.{key}")
+                named = [m[1] for w in words if (m := _NAMED_GAP.match(w))]
+                if len(named) > 1:
+                    raise OntologyError(f"template {template!r}: one {{*predicate}} a template at most",
+                                        field=f"statements.{predicate}.{key}")
+                also = named[0] if named else None
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
-                                          nouns_only=nouns_only, gerund=gerund))
+                                          nouns_only=nouns_only, gerund=gerund, also=also))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}", _first_person_regex(own),
-                                          first_person=True, nouns_only=nouns_only, gerund=gerund))
+                                          first_person=True, nouns_only=nouns_only, gerund=gerund, also=also))
                 if action == "assert" and base:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
                         if text:
                             templates.append(Template(predicate, "negated", text, _phrase_regex(text), True,
-                                                      nouns_only=nouns_only, gerund=gerund))
+                                                      nouns_only=nouns_only, gerund=gerund, also=also))
                         text = _negated_in_first_person(neg, base, rest)
                         if text:
                             templates.append(Template(predicate, "negated", f"I {text}",
                                                       _first_person_regex(text), True, first_person=True,
-                                                      nouns_only=nouns_only, gerund=gerund))
+                                                      nouns_only=nouns_only, gerund=gerund, also=also))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = raw.get("entities") or {}
@@ -184,6 +204,7 @@ def _read_rules(path: str) -> Rules:
         object_nouns=object_nouns,
         object_drop_first=object_drop_first,
         object_stops=object_stops,
+        as_after_object=as_after_object,
         titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
@@ -236,7 +257,8 @@ _WORD_END = r"(?![\w'’])"
 
 
 def _words(phrase: str) -> str:
-    return r"\s+".join(_GAP_WORDS if w == GAP else re.escape(w).replace("'", "['’]")
+    return r"\s+".join(_GAP_WORDS if w == GAP else f"(?P<also>{_GAP_WORDS})" if _NAMED_GAP.match(w)
+                       else re.escape(w).replace("'", "['’]")
                        for w in phrase.split())
 
 
@@ -254,7 +276,7 @@ def _key_words(template: Template) -> list[str]:
     for one said by "I" those after "I" and "am" or "have" (which "I'm" and "I've" hold): "moved", "to" of "I
     moved to", "based", "in" of "I am based in". (Most sentences of a conversation hold "I", "is" or "have":
     each such phrase tried on each of them made reading a turn three times slower.)"""
-    words = _PHRASE_WORD.findall(template.phrase.lower().replace("’", "'"))
+    words = _PHRASE_WORD.findall(_ANY_GAP.sub(" ", template.phrase.lower().replace("’", "'")))
     if template.first_person:
         words = words[2:] if words[1] in _I_LEADS and len(words) > 2 else words[1:]
     return words

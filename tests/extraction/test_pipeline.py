@@ -75,7 +75,12 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Priya joined the Atlas project in October.", {("Priya", "member_of", "Atlas", "assert")}),
         ("Kim left the Orion project last month.", {("Kim", "member_of", "Orion", "close")}),
         ("Bob got promoted to staff engineer last week.", {("Bob", "role", "staff engineer", "assert")}),
-        ("Peter works as a data engineer at Globex.", {("Peter", "works_at", "Globex", "assert")}),
+        ("Peter works as a data engineer at Globex.", {("Peter", "works_at", "Globex", "assert"),
+                                                        ("Peter", "role", "data engineer", "assert")}),
+        ("Maria joined Acme Inc as CTO in 2021.", {("Maria", "works_at", "Acme Inc", "assert"),
+                                                   ("Maria", "role", "CTO", "assert")}),
+        ("Bob joined Initech as soon as he could.", {("Bob", "works_at", "Initech", "assert")}),
+        ("Lena left Globex as planned.", {("Lena", "works_at", "Globex", "close")}),
         ("Andrew: I started a new job as a Financial Analyst last week.",
          {("Andrew", "role", "Financial Analyst", "assert")}),
         ("Kim: I work as a dog trainer now.", {("Kim", "role", "dog trainer", "assert")}),
@@ -207,6 +212,18 @@ def test_an_object_opening_with_an_ing_word_is_a_value_never_an_entity(tmp_path)
     rules.write_text('version: 1\nstatements:\n  lives_in:\n    assert: ["{S} started {O-ing}"]\n',
                      encoding="utf-8")
     with pytest.raises(OntologyError, match=r"\{O-ing\} reads a value, and 'lives_in' takes an entity"):
+        load_rules(load_ontology(), path=str(rules))
+
+
+@pytest.mark.parametrize("spec,error", [
+    ('  works_at:\n    assert: ["{S} works as {*lives_in} at {O}"]\n', "'lives_in' is no predicate that"),
+    ('  works_at:\n    assert: ["{S} works at {O}"]\n    as_after_object: rank\n', "'rank' is no predicate"),
+    ('  works_at:\n    assert: ["{S} works as {*role} at {*role} in {O}"]\n', r"one \{\*predicate\}"),
+])
+def test_words_read_as_a_second_value_name_a_predicate_that_takes_one(tmp_path, spec, error):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text("version: 1\nstatements:\n" + spec, encoding="utf-8")
+    with pytest.raises(OntologyError, match=error):
         load_rules(load_ontology(), path=str(rules))
 
 
