@@ -443,9 +443,7 @@ class Extractor:
             found.append((also, text[after.end() : stop.start() if stop else end]))
         out = []
         for predicate, raw in found:
-            value = _WHEN_TAIL.sub("", raw).strip(" ,")
-            for article in ("the ", "a ", "an "):
-                value = value.removeprefix(article)
+            value = _without_article(_without_when(raw).strip(" ,"))
             if value and self._fits(predicate, value):
                 out.append(replace(st, predicate=predicate, object=value, object_type=None))
         return out
@@ -654,17 +652,15 @@ class Extractor:
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and (more := stops.search(raw)):
             raw = raw[: more.start()]  # "playing chess to get better at strategy": chess
-        if predicate.kind != "opinion":  # ("works as a dog trainer now": words of when are none of it)
-            while (tail := _WHEN_TAIL.search(raw)) is not None:
-                raw = raw[: tail.start()]
+        if predicate.kind != "opinion":
+            raw = _without_when(raw)
         value = raw.strip(" ,")
         if gerund and not _GERUND.match(value):
             return None
         if value.split(" ", 1)[0].lower() in self.rules.object_not_first.get(predicate.name, ()):
             return None  # (before "a" goes: "plays a key role" names no activity)
         if predicate.kind != "opinion":
-            for article in ("the ", "a ", "an "):
-                value = value.removeprefix(article)
+            value = _without_article(value)
         dropped = self.rules.object_drop_first.get(predicate.name, ())
         while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
             value = first[1].lstrip()  # "playing the guitar": the guitar
@@ -716,6 +712,19 @@ class Extractor:
         if following is not None and following[0].lower() not in _AFTER_OWNED:
             return None
         return m[2].lower(), "concept", m.end(2)
+
+
+def _without_when(raw: str) -> str:
+    """A value without the words of when or how often that end it ("a dog trainer now": a dog trainer)."""
+    while (tail := _WHEN_TAIL.search(raw)) is not None:
+        raw = raw[: tail.start()]
+    return raw
+
+
+def _without_article(value: str) -> str:
+    for article in ("the ", "a ", "an "):
+        value = value.removeprefix(article)
+    return value
 
 
 def _holds_a_noun(object_nouns: Mapping[str, tuple[str, ...]], value: str) -> bool:
