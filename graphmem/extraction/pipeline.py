@@ -498,7 +498,10 @@ class Extractor:
                 return e.name, e.type, conf, span_start
         words = text[s_start:v_start].split()
         if words and words[-1].lower() in self.rules.pronouns:
-            people = [e for e in ex.entities if e.end <= v_start and e.type == "person" and not _gerund(e)]
+            # ("James: Yeah, he loves playing in the water": whoever says a line is "I" in it, never "he")
+            said = self._line_speaker(text, v_start, ex)
+            people = [e for e in ex.entities if e.end <= v_start and e.type == "person" and not _gerund(e)
+                      and (said is None or e.start != said.start)]
             if people:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
@@ -635,6 +638,13 @@ class Extractor:
             wanted = predicate.object_types
             if between[:1] in (["a"], ["an"]) and wanted and _ONE_NAMED.issuperset(wanted):
                 return None  # "joined a new LGBTQ activist group": the name tells what kind of thing
+            if predicate.kind == "preference":
+                if _NAME_MODIFIES.match(text, e.end, s_end):  # "I love the Miami vibe": the vibe is liked
+                    return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
+                said_to = text[v_end : e.start].rstrip().endswith(",") or (
+                    len(between) > 1 and between[0] in _POINTING)  # (not "I love watching LeBron.")
+                if said_to and e.type == "person" and _SAID_TO.match(text, e.end, s_end):
+                    return None  # "I love the thought Nate!", "I love it, Nate": said to Nate
             # a known name's type, and a project's (named so: "the Atlas project"), are not guessed
             firm = e.source in ("gazetteer", "list") or e.type == "project"
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
@@ -676,18 +686,25 @@ class Extractor:
         if owned is None and predicate.kind != "preference" and predicate.name != "uses":
             return None
         # (a time in the clause is none of it: "adopted her two years ago")
-        s_end = min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])
+        timed = min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])
+        s_end, timed = timed, timed < s_end
         if owned is not None:
             return self._owned(owned, text, v_end, s_end)
         clause = text[v_end:s_end]
         stop = _CLAUSE_END.search(clause)
-        words = (clause[: stop.start()] if stop else clause).split()
+        raw = clause[: stop.start()] if stop else clause
+        if (stops := self.rules.object_stops.get(predicate.name)) and (more := stops.search(raw)):
+            raw = raw[: more.start()]  # "use a whiteboard to stay on track": a whiteboard
+        # ("painting together lately": painting together; "having them around": all of it, no time follows)
+        words = _without_when(raw, timed=timed and len(raw) == len(clause)).split()
         while words and words[0].lower() in _DETERMINERS:
             words.pop(0)
         # ("I love hiking too": a word that adds it to others is none of it)
         while words and (words[-1].lower() in self.rules.negation_words or words[-1].lower() in _ADDING):
             words.pop()
-        if not words or len(words) > 4 or not words[0][0].isalpha() or words[0].lower() in _STAND_INS:
+        stand_in = bool(words) and words[0].lower() in _STAND_INS and not (
+            words[0].lower() == "her" and len(words) > 1)  # ("I love her": nothing; "her cooking")
+        if not words or len(words) > 4 or not words[0][0].isalpha() or stand_in:
             return None
         if len(words) == 1 and words[0].lower() in _NOTHING_ALONE:
             return None  # "I love to", "I love going [on road trips]": what is liked was cut off
@@ -714,9 +731,11 @@ class Extractor:
         return m[2].lower(), "concept", m.end(2)
 
 
-def _without_when(raw: str) -> str:
-    """A value without the words of when or how often that end it ("a dog trainer now": a dog trainer)."""
-    while (tail := _WHEN_TAIL.search(raw)) is not None:
+def _without_when(raw: str, *, timed: bool = True) -> str:
+    """A value without the words of when or how often that end it ("a dog trainer now": a dog trainer);
+    ``timed``: a time may have been cut off right after it, so a word that only qualifies one goes too ("the
+    guitar about [five years ago]"; not "having them around")."""
+    while (tail := _WHEN_TAIL.search(raw) or (_BEFORE_TIME.search(raw) if timed else None)) is not None:
         raw = raw[: tail.start()]
     return raw
 
@@ -789,11 +808,13 @@ _CLAUSE_PUNCT = frozenset([",", ".", ";", ":", "!", "?", "(", ")", "\n"])
 # words that stand for a thing named elsewhere: "He likes it", "I love it there" say nothing of what is liked
 # (nor does a negation: "I hate not being on the court"); those that also point at a noun ("those hikes") only
 # when alone
-_STAND_INS = frozenset(["not", "it", "it's", "them", "him", "you", "me", "us", "everything", "something",
-                        "anything", "nothing", "myself", "himself", "herself", "themselves", "yourself"])
+_STAND_INS = frozenset(["not", "it", "it's", "them", "him", "her", "you", "me", "us", "everything",
+                        "something", "anything", "nothing", "myself", "himself", "herself", "themselves",
+                        "yourself"])
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
                        "both", "lots", "so", "too"])
-_DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "his", "her", "their", "also"])
+# (not "his", "her", "their": "I love their work" likes no work of one's own)
+_DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "also"])
 _ADDING = frozenset(["too", "also"])
 # a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
 _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "making", "taking", "putting",
@@ -825,12 +846,26 @@ _NO_VALUE_ALONE = frozenset(["learning", "teaching", "doing", "making", "taking"
 _AS_AFTER = re.compile(r"\s+as\s+")  # "joined Acme as CTO"
 _GERUND = re.compile(r"[a-z]{2,}ing\b")  # a word of doing opening a value: "surfing", "playing chess"
 # words of when or how often that may end a clause after a value without being part of it ("a dog trainer
-# now", "hiking every weekend", "guitar about [five years ago]")
+# now", "hiking every weekend"); and those that qualify a time cut off after them ("guitar about [five years
+# ago]")
 _WHEN_TAIL = re.compile(r"(?i)[\s,]+(?:right now|here|there|now|currently|again|too|also|already|still|"
-                        r"lately|recently|anymore|though|nowadays|these days|about|around|roughly|nearly|"
-                        r"almost|over|some|every \w+|each \w+|"
+                        r"lately|recently|anymore|though|nowadays|these days|every \w+|each \w+|"
                         r"once|twice|once a \w+|twice a \w+|(?:on|at) weekends|daily|weekly|regularly|a lot|"
                         r"all the time|sometimes|often)\s*$")
+_BEFORE_TIME = re.compile(r"(?i)[\s,]+(?:about|around|roughly|nearly|almost|over|some)\s*$")
+# a name that says what kind of thing the object is: a lower-case word or a possessive right after it ("the
+# Miami vibe", "Iron Man's humour"), not a word that ends or extends the clause ("Berlin in spring")
+_EXTENDING = ("about over than since during after before because when while and but too also very much "
+              "more most the lot now then here there again already still lately recently these this that "
+              "every each was are were has had have will would can could even just really anymore though "
+              "which who where until like best better right back yet ever always today tonight tomorrow "
+              "yesterday last next for with from").split()  # (a word of one or two letters says no kind)
+_NAME_MODIFIES = re.compile(r"(?:'s|’s)?\s+(?!(?:" + "|".join(_EXTENDING) + r")\b)[a-z]{3,}\b|(?:'s|’s)\s+\w")
+# a name set off at the end of what is said, after a comma or an object with a word pointing at it: who it is
+# said to ("I love it, Nate!", "I love the thought Nate!")
+_POINTING = frozenset(["the", "a", "an", "this", "that", "these", "those", "your", "my", "our", "his", "her",
+                       "their", "its"])
+_SAID_TO = re.compile(r"\s*(?:[!?.]|$)")
 # what is one of its kind by its name: a name after "a" or "an" says what kind of thing something else is
 _ONE_NAMED = frozenset(["person", "org", "place", "project"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
