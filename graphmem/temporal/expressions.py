@@ -71,8 +71,8 @@ _MONTH_NAMES = {
 }
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
-            "several": 3}
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
+            "couple of": 2, "a few": 3, "few": 3, "several": 3}  # (said "few days ago" for "a few")
 _UNITS = {"day": G.DAY, "week": G.WEEK, "month": G.MONTH, "quarter": G.QUARTER, "year": G.YEAR,
           "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH, "ヶ月": G.MONTH, "カ月": G.MONTH,
           "ヵ月": G.MONTH, "年": G.YEAR}
@@ -81,7 +81,8 @@ _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug
        r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _MON_FULL = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _ORD = r"(?:st|nd|rd|th)?"
-_NUM = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|several)"
+_NUM = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?|" \
+       r"(?:a\s+)?few|several)"
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
         r"mid|around|about|last|next|this|between)"
