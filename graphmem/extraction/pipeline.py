@@ -674,7 +674,8 @@ class Extractor:
         dropped = self.rules.object_drop_first.get(predicate.name, ())
         while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
             value = first[1].lstrip()  # "playing the guitar": the guitar
-        if not value or len(value) > 120 or value.lower() in dropped or (gerund and value in _NO_VALUE_ALONE):
+        if not value or len(value) > 120 or value.lower() in dropped or _doing_a_stand_in(value) or (
+                gerund and value in _NO_VALUE_ALONE):
             return None
         return value, None, v_end + len(raw.rstrip())
 
@@ -706,7 +707,7 @@ class Extractor:
             words[0].lower() == "her" and len(words) > 1)  # ("I love her": nothing; "her cooking")
         if not words or len(words) > 4 or not words[0][0].isalpha() or stand_in:
             return None
-        if len(words) == 1 and words[0].lower() in _NOTHING_ALONE:
+        if (len(words) == 1 and words[0].lower() in _NOTHING_ALONE) or _doing_a_stand_in(" ".join(words)):
             return None  # "I love to", "I love going [on road trips]": what is liked was cut off
         if predicate.kind != "preference" and _holds_a_noun(self.rules.object_nouns, " ".join(words)):
             return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
@@ -744,6 +745,14 @@ def _without_article(value: str) -> str:
     for article in ("the ", "a ", "an "):
         value = value.removeprefix(article)
     return value
+
+
+def _doing_a_stand_in(value: str) -> bool:
+    """Whether ``value`` is a word of doing and words standing for something said elsewhere ("writing
+    another one", "doing it", "making this"): what is done was named before."""
+    first, *rest = value.lower().split()
+    return bool(rest) and first.endswith("ing") and all(w in _STAND_INS or w in _POINTERS or w in _ANOTHER
+                                                        for w in rest)
 
 
 def _holds_a_noun(object_nouns: Mapping[str, tuple[str, ...]], value: str) -> bool:
@@ -821,6 +830,7 @@ _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "ma
                       "throwing", "having", "giving", "keeping", "spending", "trying", "bringing", "coming",
                       "setting"])
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
+_ANOTHER = frozenset(["another", "ones", "again", "more", "some"])
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
 
