@@ -157,9 +157,10 @@ class Extractor:
     # -- the gazetteer ------------------------------------------------------------------------------------
 
     def _base_patterns(self) -> list[tuple[list[str], str]]:
-        """The tool and place lists, matched case-sensitively: "Go" the tool, not "go"."""
+        """The tool, place and concept lists, matched case-sensitively: "Go" the tool, not "go"."""
         return [(t.split(), "tool") for t in self.rules.tools] + [
-            (p.split(), "place") for p in self.rules.places if not _JA.search(p)]
+            (p.split(), "place") for p in self.rules.places if not _JA.search(p)] + [
+            (c.split(), "concept") for c in self.rules.concepts]
 
     def _pipeline(self) -> Any:
         spacy = _import_spacy()
@@ -257,8 +258,13 @@ class Extractor:
         found: list[EntityMention] = []
         words, starts, not_names = tokens.words, tokens.starts, self.rules.not_names
 
-        def candidate(k: int) -> bool:
-            return _name_word(words[k]) and words[k] not in not_names and taken.free(starts[k], starts[k] + 1)
+        def candidate(k: int) -> bool:  # ("SO cute": a word of the list, shouted)
+            word = words[k]
+            return _name_word(word) and word not in not_names and taken.free(starts[k], starts[k] + 1) \
+                and not (word.isupper() and word.capitalize() in not_names)
+
+        def shouting(k: int) -> bool:  # a word of two letters or more in capitals
+            return 0 <= k < len(words) and len(words[k]) > 1 and words[k].isalpha() and words[k].isupper()
 
         i = 0
         while i < len(words):
@@ -268,6 +274,13 @@ class Extractor:
             j = i
             while j + 1 < len(words) and j - i < 3 and candidate(j + 1):
                 j += 1
+            if j > i and words[i].lower().endswith("ing") and words[i] not in self.rules.first_names and \
+                    _opens_line(tokens, i):
+                i += 1  # "Learning German has been tough", "Adding NYC to my list": the name follows
+            shouted = all(w.isupper() for w in words[i : j + 1])
+            if shouted and (j > i or len(words[i].rstrip(".")) < 2 or shouting(i - 1) or shouting(i + 1)):
+                i = j + 1  # "JUST DOING IT", "I.": no name; "VR", "LGBTQ", "it's INTENSE": a thing named
+                continue
             start, end = starts[i], starts[j] + len(words[j].rstrip("."))
             prev = tokens.lowered[i - 1] if i > 0 else ""
             nxt = tokens.lowered[j + 1] if j + 1 < len(words) else ""
@@ -281,6 +294,8 @@ class Extractor:
                 type_ = "org"
             elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
                 type_ = "concept"
+            elif shouted:  # "VR", "PC", "INTENSE": no one's name
+                type_ = "concept"
             else:
                 type_ = "person"
             text = tokens.text[start:end]
@@ -289,7 +304,7 @@ class Extractor:
             # live in ..."): it stays a candidate only if a statement is about it, unless it is a given name
             # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
             speaker = nxt in ("'s", "\u2019s") and (
-                j + 2 >= len(words) or tokens.lowered[j + 2] not in self.rules.contraction_cues)
+                j + 2 >= len(words) or not self._contracted(tokens.lowered[j + 2]))
             opening = (i == j and _opens_line(tokens, i) and not speaker
                        and text not in self.rules.first_names and not self._says_line(tokens, i))
             source = "gazetteer" if known else "initial" if opening else "rule"
@@ -297,6 +312,12 @@ class Extractor:
             taken.add(start, end)
             i = j + 1
         return found
+
+    def _contracted(self, following: str) -> bool:
+        """Whether the word after "X's" makes the 's "is" or "has": a word the rules list, or one of doing or
+        done ("Store's going well", "Art's allowed me to explore")."""
+        return following in self.rules.contraction_cues or (
+            len(following) > 4 and following.endswith(("ing", "ed")))
 
     def _says_line(self, tokens: _Tokens, i: int) -> bool:
         """Whether the word ``i``, with a colon after it, names who says its line: it opens the text or a
@@ -1012,6 +1033,10 @@ class _Names:
         chosen: list[tuple[int, int, str, str]] = []
         for start, end, label, source in found:
             if not any(taken[start:end]):
+                if label == "concept" and source == "list":  # "German Shepherd", "Peruvian Lilies": one name
+                    while end < len(words) and end - start < 4 and not taken[end] and _name_word(words[end]) \
+                            and words[end] not in exact and not words[end].isupper():
+                        end += 1
                 chosen.append((start, end, label, source))
                 taken[start:end] = [True] * (end - start)
         chosen += [(e.start, e.end, e.label_.lower(), "rule") for e in model_ents if not any(taken[e.start : e.end])]

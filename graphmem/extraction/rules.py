@@ -73,6 +73,7 @@ class Rules:
     project_cues: frozenset[str]
     tools: tuple[str, ...]
     places: tuple[str, ...]
+    concepts: tuple[str, ...]  # languages, peoples, holidays: named, never someone
     not_names: frozenset[str]
     line_labels: frozenset[str]  # words that open a line as a label, not as who says it ("Note: I moved ...")
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
@@ -216,6 +217,7 @@ def _read_rules(path: str) -> Rules:
         project_cues=frozenset(ent.get("project_cues") or ()),
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
+        concepts=tuple(ent.get("concepts") or ()),
         not_names=frozenset(ent.get("not_names") or ()),
         line_labels=frozenset(ent.get("line_labels") or ()),
         contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
