@@ -223,6 +223,16 @@ class Extractor:
         doc = self.nlp(text)
         tokens = _Tokens.of(text, doc, self._attrs, self._ends)
         taken = _Spans(result.times)
+        for m in _QUOTED.finditer(text):  # a title in quotes is one thing named, whatever names it holds
+            title = m[1].rstrip(".,!?;: ")
+            end = m.start(1) + len(title)
+            if _titled(title) and taken.free(m.start(1), end):
+                result.entities.append(EntityMention(title, m.start(1), end, "concept", "rule"))
+                taken.add(m.start(1), end)
+        for m in _org_of(self.rules.org_heads).finditer(text):  # "the University of Tokyo": one firm
+            if taken.free(m.start(), m.end()):
+                result.entities.append(EntityMention(m[0], m.start(), m.end(), "org", "rule"))
+                taken.add(m.start(), m.end())
         for ent in self._names.find(tokens, doc.ents if self.model else ()):  # (reading doc.ents walks the tokens)
             label = {"gpe": "place", "loc": "place", "fac": "place", "norp": "concept",
                      "product": "tool", "work_of_art": "concept"}.get(ent.label, ent.label)
@@ -271,9 +281,16 @@ class Extractor:
             if not candidate(i):
                 i += 1
                 continue
-            j = i
-            while j + 1 < len(words) and j - i < 3 and candidate(j + 1):
-                j += 1
+            j, joined = i, False
+            while j + 1 < len(words) and j - i < 5:
+                if j - i < 3 and candidate(j + 1):
+                    j += 1
+                    continue
+                # "University of Tokyo", "Bank of America", "Lord of the Rings": one name across "of (the)"
+                k = j + 3 if j + 3 < len(words) and tokens.lowered[j + 2] == "the" else j + 2
+                if tokens.lowered[j + 1] != "of" or k >= len(words) or not candidate(k):
+                    break
+                j, joined = k, True
             if j > i and words[i].lower().endswith("ing") and words[i] not in self.rules.first_names and \
                     _opens_line(tokens, i):
                 i += 1  # "Learning German has been tough", "Adding NYC to my list": the name follows
@@ -284,7 +301,8 @@ class Extractor:
             start, end = starts[i], starts[j] + len(words[j].rstrip("."))
             prev = tokens.lowered[i - 1] if i > 0 else ""
             nxt = tokens.lowered[j + 1] if j + 1 < len(words) else ""
-            if words[j].rstrip(".") in self.rules.org_suffixes and j > i:  # "Umbrella Labs", "Acme Inc"
+            if (words[j].rstrip(".") in self.rules.org_suffixes and j > i) or (
+                    joined and words[i] in self.rules.org_heads):  # "Umbrella Labs", "Acme Inc", "Bank of X"
                 type_ = "org"
             elif prev in self.rules.project_cues or nxt in self.rules.project_cues:
                 type_ = "project"
@@ -296,8 +314,8 @@ class Extractor:
                 type_ = "concept"
             elif shouted:  # "VR", "PC", "INTENSE": no one's name
                 type_ = "concept"
-            else:
-                type_ = "person"
+            else:  # (no one's name holds "of": "Game of Thrones")
+                type_ = "concept" if joined else "person"
             text = tokens.text[start:end]
             known = name_key(text) in self._gazetteer
             # one capitalised word opening a sentence may be capitalised only because it opens it ("Daily logs
@@ -1070,8 +1088,29 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
     return any(tokens.opens[k : i + 1]) or (k > 0 and tokens.words[k - 1] in (":", "...", "\u2026"))
 
 
+_QUOTED = re.compile(r"[\"“]([A-Z0-9][^\"”“\n]{0,80})[\"”]")
+_TITLE_SMALL = frozenset(["of", "the", "a", "an", "and", "with", "in", "on", "to", "for", "at", "by", "from",
+                          "or", "&", "-", "vs", "vs."])
 _FIRST_PERSON = re.compile(r"(?i)\b(?:I|I['\u2019](?:m|ve|d|ll)|me|my|we|we['\u2019](?:re|ve|d|ll)|us|our)\b")
 _OPENING_MARKS = frozenset("([{\"'\u201c\u2018")
+
+
+@lru_cache(maxsize=4)
+def _org_of(heads: frozenset[str]) -> re.Pattern[str]:
+    """A firm named by what kind it is, "of" and a name ("University of Tokyo", "Bank of America", "Museum of
+    Modern Art"), with the names before it ("Massachusetts Institute of Technology")."""
+    kinds = "|".join(sorted(map(re.escape, heads), key=len, reverse=True)) or "(?!)"
+    return re.compile(rf"(?:\b(?!(?:The|A|An|Our|My|Your|Their|His|Her|This|That|At|In|To|From)\b)"
+                      rf"[A-Z][\w&'-]*\s+){{0,3}}\b(?:{kinds})\s+of\s+(?:the\s+)?[A-Z][\w'-]*"
+                      rf"(?:\s+[A-Z][\w'-]*){{0,3}}")
+
+
+def _titled(text: str) -> bool:
+    """Whether quoted words read as a title: each capitalised but for the small words between ("The Lord of
+    the Rings", "A Dance with Dragons", "Charlotte's Web"; not "Let's go to Paris", said)."""
+    words = text.split()
+    return 0 < len(words) <= 8 and words[0][:1].isupper() and all(
+        w[:1].isupper() or w[:1].isdigit() or w in _TITLE_SMALL for w in words)
 
 
 def _name_word(word: str) -> bool:

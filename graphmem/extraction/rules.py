@@ -67,6 +67,7 @@ class Rules:
     negation_words: frozenset[str]
     pronouns: frozenset[str]
     org_suffixes: frozenset[str]
+    org_heads: frozenset[str]  # kinds of institution named "<kind> of <name>" ("University of Tokyo")
     place_prepositions: frozenset[str]
     person_cues: frozenset[str]  # words before "to" / "from" after which a name is someone ("sent to Maria")
     place_cues: frozenset[str]  # ... and after which it stays a place ("flew back to Oslo")
@@ -211,6 +212,7 @@ def _read_rules(path: str) -> Rules:
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
+        org_heads=frozenset(ent.get("org_heads") or ()),
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
         person_cues=frozenset(w.lower() for w in ent.get("person_cues") or ()),
         place_cues=frozenset(w.lower() for w in ent.get("place_cues") or ()),
