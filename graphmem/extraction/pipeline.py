@@ -294,6 +294,9 @@ class Extractor:
             if j > i and words[i].lower().endswith("ing") and words[i] not in self.rules.first_names and \
                     _opens_line(tokens, i):
                 i += 1  # "Learning German has been tough", "Adding NYC to my list": the name follows
+            if i == j and words[i] in self.rules.common_nouns:
+                i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
+                continue
             shouted = all(w.isupper() for w in words[i : j + 1])
             if shouted and (j > i or len(words[i].rstrip(".")) < 2 or shouting(i - 1) or shouting(i + 1)):
                 i = j + 1  # "JUST DOING IT", "I.": no name; "VR", "LGBTQ", "it's INTENSE": a thing named

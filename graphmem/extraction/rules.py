@@ -79,6 +79,7 @@ class Rules:
     line_labels: frozenset[str]  # words that open a line as a label, not as who says it ("Note: I moved ...")
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
     first_names: frozenset[str]  # given names: a person's even opening a sentence ("Carla called")
+    common_nouns: frozenset[str]  # words that are no name alone, capitalised or not ("Life's too short")
 
 
 def _rules_path() -> Path:
@@ -224,6 +225,7 @@ def _read_rules(path: str) -> Rules:
         line_labels=frozenset(ent.get("line_labels") or ()),
         contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
         first_names=frozenset(ent.get("first_names") or ()),
+        common_nouns=frozenset(ent.get("common_nouns") or ()),
     )
 
 
