@@ -751,6 +751,9 @@ class Extractor:
             return None
         if (len(words) == 1 and words[0].lower() in _NOTHING_ALONE) or _doing_a_stand_in(" ".join(words)):
             return None  # "I love to", "I love going [on road trips]": what is liked was cut off
+        if words[0].lower() in _SHOWN and (
+                predicate.name == "uses" or (predicate.kind == "preference" and len(words) <= 2)):
+            return None  # "I love this series", "been using this app": shown or said before, not named
         if predicate.kind != "preference" and _holds_a_noun(self.rules.object_nouns, " ".join(words)):
             return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
         value = " ".join(words).strip(" ,")
@@ -872,6 +875,8 @@ _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "ma
                       "throwing", "having", "giving", "keeping", "spending", "trying", "bringing", "coming",
                       "setting"])
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
+# one thing pointed at, not named ("this series", "a certain method"; "those hikes" are hikes)
+_SHOWN = frozenset(["this", "that", "certain"])
 _ANOTHER = frozenset(["another", "ones", "again", "more", "some"])
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
