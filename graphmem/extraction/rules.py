@@ -193,7 +193,7 @@ def _read_rules(path: str) -> Rules:
                                                       nouns_only=nouns_only, gerund=gerund, also=also))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
-    ent = raw.get("entities") or {}
+    ent = {key: _word_list(f"entities.{key}", value) for key, value in (raw.get("entities") or {}).items()}
     by_first_word: dict[str, list[int]] = {}
     for index, template in enumerate(templates):
         by_first_word.setdefault(_key_words(template)[0], []).append(index)
@@ -227,6 +227,19 @@ def _read_rules(path: str) -> Rules:
         first_names=frozenset(ent.get("first_names") or ()),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
     )
+
+
+def _word_list(field: str, value: Any) -> list[str]:
+    """A list of words of the rules' ``entities`` section, each a string: YAML reads a bare yes, no, on or
+    off as true or false, and a list of names would lose the word without a word said."""
+    if not isinstance(value, list):
+        raise OntologyError(f"extraction rules: {field} must be a list of words", field=field)
+    for item in value:
+        if not isinstance(item, str):
+            raise OntologyError(
+                f"extraction rules: {field} holds {item!r}, not a word; YAML reads a bare yes, no, on or off "
+                "as true or false: quote it (\"Yes\")", field=field)
+    return value
 
 
 # the keys of a predicate's templates: (key, what they do, read only with an object noun)

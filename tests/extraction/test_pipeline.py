@@ -236,6 +236,22 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
     assert caught.value.field == "statements.owns.object_nouns"
 
 
+def test_a_word_yaml_reads_as_true_or_false_is_refused_saying_to_quote_it(tmp_path):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text("version: 1\nentities:\n  not_names: [Hi, Yes, No]\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match=r"entities.not_names holds True, not a word.*quote it") as caught:
+        load_rules(path=str(rules))
+    assert caught.value.field == "entities.not_names"
+    rules.write_text('version: 1\nentities:\n  not_names: [Hi, "Yes", "No"]\n', encoding="utf-8")
+    assert {"Yes", "No"} <= load_rules(path=str(rules)).not_names
+
+
+def test_yes_and_no_opening_a_line_are_no_part_of_a_name(extractor):
+    for text, names in (("Calvin: Yes Dave, I remember!", {"Calvin", "Dave"}),
+                        ("No Anna, I moved to Porto.", {"Anna", "Porto"})):
+        assert {e.name for e in extractor.extract(text, A).entities} == names
+
+
 def test_each_statement_carries_its_span_confidence_and_time(extractor):
     [s] = extractor.extract("Anna Schmidt joined Acme Inc in March.", A).statements
     assert s.span == "Anna Schmidt joined Acme Inc in March"
