@@ -729,8 +729,8 @@ class Extractor:
         if owned is None and predicate.kind != "preference" and predicate.name != "uses":
             return None
         # (a time in the clause is none of it: "adopted her two years ago")
-        timed = min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])
-        s_end, timed = timed, timed < s_end
+        cut = min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])
+        s_end, timed = cut, cut < s_end
         if owned is not None:
             return self._owned(owned, text, v_end, s_end)
         clause = text[v_end:s_end]
