@@ -29,6 +29,10 @@ def _cached_equals_fresh(mem: Memory) -> int:
 
     for subject, cached in zip(subjects, store._subjects.get_many(subjects, pytest.fail), strict=True):
         assert in_order(cached.versions()) == in_order(fresh_subjects[subject].versions()), subject
+        # and each timeline's current versions, kept in order as writes changed them, are in the order read
+        for predicate in {v.row["h_predicate"] for v in fresh_subjects[subject].versions()}:
+            assert ([v.row for v in cached.current(predicate)]
+                    == [v.row for v in fresh_subjects[subject].current(predicate)]), (subject, predicate)
     return len(ids)
 
 
@@ -36,6 +40,9 @@ def _read_every_subject(mem: Memory) -> None:
     """Cache every entity's state rows, so the writes that follow must keep them exact or drop them."""
     ids = [e.id for e in mem.store.entities_of_types(None)]
     mem.store.states(StateQuery(subject_ids=ids, all_versions=True))
+    for cached in mem.store._subjects.get_many(ids, pytest.fail):  # (each timeline's current versions too)
+        for predicate in {v.row["h_predicate"] for v in cached.versions()}:
+            cached.current(predicate)
 
 
 def test_cached_states_follow_every_kind_of_write():
@@ -210,3 +217,22 @@ def test_a_state_query_by_objects_finds_those_and_a_new_like_meets_only_its_own(
         held = next(s for s in likes if s.object_id == coffee)
         assert again.id == held.id and held.last_confirmed_at is not None  # restated: confirmed, not added
         assert new.object == "jazz"
+
+
+def test_a_subjects_states_come_in_order_of_start_whatever_order_they_were_written_in():
+    """A write places new states in a timeline by searching this order (see ``reasoning.bearing_on``)."""
+    import random
+
+    from graphmem import StateInput
+
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        starts = [None, *(f"{year}-{month:02d}" for year in (2019, 2021, 2020) for month in (5, 1, 9))]
+        random.Random(5).shuffle(starts)
+        for i, start in enumerate(starts):
+            mem.assert_states([StateInput(subject="Ann", predicate="lives_in", object=f"Town {i}", valid_from=start),
+                               StateInput(subject="Bob", predicate="likes", object=f"Tea {i}", valid_from=start)])
+            for query in (StateQuery(subject_id=mem.resolve_entity("Ann"), predicate="lives_in"),
+                          StateQuery(subject_ids=[mem.resolve_entity("Ann"), mem.resolve_entity("Bob")])):
+                found = [s.valid.start.at if s.valid.start else None for s in mem.store.states(query)]
+                opened = [at for at in found if at is None]
+                assert found == opened + sorted(at for at in found if at is not None)
