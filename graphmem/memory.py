@@ -113,6 +113,7 @@ from graphmem.reasoning import (
     promotion_candidates,
     ttl_candidates,
     make_id,
+    bearing_on,
     plan_assert,
     plan_close,
     plan_confirm,
@@ -961,7 +962,11 @@ class Memory:
         for timeline, items in groups.items():
             current = existing.get(timeline, [])
             requested = [(s, e, r) for _, s, e, r in items]
-            plan = plan_assert(current, requested, self.ontology.predicate(timeline[1]), now)
+            predicate = self.ontology.predicate(timeline[1])
+            # (a close reads the whole timeline as the asserts leave it; see bearing_on)
+            planned = (bearing_on(current, (s.valid.start for s, _, _ in requested))
+                       if predicate.single_valued and not closes else current)
+            plan = plan_assert(planned, requested, predicate, now)
             plans.append(plan)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state
@@ -2677,7 +2682,7 @@ def _timeline(state: State) -> _Timeline:
     the private ones. A write on one never ends, confirms or reorders a state of another, so no write changes
     what a reader sees for a reason it cannot see (a private note ending a public value), and no answer to a
     public write shows a private state (restating a private value confirmed it)."""
-    return state.subject_id, state.predicate, *_kind(state)
+    return state.subject_id, state.predicate, state.scope, state.visibility is Visibility.PRIVATE  # (_kind's)
 
 
 def _kind(item: Event | State) -> tuple[str, bool]:

@@ -15,6 +15,7 @@ from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
 from graphmem.reasoning.updates import (
     Plan,
+    bearing_on,
     in_timeline_order,
     make_id,
     plan_assert,
@@ -46,6 +47,7 @@ __all__ = [
     "Plan",
     "PreferenceOp",
     "Resolved",
+    "bearing_on",
     "in_timeline_order",
     "live_preferences",
     "make_id",

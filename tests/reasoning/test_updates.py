@@ -1,10 +1,16 @@
 import datetime as dt
 import random
 
-from graphmem import Memory, StateInput
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import Granularity, InvalidInput, Memory, NotFound, StateInput, TimePoint
 from graphmem.reasoning import resolve_timeline
 from graphmem.reasoning.updates import _assertion, held_assertions
 from graphmem.store.port import StateQuery
+
+from tests.conftest import FakeClock
 
 
 def test_a_value_added_to_a_long_timeline_changes_only_the_one_it_follows(clock):
@@ -97,3 +103,64 @@ def test_two_new_states_alike_but_for_their_end_get_ids_of_their_own(clock):
                   for i in range(6)]
         ids = [s.id for s in mem.assert_states(values)]
         assert ids == sorted(ids)
+
+
+_STARTS = [None, "2018", "2019", "2018-Q2", "2018-03", "2018-12", "2019-01", "2018-03-06", "2018-12-30",
+           "2019-01-02", "2018-03-06T10:00:00Z", "2018-12-31T23:00:00Z", "2017-06"]
+_ENDS = [None, None, None, "2018-04", "2019-06-01", "2020"]
+
+
+def _writes():
+    city = st.sampled_from(["Oslo", "Rome", "Lima"])
+    state = st.tuples(city, st.sampled_from(_STARTS), st.sampled_from(_ENDS))
+    return st.lists(st.lists(state, min_size=1, max_size=3), min_size=1, max_size=12)
+
+
+def _written(writes, *, window):
+    """Each write of (city, start, end) asserted about Peter's lives_in; the timeline's versions after."""
+    from graphmem import memory
+
+    with pytest.MonkeyPatch.context() as patch:
+        if not window:
+            patch.setattr(memory, "bearing_on", lambda current, starts: current)
+        with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
+            for write in writes:
+                inputs = [StateInput(subject="Peter", predicate="lives_in", object=city, valid_from=start,
+                                     valid_to=end) for city, start, end in write]
+                try:
+                    mem.assert_states(inputs)
+                except InvalidInput:
+                    continue  # (an end before its start: refused whole, nothing written)
+            try:
+                subject = mem.resolve_entity("Peter")
+            except NotFound:
+                return []  # (every write refused)
+            query = StateQuery(subject_id=subject, all_versions=True, include_private=True)
+            return sorted((s.id, s.object, str(s.valid.start), str(s.valid.end), s.status.value,
+                           s.recorded_at, s.last_confirmed_at) for s in mem.store.states(query))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_writes())
+def test_a_write_plans_on_the_part_of_a_timeline_it_can_touch_what_it_plans_on_the_whole(writes):
+    """Starts of every granularity, some open, some with an end, several in one write: planning on the part
+    ``bearing_on`` picks leaves every version, confirmation and end as planning on the whole timeline does."""
+    assert _written(writes, window=True) == _written(writes, window=False)
+
+
+def test_the_part_of_a_long_timeline_a_new_value_can_touch_is_a_few_states(clock):
+    from graphmem.reasoning import bearing_on
+
+    with Memory.in_memory(clock=clock, extract=False, embedder="none") as mem:
+        days = [dt.date(2010, 1, 1) + dt.timedelta(days=3 * i) for i in range(400)]
+        for at in range(0, len(days), 100):
+            mem.assert_states([StateInput(subject="Peter", predicate="lives_in", object=f"Town {i % 7}",
+                                          valid_from=day.isoformat())
+                               for i, day in enumerate(days[at:at + 100])])
+        current = mem.store.states(StateQuery(subject_id=mem.resolve_entity("Peter"), predicate="lives_in"))
+        latest = TimePoint(at=dt.datetime(2013, 5, 1, tzinfo=dt.UTC), granularity=Granularity.DAY)
+        part = bearing_on(current, [latest])
+        assert [s.valid.start.at.date() for s in part] == days[-2:]  # the last two: the new one follows them
+        backfill = TimePoint(at=dt.datetime(2011, 6, 1, tzinfo=dt.UTC), granularity=Granularity.DAY)
+        assert len(bearing_on(current, [backfill])) < 130  # the states up to the year's end, not 400
+        assert bearing_on(current, [None]) == current[:1]  # an open start comes before them all
