@@ -113,7 +113,6 @@ from graphmem.reasoning import (
     promotion_candidates,
     ttl_candidates,
     make_id,
-    bearing_on,
     plan_assert,
     plan_close,
     plan_confirm,
@@ -132,6 +131,7 @@ from graphmem.store import (
     ReadPass,
     SourceCursor,
     StateQuery,
+    TimelineQuery,
     StoreStats,
     WriteBatch,
     open_store,
@@ -944,29 +944,25 @@ class Memory:
             state = self._new_state(request, entities, now, made)
             groups.setdefault(_timeline(state), []).append((index, state, request.evidence, request.reason))
         results: dict[int, State] = {}
-        claims = {*groups, *(_timeline(s) for _, s, _ in closes)}
-        known = sorted({subject for subject, *_ in claims if subject not in entities.created})
-        predicates = {predicate for _, predicate, *_ in claims}
-        scopes = sorted({scope for _, _, scope, _ in claims})
-        existing: dict[_Timeline, list[State]] = {}
-        if known:  # (one predicate, as most writes: a subject's other states are not read)
-            only = next(iter(predicates)) if len(predicates) == 1 else None
-            # a multi-valued predicate's states never bound one another: a new one meets only those with its
-            # object (to confirm one); a person's thousands of likes are not read for each new one
-            objects = None if closes or any(self.ontology.predicate(p).single_valued for p in predicates) else {
-                object_key(s.object_id, s.object) for items in groups.values() for _, s, _, _ in items}
-            for state in self.store.states(StateQuery(subject_ids=known, predicate=only, include_private=True,
-                                                      object_keys=objects, scopes=scopes)):
-                existing.setdefault(_timeline(state), []).append(state)
+        closed = {_timeline(s) for _, s, _ in closes}
+        # of each timeline only what the write can touch is read (a close reads all of it, as the asserts
+        # leave it): of a single-valued one, the part around the new starts (see temporal.bearing_on); a
+        # multi-valued one's states never bound one another, so a new one meets only those with its object
+        reads = [t for t in {*groups, *closed} if t[0] not in entities.created]
+        queries = []
+        for timeline in reads:
+            new = [s for _, s, _, _ in groups.get(timeline, [])]
+            whole = timeline in closed
+            single = self.ontology.predicate(timeline[1]).single_valued
+            queries.append(TimelineQuery(
+                *timeline, near=None if whole or not single else [s.valid.start for s in new],
+                object_keys=None if whole or single else {object_key(s.object_id, s.object) for s in new}))
+        existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))
         plans: list[Plan] = []
         for timeline, items in groups.items():
             current = existing.get(timeline, [])
             requested = [(s, e, r) for _, s, e, r in items]
-            predicate = self.ontology.predicate(timeline[1])
-            # (a close reads the whole timeline as the asserts leave it; see bearing_on)
-            planned = (bearing_on(current, (s.valid.start for s, _, _ in requested))
-                       if predicate.single_valued and not closes else current)
-            plan = plan_assert(planned, requested, predicate, now)
+            plan = plan_assert(current, requested, self.ontology.predicate(timeline[1]), now)
             plans.append(plan)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state

@@ -15,7 +15,6 @@ from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
 from graphmem.reasoning.updates import (
     Plan,
-    bearing_on,
     in_timeline_order,
     make_id,
     plan_assert,
@@ -47,7 +46,6 @@ __all__ = [
     "Plan",
     "PreferenceOp",
     "Resolved",
-    "bearing_on",
     "in_timeline_order",
     "live_preferences",
     "make_id",

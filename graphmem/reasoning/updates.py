@@ -30,7 +30,7 @@ from graphmem.temporal import holds_at
 _EARLIEST = dt.datetime.min.replace(tzinfo=dt.UTC)
 _LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
 
-__all__ = ["Plan", "bearing_on", "held_assertions", "in_timeline_order", "make_id", "plan_assert",
+__all__ = ["Plan", "held_assertions", "in_timeline_order", "make_id", "plan_assert",
            "plan_close", "plan_confirm", "plan_merge", "plan_retract", "plan_revise"]
 
 
@@ -210,59 +210,6 @@ class _Timeline:
             if best is None or key < best:
                 found, best = s, key
         return found
-
-
-def _start_at(s: State) -> dt.datetime:
-    return s.valid.start.at if s.valid.start is not None else _EARLIEST
-
-
-def _starting_with(states: Sequence[State], at: int) -> tuple[int, int]:
-    """The range of the states that start where ``states[at]`` starts (``states`` in order of start)."""
-    start = _start_at(states[at])
-    return (bisect.bisect_left(states, start, key=_start_at),
-            bisect.bisect_right(states, start, key=_start_at))
-
-
-def _reach(point: TimePoint) -> dt.datetime:
-    """A start no state that begins at or after it can share with ``point`` at any granularity, so ``point``
-    never finds such a state begun (see ``started_by``): the end of ``point``'s UTC year, or of the week
-    after it (the one granularity whose periods cross a year's end)."""
-    at = point.at
-    return max(at.replace(year=at.year + 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
-               at + dt.timedelta(days=7))
-
-
-def bearing_on(current: Sequence[State], starts: Iterable[TimePoint | None]) -> Sequence[State]:
-    """The part of a single-valued timeline that :func:`plan_assert` reads when it adds states beginning at
-    ``starts``; ``current`` is the timeline's states in order of their start (an open start first), as the
-    store lists them. Planning on it plans what planning on the whole timeline would, in time that does not
-    grow with the timeline's history.
-
-    Adding a state changes the end of one state only, the one it comes right after, and it restates a state
-    only if that one holds where it starts: one that starts by then and has not ended. A state ends where the
-    next one starts (or before), so of those that start at or before it only the last ones can; of those
-    after it, only ones its start does not tell apart from it at a granularity coarser than theirs ("2018"
-    for one of March 2018). So the part is: the states that start with the last one at or before each new
-    start and those that start with the one before them (a state is placed among those of its start by when
-    it was recorded), every state up to where the new start can reach (:func:`_reach`), and the first state
-    beyond with those that start with it, whose start ends the one before. An open start restates only
-    another open start and comes after them all: all of them, and the first that starts, with its like."""
-    n = len(current)
-    lo, hi = n, 0
-    for point in starts:
-        if point is None:
-            first = bisect.bisect_right(current, _EARLIEST, key=_start_at)  # the first one that starts
-            lo, hi = 0, max(hi, _starting_with(current, first)[1] if first < n else n)
-            continue
-        after = bisect.bisect_right(current, point.at, key=_start_at)  # the first one that starts later
-        if after:
-            left = _starting_with(current, after - 1)[0]
-            lo = min(lo, _starting_with(current, left - 1)[0] if left else 0)
-        else:
-            lo = 0
-        beyond = bisect.bisect_left(current, _reach(point), key=_start_at)
-        hi = max(hi, _starting_with(current, beyond)[1] if beyond < n else n)
-    return current[lo:hi] if lo < hi else current
 
 
 def plan_assert(

@@ -1,10 +1,11 @@
 """The graph store: the port memory talks to, and its adapters."""
 
 from graphmem.store.port import EventBrief, EventQuery, GraphStore, Indexable, ReadPass, SourceCursor, StateQuery
-from graphmem.store.port import StoreStats, WriteBatch, declared_subjects, in_view, object_key
+from graphmem.store.port import StoreStats, TimelineQuery, WriteBatch, declared_subjects, in_view, object_key
 
 __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "Indexable", "ReadPass", "SourceCursor",
-           "StateQuery", "StoreStats", "WriteBatch", "declared_subjects", "in_view", "object_key", "open_store"]
+           "StateQuery", "StoreStats", "TimelineQuery", "WriteBatch", "declared_subjects", "in_view",
+           "object_key", "open_store"]
 
 
 # The engine's page cache, in MiB: a ceiling the cache grows to, resident once filled. It also holds the

@@ -62,9 +62,10 @@ from graphmem.store import rows
 from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.journal import Journal, parse_records
 from graphmem.store.port import EventBrief, EventQuery, Indexable, ReadPass, SourceCursor, StateQuery, StoreStats
-from graphmem.store.port import WriteBatch, declared_subjects, in_view, object_key
+from graphmem.store.port import TimelineQuery, WriteBatch, declared_subjects, in_view, object_key
 from graphmem.store.recovery import RecoveryCopy, copy_whole, left_by_a_gone_database
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
+from graphmem.temporal import OPEN_START, bearing_on
 
 __all__ = ["KuzuStore"]
 
@@ -1920,6 +1921,26 @@ class KuzuStore:
                 with suppress(RuntimeError):
                     conn.execute("COMMIT")
 
+    def timelines(self, queries: Sequence[TimelineQuery]) -> list[list[State]]:
+        self._check_failure()
+        wanted = list(dict.fromkeys(q.subject_id for q in queries))
+        rows_by = self._subjects.get_many(wanted, self._read_subjects, keep=len(wanted) <= SUBJECT_CACHE_READ)
+        found = dict(zip(wanted, rows_by, strict=True))
+        out: list[list[State]] = []
+        for q in queries:
+            rows_of = found[q.subject_id]
+            versions: Sequence[_Version]
+            if q.object_keys is not None:
+                objects = rows_of.by_object(q.predicate, q.scope, q.private)
+                versions = sorted((v for k in set(q.object_keys) for v in objects.get(k, ())),
+                                  key=_version_order)
+            else:
+                versions = rows_of.timeline(q.predicate, q.scope, q.private)
+                if q.near is not None:
+                    versions = bearing_on(versions, q.near, _version_start)
+            out.append([v.state for v in versions])
+        return out
+
     def states_by_id(self, ids: Sequence[str]) -> list[State]:
         """Current values of the given states (retracted ones included), in the order asked."""
         self._check_failure()
@@ -2614,6 +2635,45 @@ def _version_order(v: _Version) -> tuple[dt.datetime, dt.datetime, str]:
     return _row_order(v.row)
 
 
+def _version_start(v: _Version) -> dt.datetime:
+    """Where a version starts, as ``temporal.bearing_on`` searches a timeline by it."""
+    start = v.row["h_valid_from"]
+    return OPEN_START if start is None else start.replace(tzinfo=dt.UTC)
+
+
+_OpenKey = str | tuple[str, str, bool] | tuple[str, str, bool, str]  # see _SubjectRows._open (None: all)
+
+
+def _by_object_changed(before: dict[str, list[_Version]],
+                       changes: list[tuple[_Version | None, _Version | None]]) -> dict[str, list[_Version]]:
+    """A timeline's current versions by object (see ``_SubjectRows.by_object``) with ``changes`` made: each a
+    state's current version before and after a write (None: it had none). A state's object never changes."""
+    found = dict(before)
+    for was, now in changes:
+        state = was or now
+        assert state is not None
+        object_of = _object_key(state.row)
+        listed = [v for v in found.get(object_of, ()) if v.row["s_id"] != state.row["s_id"]]
+        if now is not None:
+            bisect.insort(listed, now, key=_version_order)
+        if listed:
+            found[object_of] = listed
+        else:
+            found.pop(object_of, None)
+    return found
+
+
+def _open_predicate(key: _OpenKey) -> str:
+    return key[0] if isinstance(key, tuple) else key
+
+
+def _of_timeline(v: _Version, key: _OpenKey) -> bool:
+    """``v`` is on the timeline ``key`` names (any of the predicate's, for a predicate alone)."""
+    if not isinstance(key, tuple):
+        return True
+    return v.row["s_scope"] == key[1] and bool(v.row["s_private"]) == key[2]
+
+
 def _object_key(r: dict[str, Any]) -> str:
     """A state row's :func:`object_key`."""
     return object_key(r["s_object_id"], r["s_object"])
@@ -2701,10 +2761,12 @@ class _SubjectRows:
     __slots__ = ("_by_predicate", "_open")
 
     def __init__(self, by_predicate: dict[str, dict[str, tuple[_Version, ...]]],
-                 open_: dict[str | None, list[_Version]] | None = None) -> None:
+                 open_: dict[_OpenKey | None, Any] | None = None) -> None:
         self._by_predicate = by_predicate  # predicate -> state id -> its versions, oldest first
-        # predicate (None: all) -> its states' current versions in order, made when first asked for: what a
-        # write's planning reads of a timeline (~60 states, most with an older version: ~95 -> ~45 us a read)
+        # current versions, made when first asked for and kept in step with each write after: a predicate's
+        # (None: all) in order; a timeline's, (predicate, scope, private), in order: what a write plans on
+        # (~60 states, most with an older version: ~95 -> ~45 us a read); and a timeline's by object,
+        # (predicate, scope, private, "objects"): the states a new value of a multi-valued predicate meets
         self._open = open_ if open_ is not None else {}
 
     @classmethod
@@ -2733,6 +2795,27 @@ class _SubjectRows:
             self._open[predicate] = found  # (two readers may both make it: the same)
         return found
 
+    def timeline(self, predicate: str, scope: str, private: bool) -> list[_Version]:
+        """The current versions of one timeline of the subject's (see ``port.TimelineQuery``), in order."""
+        key = (predicate, scope, private)
+        found = self._open.get(key)
+        if found is None:
+            found = sorted((v for v in self.versions(predicate)
+                            if v.row["h_replaced_at"] is None and _of_timeline(v, key)), key=_version_order)
+            self._open[key] = found
+        return found
+
+    def by_object(self, predicate: str, scope: str, private: bool) -> dict[str, list[_Version]]:
+        """The current versions of one timeline by their object (``_object_key``), each list in order."""
+        key = (predicate, scope, private, "objects")
+        found = self._open.get(key)
+        if found is None:
+            found = {}
+            for v in self.timeline(predicate, scope, private):
+                found.setdefault(_object_key(v.row), []).append(v)
+            self._open[key] = found
+        return found
+
     def written(self, part: WriteBatch) -> _SubjectRows:
         """These rows as ``part`` (the state changes of one committed batch that concern this subject) left
         them."""
@@ -2742,7 +2825,8 @@ class _SubjectRows:
         touched = {s.predicate for s in (*part.new_states, *part.state_versions, *part.retractions)}
         touched.update(p for p, _, _ in confirmed if p is not None)
         out = _SubjectRows(self._by_predicate | {p: dict(self._by_predicate.get(p, {})) for p in touched},
-                           {p: v for p, v in self._open.items() if p is not None and p not in touched})
+                           {k: v for k, v in self._open.items()
+                            if k is not None and _open_predicate(k) not in touched})
         for s in part.new_states:
             out._add(s, {"n_id": s.subject_id, "subject": s.subject, **_prefixed("s_", rows.state_row(s))})
         for s in part.state_versions:
@@ -2764,22 +2848,37 @@ class _SubjectRows:
         for predicate, state_id, _ in confirmed:
             if predicate is not None:
                 changed.setdefault(predicate, set()).add(state_id)
-        for predicate, ids in changed.items():
-            if (before := self._open.get(predicate)) is not None:
-                out._open[predicate] = out._reordered(predicate, before, ids)
+        for key, before in self._open.items():
+            if key is not None and (ids := changed.get(_open_predicate(key))):
+                out._open[key] = out._kept(self, key, before, ids)
         return out
 
-    def _reordered(self, predicate: str, before: list[_Version], ids: set[str]) -> list[_Version]:
-        """A predicate's current versions in order as they were (``before``) but for the states ``ids``, whose
-        current versions are put in their places: not sorted again, which took a write to a timeline of a few
-        thousand states a few milliseconds each time."""
-        found = [v for v in before if v.row["s_id"] not in ids]
-        states = self._by_predicate.get(predicate, {})
+    def _kept(self, old: _SubjectRows, key: _OpenKey, before: Any, ids: set[str]) -> Any:
+        """What ``old`` kept under ``key`` (``before``) as this copy holds it: each state of ``ids`` taken out
+        of its place and its current version put in its place, found by searching the order. Not made again:
+        that took a write to a timeline of a few thousand states milliseconds each time."""
+        predicate = _open_predicate(key)
+        changes: list[tuple[_Version | None, _Version | None]] = []
         for state_id in ids:
-            for v in states.get(state_id, ()):
-                if v.row["h_replaced_at"] is None:
-                    bisect.insort(found, v, key=_version_order)
+            was, now = old._current_of(predicate, state_id), self._current_of(predicate, state_id)
+            either = was or now
+            if either is not None and _of_timeline(either, key):
+                changes.append((was, now))
+        if isinstance(key, tuple) and len(key) == 4:
+            return _by_object_changed(before, changes)
+        found = list(before)
+        for was, now in changes:
+            if was is not None:
+                at = bisect.bisect_left(found, _version_order(was), key=_version_order)
+                if at < len(found) and found[at] is was:
+                    del found[at]
+            if now is not None:
+                bisect.insort(found, now, key=_version_order)
         return found
+
+    def _current_of(self, predicate: str, state_id: str) -> _Version | None:
+        return next((v for v in self._by_predicate.get(predicate, {}).get(state_id, ())
+                     if v.row["h_replaced_at"] is None), None)
 
     def _predicate_of(self, state_id: str) -> str | None:
         return next((p for p, states in self._by_predicate.items() if state_id in states), None)

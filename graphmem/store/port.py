@@ -17,7 +17,7 @@ from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStanc
 from graphmem.ontology import TimePoint, Visibility, name_key
 
 __all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "ReadPass", "SourceCursor", "StateQuery",
-           "StoreStats", "WriteBatch", "declared_subjects", "in_view", "object_key"]
+           "StoreStats", "TimelineQuery", "WriteBatch", "declared_subjects", "in_view", "object_key"]
 
 
 @dataclass
@@ -84,6 +84,21 @@ class StateQuery:
     limit: int | None = None
     kinds: Sequence[str] | None = None  # state kinds (opinion, preference, ...)
     object_keys: Collection[str] | None = None  # only states whose object_key is one of these
+
+
+@dataclass(frozen=True)
+class TimelineQuery:
+    """One timeline a write plans on: a subject's predicate in one scope, among the public states or among the
+    private ones; and the part of it the write can touch. ``near``: of a single-valued predicate, the part
+    that states starting at these points can touch (``temporal.bearing_on``); ``object_keys``: of a
+    multi-valued one, the states with these objects (its states never bound one another); neither: all."""
+
+    subject_id: str
+    predicate: str
+    scope: str
+    private: bool
+    near: Sequence[TimePoint | None] | None = None
+    object_keys: Collection[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -285,6 +300,11 @@ class GraphStore(Protocol):
         """The states ``query`` selects. Those of subjects (``subject_id``, ``subject_ids``) come in order of
         their start (an open start first), then of when each version was recorded: a write places new states in
         a timeline by searching that order."""
+        ...
+
+    def timelines(self, queries: Sequence[TimelineQuery]) -> list[list[State]]:
+        """The current states of each timeline asked for (retracted ones left out), in order of start (an open
+        start first), then of when each version was recorded; one list a query, in their order."""
         ...
 
     def states_by_id(self, ids: Sequence[str]) -> list[State]: ...

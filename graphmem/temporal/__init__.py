@@ -15,8 +15,10 @@ from graphmem.temporal.intervals import (
 from graphmem.temporal.expressions import TimeMention, asks_when, find_times, parse_expression
 from graphmem.temporal.parse import TimeInput, parse_point
 from graphmem.temporal.points import add_period, coarser, format_point, period_end, truncate
+from graphmem.temporal.timelines import OPEN_START, bearing_on
 
 __all__ = [
+    "OPEN_START",
     "UTC",
     "Granularity",
     "Interval",
@@ -25,6 +27,7 @@ __all__ = [
     "TimePoint",
     "add_period",
     "asks_when",
+    "bearing_on",
     "coarser",
     "format_interval",
     "find_times",

@@ -118,11 +118,11 @@ def _writes():
 
 def _written(writes, *, window):
     """Each write of (city, start, end) asserted about Peter's lives_in; the timeline's versions after."""
-    from graphmem import memory
+    from graphmem.store import kuzu_store
 
     with pytest.MonkeyPatch.context() as patch:
         if not window:
-            patch.setattr(memory, "bearing_on", lambda current, starts: current)
+            patch.setattr(kuzu_store, "bearing_on", lambda timeline, starts, start_of: timeline)
         with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
             for write in writes:
                 inputs = [StateInput(subject="Peter", predicate="lives_in", object=city, valid_from=start,
@@ -146,21 +146,3 @@ def test_a_write_plans_on_the_part_of_a_timeline_it_can_touch_what_it_plans_on_t
     """Starts of every granularity, some open, some with an end, several in one write: planning on the part
     ``bearing_on`` picks leaves every version, confirmation and end as planning on the whole timeline does."""
     assert _written(writes, window=True) == _written(writes, window=False)
-
-
-def test_the_part_of_a_long_timeline_a_new_value_can_touch_is_a_few_states(clock):
-    from graphmem.reasoning import bearing_on
-
-    with Memory.in_memory(clock=clock, extract=False, embedder="none") as mem:
-        days = [dt.date(2010, 1, 1) + dt.timedelta(days=3 * i) for i in range(400)]
-        for at in range(0, len(days), 100):
-            mem.assert_states([StateInput(subject="Peter", predicate="lives_in", object=f"Town {i % 7}",
-                                          valid_from=day.isoformat())
-                               for i, day in enumerate(days[at:at + 100])])
-        current = mem.store.states(StateQuery(subject_id=mem.resolve_entity("Peter"), predicate="lives_in"))
-        latest = TimePoint(at=dt.datetime(2013, 5, 1, tzinfo=dt.UTC), granularity=Granularity.DAY)
-        part = bearing_on(current, [latest])
-        assert [s.valid.start.at.date() for s in part] == days[-2:]  # the last two: the new one follows them
-        backfill = TimePoint(at=dt.datetime(2011, 6, 1, tzinfo=dt.UTC), granularity=Granularity.DAY)
-        assert len(bearing_on(current, [backfill])) < 130  # the states up to the year's end, not 400
-        assert bearing_on(current, [None]) == current[:1]  # an open start comes before them all

@@ -29,11 +29,20 @@ def _cached_equals_fresh(mem: Memory) -> int:
 
     for subject, cached in zip(subjects, store._subjects.get_many(subjects, pytest.fail), strict=True):
         assert in_order(cached.versions()) == in_order(fresh_subjects[subject].versions()), subject
-        # and each timeline's current versions, kept in order as writes changed them, are in the order read
-        for predicate in {v.row["h_predicate"] for v in fresh_subjects[subject].versions()}:
-            assert ([v.row for v in cached.current(predicate)]
-                    == [v.row for v in fresh_subjects[subject].current(predicate)]), (subject, predicate)
+        # and each predicate's and timeline's current versions, kept in order as writes changed them (and by
+        # object), are those read, in the order read
+        fresh = fresh_subjects[subject]
+        for predicate in {v.row["h_predicate"] for v in fresh.versions()}:
+            assert [v.row for v in cached.current(predicate)] == [v.row for v in fresh.current(predicate)]
+        for timeline in _timelines(fresh):
+            assert [v.row for v in cached.timeline(*timeline)] == [v.row for v in fresh.timeline(*timeline)]
+            assert ({k: [v.row for v in vs] for k, vs in cached.by_object(*timeline).items()}
+                    == {k: [v.row for v in vs] for k, vs in fresh.by_object(*timeline).items()}), timeline
     return len(ids)
+
+
+def _timelines(rows) -> set[tuple[str, str, bool]]:
+    return {(v.row["h_predicate"], v.row["s_scope"], bool(v.row["s_private"])) for v in rows.versions()}
 
 
 def _read_every_subject(mem: Memory) -> None:
@@ -43,6 +52,8 @@ def _read_every_subject(mem: Memory) -> None:
     for cached in mem.store._subjects.get_many(ids, pytest.fail):  # (each timeline's current versions too)
         for predicate in {v.row["h_predicate"] for v in cached.versions()}:
             cached.current(predicate)
+        for timeline in _timelines(cached):
+            cached.by_object(*timeline)  # (and its timeline's, in order)
 
 
 def test_cached_states_follow_every_kind_of_write():
@@ -220,7 +231,7 @@ def test_a_state_query_by_objects_finds_those_and_a_new_like_meets_only_its_own(
 
 
 def test_a_subjects_states_come_in_order_of_start_whatever_order_they_were_written_in():
-    """A write places new states in a timeline by searching this order (see ``reasoning.bearing_on``)."""
+    """A write places new states in a timeline by searching this order (see ``temporal.bearing_on``)."""
     import random
 
     from graphmem import StateInput
@@ -236,3 +247,34 @@ def test_a_subjects_states_come_in_order_of_start_whatever_order_they_were_writt
                 found = [s.valid.start.at if s.valid.start else None for s in mem.store.states(query)]
                 opened = [at for at in found if at is None]
                 assert found == opened + sorted(at for at in found if at is not None)
+
+
+def test_a_timeline_read_gives_one_scope_and_visibility_and_the_part_asked_for():
+    from graphmem import StateInput, TimePoint
+    from graphmem.store import TimelineQuery
+
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        for year, city in ((2019, "Oslo"), (2017, "Rome"), (2021, "Lima")):
+            mem.assert_state(subject="Peter", predicate="lives_in", object=city, valid_from=str(year))
+        mem.assert_states([StateInput(subject="Peter", predicate="lives_in", object="Kyiv", valid_from="2020",
+                                      scope="agent:bob"),
+                           StateInput(subject="Peter", predicate="lives_in", object="Riga", valid_from="2020",
+                                      private=True)])
+        for thing in ("tea", "coffee", "chess"):
+            mem.assert_state(subject="Peter", predicate="likes", object=thing, valid_from="2020")
+        peter = mem.resolve_entity("Peter")
+
+        def read(*queries: TimelineQuery) -> list[list[str]]:
+            return [[s.object for s in found] for found in mem.store.timelines(queries)]
+
+        for _ in range(2):  # read afresh, then from the cached rows
+            assert read(TimelineQuery(peter, "lives_in", "global", False),
+                        TimelineQuery(peter, "lives_in", "agent:bob", False),
+                        TimelineQuery(peter, "lives_in", "global", True),
+                        TimelineQuery(peter, "likes", "global", False, object_keys={"coffee", "jazz"}),
+                        TimelineQuery(peter, "works_at", "global", False)) == [
+                ["Rome", "Oslo", "Lima"], ["Kyiv"], ["Riga"], ["coffee"], []]
+        late = TimePoint.model_validate({"at": "2030-01-01T00:00:00Z", "granularity": "year"})
+        assert read(TimelineQuery(peter, "lives_in", "global", False, near=[late])) == [["Oslo", "Lima"]]
+        mem.store._subjects.clear()
+        assert read(TimelineQuery(peter, "lives_in", "global", False, near=[late])) == [["Oslo", "Lima"]]
