@@ -1858,8 +1858,7 @@ class KuzuStore:
             kept = [v for found in self._subjects.get_many(wanted, self._read_subjects,
                                                            keep=len(wanted) <= SUBJECT_CACHE_READ)
                     for v in (found.current(query.predicate) if current else found.versions(query.predicate))
-                    if (query.object_keys is None or _object_key(v.row) in query.object_keys)
-                    and keep(v.row)]
+                    if keep(v.row)]
             if len(wanted) > 1 or not current:  # (one subject's current versions come in order)
                 kept.sort(key=lambda v: _row_order(v.row))
             if query.object_id:
@@ -1880,8 +1879,6 @@ class KuzuStore:
             cypher += " LIMIT $limit"
             params["limit"] = query.limit
         found = self._rows(cypher, params)
-        if query.object_keys is not None:
-            found = [r for r in found if _object_key(r) in query.object_keys]
         return [_as_known(_state(r), query.known_at) for r in found]
 
     def _read_subjects(self, ids: list[str]) -> dict[str, _SubjectRows]:
@@ -2709,8 +2706,7 @@ def _keep(q: StateQuery, r: dict[str, Any]) -> bool:
 
 def _current_keep(q: StateQuery) -> Callable[[dict[str, Any]], bool]:
     """:func:`_keep` for the current versions of the states of ``q.predicate``: of its filters, those they
-    can fail (a timeline of a few thousand states is read on each write to it: ~4 us a state went in the
-    filters that could not)."""
+    can fail (~4 us a state went in the filters that could not: ~80 ms to read a timeline of 20,000)."""
     if q.starts_before is not None or q.ends_after is not None or q.kinds is not None:
         return functools.partial(_keep, q)
     scopes = None if q.scopes is None else frozenset(q.scopes)

@@ -83,7 +83,6 @@ class StateQuery:
     include_private: bool = False
     limit: int | None = None
     kinds: Sequence[str] | None = None  # state kinds (opinion, preference, ...)
-    object_keys: Collection[str] | None = None  # only states whose object_key is one of these
 
 
 @dataclass(frozen=True)
@@ -167,8 +166,8 @@ def in_view(item: Event | State, scopes: Sequence[str] | None, include_private: 
 
 
 def object_key(object_id: str | None, object_: str) -> str:
-    """What a state points at, as :attr:`StateQuery.object_keys` names it: its entity's id, or, for a literal
-    object, its text casefolded."""
+    """What a state points at, as :attr:`TimelineQuery.object_keys` names it: its entity's id, or, for a
+    literal object, its text casefolded."""
     return object_id or object_.casefold()
 
 
