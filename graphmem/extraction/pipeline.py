@@ -215,6 +215,7 @@ class Extractor:
             return self._extract(text, anchor, tz)
 
     def _extract(self, text: str, anchor: TimePoint | dt.datetime, tz: dt.tzinfo) -> Extraction:
+        text = _APOSTROPHE.sub("'", text)  # (one character for one: every span still points into the event)
         language = language_of(text)
         result = Extraction(language=language, times=find_times(text, anchor, tz=tz))
         if language == "ja":
@@ -837,6 +838,9 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+# a backtick or an acute accent between two letters is an apostrophe typed so ("It`s Susie", "I´m"); a
+# backtick anywhere else stays (Markdown's `code`)
+_APOSTROPHE = re.compile(r"(?<=[^\W\d_])[`´](?=[^\W\d_])")
 _AND_BEFORE = re.compile(r",\s*$")  # a name listed before the pair
 # a possessive and a title between two names ("Peter's wife Anna"), after a name ("Anna, Peter's wife,"),
 # and "my" and a title before one ("my husband Tom")
