@@ -408,7 +408,9 @@ class Extractor:
                 partner = _partner(text, v_start, ex) if template.first_person else None
                 joined = [(partner.name, partner.type)] if partner else []
                 others = joined or self._co_subjects(text, s_start, v_start, st, ex)
-                for one in (st, *self._also(template, m, st, text, v_end, s_end, ex)):
+                also = [*self._also(template, m, st, text, v_end, s_end, ex),
+                        *self._listed_with(st, text, v_end, s_end, ex, verbs)]
+                for one in (st, *also):
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
                                 for name, kind in others)
                     read.append((v_start, one))
@@ -489,6 +491,29 @@ class Extractor:
             value = _without_article(_without_when(raw).strip(" ,"))
             if value and self._fits(predicate, value):
                 out.append(replace(st, predicate=predicate, object=value, object_type=None))
+        return out
+
+    def _listed_with(self, st: Statement, text: str, v_end: int, s_end: int, ex: Extraction,
+                     verbs: Sequence[tuple[int, int]]) -> list[Statement]:
+        """The things liked (or not) with a liked thing named by a common noun: "loves cats and dogs", "hates
+        mornings and long meetings". Not what a new clause says ("loves cats and Peter loves dogs": the verb
+        of another statement ends it) nor one thing named with "and" ("rock and roll", ``whole_values``)."""
+        predicate = self.ontology.predicate(st.predicate)
+        at = text.find(st.object, v_end)
+        if predicate.kind != "preference" or st.object_type != "concept" or at < 0:
+            return []
+        out: list[Statement] = []
+        end, value = at + len(st.object), st.object
+        # (after a word that takes a phrase, "and" may join inside it: "the feeling of being healthy and
+        # strong", "events to practice mindfulness and self-care")
+        while not _TAKES_A_PHRASE.intersection(value.lower().split()) and \
+                (joint := _LISTED_AND.match(text, end, s_end)) is not None:
+            found = self._common_noun(predicate, text, joint.end(), s_end, ex)
+            if found is None or any(joint.end() <= a < found[2] for a, _ in verbs) or \
+                    found[0].split()[0].lower().split("'")[0] in _CLAUSE_SUBJECTS:
+                break
+            out.append(replace(st, object=found[0], object_type=found[1]))
+            value, end = found[0], found[2]
         return out
 
     def _fits(self, predicate: str, value: str) -> bool:
@@ -735,7 +760,8 @@ class Extractor:
         if owned is not None:
             return self._owned(owned, text, v_end, s_end)
         clause = text[v_end:s_end]
-        stop = _CLAUSE_END.search(clause)
+        whole = self.rules.whole_values.match(clause) if self.rules.whole_values else None
+        stop = _CLAUSE_END.search(clause, whole.end() if whole else 0)  # ("rock and roll": one value)
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and (more := stops.search(raw)):
             raw = raw[: more.start()]  # "use a whiteboard to stay on track": a whiteboard
@@ -838,6 +864,10 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_LISTED_AND = re.compile(r",?\s+(?:and|&)\s+")
+_TAKES_A_PHRASE = frozenset(["of", "to", "for", "with", "like", "about", "from", "into"])
+# words that open a clause of their own after "and" ("I love cats and they love me")
+_CLAUSE_SUBJECTS = frozenset(["i", "we", "you", "he", "she", "they", "it", "this", "that", "there", "then"])
 # a backtick or an acute accent between two letters is an apostrophe typed so ("It`s Susie", "I´m"); a
 # backtick anywhere else stays (Markdown's `code`)
 _APOSTROPHE = re.compile(r"(?<=[^\W\d_])[`´](?=[^\W\d_])")

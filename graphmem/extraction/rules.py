@@ -66,6 +66,7 @@ class Rules:
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
     pronouns: frozenset[str]
+    whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
     org_suffixes: frozenset[str]
     org_heads: frozenset[str]  # kinds of institution named "<kind> of <name>" ("University of Tokyo")
     place_prepositions: frozenset[str]
@@ -212,6 +213,7 @@ def _read_rules(path: str) -> Rules:
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
+        whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         org_heads=frozenset(ent.get("org_heads") or ()),
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
@@ -227,6 +229,14 @@ def _read_rules(path: str) -> Rules:
         first_names=frozenset(ent.get("first_names") or ()),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
     )
+
+
+def _phrases_at_start(phrases: list[str]) -> re.Pattern[str] | None:
+    """Where one of ``phrases`` opens a clause (after a determiner, if any), longest first."""
+    if not phrases:
+        return None
+    listed = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?i)\s*(?:(?:the|some|my|our|a|an)\s+)?(?:{listed})\b")
 
 
 def _word_list(field: str, value: Any) -> list[str]:
