@@ -2868,6 +2868,8 @@ class _SubjectRows:
                 at = bisect.bisect_left(found, _version_order(was), key=_version_order)
                 if at < len(found) and found[at] is was:
                     del found[at]
+                else:  # (not where its order puts it: taken out wherever it is)
+                    found = [v for v in found if v.row["s_id"] != was.row["s_id"]]
             if now is not None:
                 bisect.insort(found, now, key=_version_order)
         return found
