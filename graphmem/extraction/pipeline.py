@@ -506,11 +506,13 @@ class Extractor:
         end, value = at + len(st.object), st.object
         # (after a word that takes a phrase, "and" may join inside it: "the feeling of being healthy and
         # strong", "events to practice mindfulness and self-care")
-        while not _TAKES_A_PHRASE.intersection(value.lower().split()) and \
-                (joint := _LISTED_AND.match(text, end, s_end)) is not None:
+        while not _TAKES_A_PHRASE.intersection(value.lower().split()) and (joint := (
+                _LISTED_AND.match(text, end, s_end)
+                or (_LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None))):
             found = self._common_noun(predicate, text, joint.end(), s_end, ex)
+            first = found[0].split()[0].lower().split("'")[0] if found else ""
             if found is None or any(joint.end() <= a < found[2] for a, _ in verbs) or \
-                    found[0].split()[0].lower().split("'")[0] in _CLAUSE_SUBJECTS:
+                    first in _CLAUSE_SUBJECTS or first in _NOT_LISTED:
                 break
             out.append(replace(st, object=found[0], object_type=found[1]))
             value, end = found[0], found[2]
@@ -865,9 +867,16 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _LISTED_AND = re.compile(r",?\s+(?:and|&)\s+")
+# a comma lists only in a list that "and" ends: "hiking, swimming and yoga" ("hiking, it's fun": no list)
+_LISTED_COMMA = re.compile(r",\s+")
+_LIST_OF = re.compile(r"(?:,\s+[^,.;:!?]+?)+,?\s+(?:and|&)\s+[^,.;:!?]+")
 _TAKES_A_PHRASE = frozenset(["of", "to", "for", "with", "like", "about", "from", "into"])
 # words that open a clause of their own after "and" ("I love cats and they love me")
 _CLAUSE_SUBJECTS = frozenset(["i", "we", "you", "he", "she", "they", "it", "this", "that", "there", "then"])
+# words that open no thing listed but an aside or another clause ("hiking, especially in the mountains, and")
+_NOT_LISTED = frozenset(["but", "or", "so", "yet", "which", "who", "because", "though", "although", "plus",
+                         "especially", "mostly", "mainly", "particularly", "usually", "really", "actually",
+                         "definitely", "honestly", "probably", "also", "even", "just", "not"])
 # a backtick or an acute accent between two letters is an apostrophe typed so ("It`s Susie", "I´m"); a
 # backtick anywhere else stays (Markdown's `code`)
 _APOSTROPHE = re.compile(r"(?<=[^\W\d_])[`´](?=[^\W\d_])")
