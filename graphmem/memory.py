@@ -2678,7 +2678,7 @@ def _timeline(state: State) -> _Timeline:
     the private ones. A write on one never ends, confirms or reorders a state of another, so no write changes
     what a reader sees for a reason it cannot see (a private note ending a public value), and no answer to a
     public write shows a private state (restating a private value confirmed it)."""
-    return state.subject_id, state.predicate, state.scope, state.visibility is Visibility.PRIVATE  # (_kind's)
+    return state.subject_id, state.predicate, *_kind(state)
 
 
 def _kind(item: Event | State) -> tuple[str, bool]:

@@ -297,8 +297,7 @@ class GraphStore(Protocol):
 
     def states(self, query: StateQuery) -> list[State]:
         """The states ``query`` selects. Those of subjects (``subject_id``, ``subject_ids``) come in order of
-        their start (an open start first), then of when each version was recorded: a write places new states in
-        a timeline by searching that order."""
+        their start (an open start first), then of when each version was recorded."""
         ...
 
     def timelines(self, queries: Sequence[TimelineQuery]) -> list[list[State]]:
