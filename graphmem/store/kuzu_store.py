@@ -577,16 +577,16 @@ class KuzuStore:
 
     def _run(self, conn: Any, query: str, params: dict[str, Any] | None = None) -> Any:
         key = (id(conn), query)
-        statement = self._prepared.get(key)
+        # a checkpoint runs on the writer, with the engine lock: never beside it; on a reader, preparing a
+        # statement is a transaction too, which a checkpoint waits for (see _ReadGate)
         try:
-            if statement is None:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    statement = conn.prepare(query)
-                self._prepared[key] = statement
-            if conn is self._writer:  # (a checkpoint runs on it, with the engine lock: never beside it)
-                return conn.execute(statement, params or {})
-            with self._gate.read():
+            with nullcontext() if conn is self._writer else self._gate.read():
+                statement = self._prepared.get(key)
+                if statement is None:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", DeprecationWarning)
+                        statement = conn.prepare(query)
+                    self._prepared[key] = statement
                 return conn.execute(statement, params or {})
         except RuntimeError as exc:
             raise _database_error("database error", exc) from exc
@@ -2209,7 +2209,8 @@ class _ReadGate:
     checkpoint fails; a commit's writes stay). Kuzu 0.11.3, a thread reading in a loop beside one that
     checkpoints: 24 of 40 checkpoints (29 of 40 commits of a COPY) waited ~5.8 s; through this gate none did,
     all 40 in 0.26 s (1.25 s). A read waits while such a write waits or runs; the write waits for the reads
-    under way. A thread's reads inside one of its own (a snapshot) pass."""
+    under way. A thread's reads inside one of its own (a snapshot) pass. Preparing a statement on a reader is
+    a read: the engine begins a transaction for it too."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()

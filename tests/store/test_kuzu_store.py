@@ -1094,6 +1094,30 @@ def test_a_checkpoint_beside_reads_runs_at_once(tmp_path):
                     store._checkpoint_now()  # raises when the engine gives up waiting
 
 
+def test_a_reader_prepares_its_statements_inside_the_read_gate(tmp_path, monkeypatch):
+    """Preparing a statement is a transaction of the engine's too, which a checkpoint waits for: on a reader
+    it happens where reads do, never beside a checkpoint (a thread of its own, so every statement is new)."""
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        mem.record(content="Ann moved to Oslo in March.", occurred_at="2025-11-27")
+        store = mem.store
+        store.settle()
+        connection = type(store._reader())
+        prepare, outside, prepared = connection.prepare, [], []
+
+        def watched(conn, query, *args, **kwargs):
+            if conn is not store._writer:
+                prepared.append(query)
+                if not store._gate._reading:
+                    outside.append(query)
+            return prepare(conn, query, *args, **kwargs)
+
+        monkeypatch.setattr(connection, "prepare", watched)
+        reader = threading.Thread(target=lambda: (mem.entity("Ann"), mem.as_of("2025-12-01").states(subject="Ann"),
+                                                  mem.events(limit=3)))
+        reader.start()
+        reader.join()
+    assert prepared and not outside
+
 def test_bulk_writes_beside_reads_commit(tmp_path):
     """A write large enough to be copied commits through a checkpoint. With reads running beside it, the
     engine gave up waiting for them (~6 s) and the write failed; with one-by-one writes in the mix the
