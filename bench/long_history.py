@@ -1,14 +1,15 @@
 """Writes about a subject with a long history: does each one cost more as the subject's states pile up?
 
-    python bench/long_history.py [--histories 0,2000,20000] [--kinds likes,homes] [--runs 3]
+    python bench/long_history.py [--histories 0,2000,20000] [--kinds likes,homes,jobs] [--runs 3]
 
 A person in an agent's memory (the user, a colleague) gathers states for years: likes, opinions, tasks, and
 values that follow one another (where he lives, a project's status). For each history size H a fresh memory
 first holds H states of Peter (written in batches): ``likes``, H things he likes (a multi-valued predicate);
 ``homes``, H places he lived in turn, one a day from 1970 (a single-valued timeline of H states, which each
-new value of it is placed in). Then it takes 500 texts about Peter one by one through ``record`` with
-extraction: where he works, where he lives, what he thinks, what he likes, most of them restating what is
-already held (so states are confirmed). Printed: records/s until the last call returns, the caller's thread
+new value of it is placed in); ``jobs``, H firms he worked at in turn, so (one a day from 1970: the timeline
+that "joined Globex" and "left Globex" write to). Then it takes 500 texts about Peter one by one through
+``record`` with extraction: where he works and that he left, where he lives, what he thinks, what he likes,
+most of them restating what is already held (so states are confirmed). Printed: records/s until the last call returns, the caller's thread
 CPU a record (the engine, the applier and the embedder work on other threads), and the process's CPU a
 record until the graph holds them all, as the median of ``--runs`` fresh memories.
 """
@@ -35,6 +36,7 @@ STATEMENTS = (
     "Peter thinks that the migration to Postgres needs another two weeks.",
     "We reviewed the roadmap with Peter; the budget stays flat until June.",
     "Peter likes jazz and chess.",  # another of his likes: it meets only the states with its objects
+    "Peter left Globex in May.",  # a close: the first ends his job there, the others find it ended
 )
 
 
@@ -45,7 +47,8 @@ def _history(kind: str, size: int) -> list:
         return [StateInput(subject="Peter", predicate="likes", object=f"topic {i}",
                            valid_from=f"{2010 + i % 15}") for i in range(size)]
     first = dt.date(1970, 1, 1)
-    return [StateInput(subject="Peter", predicate="lives_in", object=f"Town {i % 50}",
+    predicate, value = {"homes": ("lives_in", "Town"), "jobs": ("works_at", "Firm")}[kind]
+    return [StateInput(subject="Peter", predicate=predicate, object=f"{value} {i % 50}",
                        valid_from=(first + dt.timedelta(days=i)).isoformat()) for i in range(size)]
 
 
@@ -69,7 +72,7 @@ def measure(history: int, kind: str, tmp: str, run: int) -> tuple[float, float, 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--histories", default="0,2000,20000", help="states Peter holds before the records")
-    parser.add_argument("--kinds", default="likes,homes", help="what the history is: likes, homes or both")
+    parser.add_argument("--kinds", default="likes,homes,jobs", help="what the history is: likes, homes, jobs")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     rows, out = [], []

@@ -22,6 +22,7 @@ import re
 import threading
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -944,19 +945,26 @@ class Memory:
             state = self._new_state(request, entities, now, made)
             groups.setdefault(_timeline(state), []).append((index, state, request.evidence, request.reason))
         results: dict[int, State] = {}
-        closed = {_timeline(s) for _, s, _ in closes}
-        # of each timeline only what the write can touch is read (a close reads all of it, as the asserts
-        # leave it): of a single-valued one, the part around the new starts (see temporal.bearing_on); a
-        # multi-valued one's states never bound one another, so a new one meets only those with its object
+        closed = Counter(_timeline(s) for _, s, _ in closes)
+        # of each timeline only what the write can touch is read: of a single-valued one, the part around
+        # the new starts (see temporal.bearing_on); a multi-valued one's states never bound one another, so a
+        # new one meets only those with its object. A close alone on its timeline reads the states with its
+        # object, then (single-valued) the part around the one it ends; one beside others reads it all, as
+        # the write's asserts and closes before it leave it.
+        alone = {t for t, n in closed.items() if n == 1 and t not in groups}
         reads = [t for t in {*groups, *closed} if t[0] not in entities.created]
         queries = []
         for timeline in reads:
-            new = [s for _, s, _, _ in groups.get(timeline, [])]
-            whole = timeline in closed
-            single = self.ontology.predicate(timeline[1]).single_valued
-            queries.append(TimelineQuery(
-                *timeline, near=None if whole or not single else [s.valid.start for s in new],
-                object_keys=None if whole or single else {object_key(s.object_id, s.object) for s in new}))
+            if timeline in alone:
+                probes = [s for _, s, _ in closes if _timeline(s) == timeline]
+                queries.append(TimelineQuery(*timeline, object_keys={object_key(s.object_id, s.object) for s in probes}))
+            elif timeline in closed:
+                queries.append(TimelineQuery(*timeline))
+            else:
+                new = [s for _, s, _, _ in groups[timeline]]
+                queries.append(TimelineQuery(*timeline, near=[s.valid.start for s in new])
+                               if self.ontology.predicate(timeline[1]).single_valued else
+                               TimelineQuery(*timeline, object_keys={object_key(s.object_id, s.object) for s in new}))
         existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))
         plans: list[Plan] = []
         for timeline, items in groups.items():
@@ -974,6 +982,8 @@ class Memory:
             target = _state_to_close(current, probe, end)
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
+            if _timeline(probe) in alone and self.ontology.predicate(probe.predicate).single_valued:
+                current = self.store.timelines([TimelineQuery(*_timeline(probe), near=[target.valid.start])])[0]
             plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
                               request.reason, request.evidence)
             plans.append(plan)

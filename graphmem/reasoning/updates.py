@@ -310,7 +310,11 @@ def plan_close(
     done: bool = False,
     revoke: bool = False,
 ) -> Plan:
-    """End a state at ``end`` (``done`` marks a task done then; ``revoke`` withdraws a preference then)."""
+    """End a state at ``end`` (``done`` marks a task done then; ``revoke`` withdraws a preference then).
+
+    Of the timeline, ``current`` need hold only the state and, on a single-valued predicate, those that start
+    with it and the first ones after (see temporal.bearing_on): a state's end depends on nothing but its own
+    and the start of the one that follows it, so ending it changes no other state."""
     plan = Plan()
     live = [s for s in current if s.status is not StateStatus.RETRACTED]
     target = next((s for s in live if s.id == state_id), None)
@@ -323,13 +327,14 @@ def plan_close(
             field="valid_to",
         )
     ending = StateStatus.REVOKED if revoke else StateStatus.CLOSED
-    assertions = [
-        a if a.state_id != state_id else replace(a, end_status=ending, stated_end=end, done=done)
-        for a in held_assertions(live)
-    ]
-    resolved = resolve_timeline(assertions, single_valued=predicate.single_valued)
+    assertions = held_assertions(live) if predicate.single_valued else [_assertion(target)]
+    assertions.sort(key=lambda a: order_key(a.valid_from, a.created_at, a.seq, a.state_id))
+    at = next(i for i, a in enumerate(assertions) if a.state_id == state_id)
+    ended = replace(assertions[at], end_status=ending, stated_end=end, done=done)
+    successor = assertions[at + 1] if predicate.single_valued and at + 1 < len(assertions) else None
     action = RevisionAction.MARK_DONE if done else RevisionAction.REVOKE if revoke else RevisionAction.CLOSE
-    _diff(live, resolved, now, plan, forced={state_id: (action, reason, evidence, end)})
+    _diff([target], {state_id: bounded(ended, successor)}, now, plan,
+          forced={state_id: (action, reason, evidence, end)})
     plan.evidence_targets.append((state_id, evidence))
     plan.results = [next((v for v in plan.versions if v.id == state_id), target)]
     return plan

@@ -112,12 +112,14 @@ _ENDS = [None, None, None, "2018-04", "2019-06-01", "2020"]
 
 def _writes():
     city = st.sampled_from(["Oslo", "Rome", "Lima"])
-    state = st.tuples(city, st.sampled_from(_STARTS), st.sampled_from(_ENDS))
-    return st.lists(st.lists(state, min_size=1, max_size=3), min_size=1, max_size=12)
+    state = st.tuples(city, st.sampled_from(_STARTS), st.sampled_from(_ENDS), st.just("assert"))
+    close = st.tuples(city, st.just(None), st.sampled_from(_ENDS[3:] + ["2018-12-31T23:00:00Z"]), st.just("close"))
+    return st.lists(st.lists(st.one_of(state, state, close), min_size=1, max_size=3), min_size=1, max_size=12)
 
 
 def _written(writes, *, window):
-    """Each write of (city, start, end) asserted about Peter's lives_in; the timeline's versions after."""
+    """Each write of (city, start, end, assert or close) about Peter's lives_in; the timeline's versions
+    after."""
     from graphmem.store import kuzu_store
 
     with pytest.MonkeyPatch.context() as patch:
@@ -126,11 +128,11 @@ def _written(writes, *, window):
         with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
             for write in writes:
                 inputs = [StateInput(subject="Peter", predicate="lives_in", object=city, valid_from=start,
-                                     valid_to=end) for city, start, end in write]
+                                     valid_to=end, action=action) for city, start, end, action in write]
                 try:
                     mem.assert_states(inputs)
                 except InvalidInput:
-                    continue  # (an end before its start: refused whole, nothing written)
+                    continue  # (an end before its start, a close of nothing held: refused whole)
             try:
                 subject = mem.resolve_entity("Peter")
             except NotFound:
@@ -143,6 +145,7 @@ def _written(writes, *, window):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_writes())
 def test_a_write_plans_on_the_part_of_a_timeline_it_can_touch_what_it_plans_on_the_whole(writes):
-    """Starts of every granularity, some open, some with an end, several in one write: planning on the part
-    ``bearing_on`` picks leaves every version, confirmation and end as planning on the whole timeline does."""
+    """Starts of every granularity, some open, some with an end, several in one write, closes alone and
+    beside others: planning on the part ``bearing_on`` picks leaves every version, confirmation and end as
+    planning on the whole timeline does."""
     assert _written(writes, window=True) == _written(writes, window=False)

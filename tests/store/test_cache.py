@@ -228,6 +228,36 @@ def test_a_new_like_reads_only_the_likes_with_its_object_and_still_confirms_a_re
         assert new.object == "jazz"
 
 
+def test_a_close_reads_the_states_with_its_object_and_the_part_around_the_one_it_ends():
+    """"Peter left Globex" about someone with a long history of jobs reads the jobs at Globex, then those
+    around the one it ends, not all of them; it ends that one and changes no other."""
+    from graphmem import StateInput
+
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        for year in range(1990, 2020):
+            mem.assert_state(subject="Peter", predicate="works_at", object=f"Firm {year}", valid_from=str(year))
+        mem.assert_state(subject="Peter", predicate="works_at", object="Globex", valid_from="2020-03")
+        mem.assert_state(subject="Peter", predicate="works_at", object="Initech", valid_from="2022-06")
+        globex = mem.resolve_entity("Globex")
+        asked, read = [], mem.store.timelines
+
+        def timelines(queries):
+            found = read(queries)
+            asked.extend((q.object_keys, q.near is not None, sorted(s.object for s in states))
+                         for q, states in zip(queries, found))
+            return found
+
+        mem.store.timelines = timelines  # type: ignore[method-assign]
+        before = {s.id: s for s in mem.timeline("Peter", "works_at")}
+        [ended] = mem.assert_states([StateInput(subject="Peter", predicate="works_at", object="Globex",
+                                                valid_to="2021-01", action="close")])
+        assert asked[0] == ({globex}, False, ["Globex"])
+        assert asked[1][1] and len(asked[1][2]) < 10 and "Globex" in asked[1][2]
+        assert ended.valid.end is not None and ended.valid.end.at.year == 2021
+        after = {s.id: s for s in mem.timeline("Peter", "works_at")}
+        assert {i for i in after if after[i] != before[i]} == {ended.id}
+
+
 def test_a_subjects_states_come_in_order_of_start_whatever_order_they_were_written_in():
     """A write places new states in a timeline by searching this order (see ``temporal.bearing_on``)."""
     import random
