@@ -1066,25 +1066,30 @@ class Memory:
                 have |= {(e, n) for e, found in self.store.mentions(stored).items() for n in found}
             batch.mentions.extend(m for m in dict.fromkeys(wanted) if m not in have)
 
-    def _timeline_of(self, state_id: str, *, whole: bool = True) -> tuple[State, list[State]]:
-        """The state, and (``whole``) the current states of its subject and predicate."""
+    def _timeline_of(self, state_id: str, read: str) -> tuple[State, list[State]]:
+        """The state, and of the current states of its subject and predicate those ``read`` names: "all",
+        "around" it (what ending it meets: see plan_close), or "none"."""
         found = self.store.states_by_id([state_id])
         if not found:
             raise NotFound("state", state_id, field="state_id", hint="list ids with mem.timeline(subject=...)")
         state = found[0]
-        if not whole:
+        if read == "none":
             return state, []
+        if read == "around":
+            if not self.ontology.predicate(state.predicate).single_valued:
+                return state, [state]
+            return state, self.store.timelines([TimelineQuery(*_timeline(state), near=[state.valid.start])])[0]
         return state, _Timelines(self.store).get(_timeline(state))
 
     def _update(self, build: Callable[[State, list[State], dt.datetime], Plan], state_id: str,
-                evidence: Sequence[str], *, timeline: bool = True) -> State:
-        """One update of a state, planned by ``build`` from the state and (``timeline``: when the update can
-        change other states) the current states of its subject and predicate."""
+                evidence: Sequence[str], *, timeline: str = "all") -> State:
+        """One update of a state, planned by ``build`` from the state and the current states of its subject and
+        predicate that the update can change or meet (``timeline``: see _timeline_of)."""
         with self.store.write_lock():
             missing = set(evidence) - self.store.existing_event_ids(evidence)
             if missing:
                 raise NotFound("event", sorted(missing)[0], field="evidence", hint="record the event first")
-            state, current = self._timeline_of(state_id, whole=timeline)
+            state, current = self._timeline_of(state_id, timeline)
             now = self.now()
             plan = build(state, current, now)
             batch = WriteBatch()
@@ -1101,7 +1106,7 @@ class Memory:
         return self._update(
             lambda s, cur, now: plan_close(cur, state_id, end, self.ontology.predicate(s.predicate), now, reason,
                                            evidence),
-            state_id, evidence,
+            state_id, evidence, timeline="around",
         )
 
     def mark_done(self, state_id: str, *, at: object = None, reason: str = "done",
@@ -1111,7 +1116,7 @@ class Memory:
         return self._update(
             lambda s, cur, now: plan_close(cur, state_id, end, self.ontology.predicate(s.predicate), now, reason,
                                            evidence, done=True),
-            state_id, evidence,
+            state_id, evidence, timeline="around",
         )
 
     def retract_state(self, state_id: str, *, reason: str, evidence: Sequence[str] = ()) -> State:
@@ -1128,7 +1133,7 @@ class Memory:
         """Record that a state was seen to hold again (``last_confirmed_at``, a ``confirm`` revision and its
         evidence). A retracted state, or a revoked preference, cannot be confirmed: assert it again."""
         return self._update(lambda state, _, now: plan_confirm(state, now, reason, evidence), state_id,
-                            evidence, timeline=False)
+                            evidence, timeline="none")
 
     def define_predicate(
         self,
@@ -2245,7 +2250,7 @@ class Memory:
         return self._update(
             lambda state, _, now: plan_revise(state, now, RevisionAction.DISPUTE, reason, evidence,
                                               contradicts=True),
-            state_id, evidence, timeline=False,
+            state_id, evidence, timeline="none",
         )
 
     def tidy(self, *, dry_run: bool = False) -> TidyReport:
