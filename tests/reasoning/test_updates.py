@@ -110,9 +110,12 @@ _STARTS = [None, "2018", "2019", "2018-Q2", "2018-03", "2018-12", "2019-01", "20
 _ENDS = [None, None, None, "2018-04", "2019-06-01", "2020"]
 
 
-def _writes():
+_ONE_START = [None, "2018", "2018-01", "2018-01-01", "2018-01-01T00:00:00Z", "2019"]  # (2018-01-01, 4 ways)
+
+
+def _writes(starts=_STARTS):
     city = st.sampled_from(["Oslo", "Rome", "Lima"])
-    state = st.tuples(city, st.sampled_from(_STARTS), st.sampled_from(_ENDS), st.just("assert"))
+    state = st.tuples(city, st.sampled_from(starts), st.sampled_from(_ENDS), st.just("assert"))
     close = st.tuples(city, st.just(None), st.sampled_from(_ENDS[3:] + ["2018-12-31T23:00:00Z"]), st.just("close"))
     return st.lists(st.lists(st.one_of(state, state, close), min_size=1, max_size=3), min_size=1, max_size=12)
 
@@ -148,4 +151,13 @@ def test_a_write_plans_on_the_part_of_a_timeline_it_can_touch_what_it_plans_on_t
     """Starts of every granularity, some open, some with an end, several in one write, closes alone and
     beside others: planning on the part ``bearing_on`` picks leaves every version, confirmation and end as
     planning on the whole timeline does."""
+    assert _written(writes, window=True) == _written(writes, window=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_writes(_ONE_START))
+def test_a_write_among_many_values_of_one_start_plans_on_its_part_what_it_plans_on_the_whole(writes):
+    """Many values of one start, given at several granularities (2018, 2018-01, 2018-01-01 and the instant:
+    one time, so their ends differ only by granularity), with closes: the part ``bearing_on`` picks is
+    enough there too."""
     assert _written(writes, window=True) == _written(writes, window=False)
