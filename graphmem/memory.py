@@ -962,7 +962,7 @@ class Memory:
                 queries.append(TimelineQuery(*timeline))
             else:
                 new = [s for _, s, _, _ in groups[timeline]]
-                queries.append(TimelineQuery(*timeline, near=[s.valid.start for s in new])
+                queries.append(TimelineQuery(*timeline, near=[s.valid.start for s in new], stated_before=now)
                                if self.ontology.predicate(timeline[1]).single_valued else
                                TimelineQuery(*timeline, object_keys={object_key(s.object_id, s.object) for s in new}))
         existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))

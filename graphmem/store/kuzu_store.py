@@ -64,7 +64,7 @@ from graphmem.store.port import EventBrief, EventQuery, Indexable, ReadPass, Sou
 from graphmem.store.port import TimelineQuery, WriteBatch, declared_subjects, in_view, object_key
 from graphmem.store.recovery import RecoveryCopy, copy_whole, left_by_a_gone_database
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
-from graphmem.temporal import OPEN_START, bearing_on
+from graphmem.temporal import OPEN_START, bearing_on, without_buried
 
 __all__ = ["KuzuStore"]
 
@@ -1933,6 +1933,9 @@ class KuzuStore:
                 versions = rows_of.timeline(q.predicate, q.scope, q.private)
                 if q.near is not None:
                     versions = bearing_on(versions, q.near, _version_start)
+                    if q.stated_before is not None:
+                        versions = without_buried(versions, _version_stated,
+                                                  q.stated_before.astimezone(dt.UTC).replace(tzinfo=None))
             out.append([v.state for v in versions])
         return out
 
@@ -2635,6 +2638,15 @@ def _version_start(v: _Version) -> dt.datetime:
     """Where a version starts, as ``temporal.bearing_on`` searches a timeline by it."""
     start = v.row["h_valid_from"]
     return OPEN_START if start is None else start.replace(tzinfo=dt.UTC)
+
+
+def _version_stated(v: _Version) -> tuple[dt.datetime | None, dt.datetime, bool, bool]:
+    """A version's start, when its state was stated, whether it holds nowhere and whether it is retracted,
+    as ``temporal.without_buried`` needs them (naive UTC, as stored)."""
+    row = v.row
+    start, end = row["h_valid_from"], row["h_valid_to"]
+    return (start, row["s_created_at"], start is not None and end is not None and end <= start,
+            row["s_retracted_at"] is not None)
 
 
 _OpenKey = str | tuple[str, str, bool] | tuple[str, str, bool, str]  # see _SubjectRows._open (None: all)

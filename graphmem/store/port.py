@@ -90,7 +90,9 @@ class TimelineQuery:
     """One timeline a write plans on: a subject's predicate in one scope, among the public states or among the
     private ones; and the part of it the write can touch. ``near``: of a single-valued predicate, the part
     that states starting at these points can touch (``temporal.bearing_on``); ``object_keys``: of a
-    multi-valued one, the states with these objects (its states never bound one another); neither: all."""
+    multi-valued one, the states with these objects (its states never bound one another); neither: all.
+    ``stated_before``, with ``near``: the time the write is stated at; those states it cannot meet among many
+    of one start are left out (``temporal.without_buried``)."""
 
     subject_id: str
     predicate: str
@@ -98,6 +100,7 @@ class TimelineQuery:
     private: bool
     near: Sequence[TimePoint | None] | None = None
     object_keys: Collection[str] | None = None
+    stated_before: dt.datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from graphmem.temporal.intervals import (
 from graphmem.temporal.expressions import TimeMention, asks_when, find_times, parse_expression
 from graphmem.temporal.parse import TimeInput, parse_point
 from graphmem.temporal.points import add_period, coarser, format_point, period_end, truncate
-from graphmem.temporal.timelines import OPEN_START, bearing_on
+from graphmem.temporal.timelines import OPEN_START, bearing_on, without_buried
 
 __all__ = [
     "OPEN_START",
@@ -45,4 +45,5 @@ __all__ = [
     "started_by",
     "to_utc",
     "truncate",
+    "without_buried",
 ]

@@ -113,11 +113,12 @@ _ENDS = [None, None, None, "2018-04", "2019-06-01", "2020"]
 _ONE_START = [None, "2018", "2018-01", "2018-01-01", "2018-01-01T00:00:00Z", "2019"]  # (2018-01-01, 4 ways)
 
 
-def _writes(starts=_STARTS):
+def _writes(starts=_STARTS, most=12):
     city = st.sampled_from(["Oslo", "Rome", "Lima"])
     state = st.tuples(city, st.sampled_from(starts), st.sampled_from(_ENDS), st.just("assert"))
     close = st.tuples(city, st.just(None), st.sampled_from(_ENDS[3:] + ["2018-12-31T23:00:00Z"]), st.just("close"))
-    return st.lists(st.lists(st.one_of(state, state, close), min_size=1, max_size=3), min_size=1, max_size=12)
+    write = st.lists(st.one_of(state, state, close), min_size=1, max_size=3)
+    return st.lists(write, min_size=1, max_size=most)
 
 
 def _written(writes, *, window):
@@ -128,6 +129,7 @@ def _written(writes, *, window):
     with pytest.MonkeyPatch.context() as patch:
         if not window:
             patch.setattr(kuzu_store, "bearing_on", lambda timeline, starts, start_of: timeline)
+            patch.setattr(kuzu_store, "without_buried", lambda part, stated, before: part)
         with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
             for write in writes:
                 inputs = [StateInput(subject="Peter", predicate="lives_in", object=city, valid_from=start,
@@ -158,6 +160,34 @@ def test_a_write_plans_on_the_part_of_a_timeline_it_can_touch_what_it_plans_on_t
 @given(_writes(_ONE_START))
 def test_a_write_among_many_values_of_one_start_plans_on_its_part_what_it_plans_on_the_whole(writes):
     """Many values of one start, given at several granularities (2018, 2018-01, 2018-01-01 and the instant:
-    one time, so their ends differ only by granularity), with closes: the part ``bearing_on`` picks is
-    enough there too."""
+    one time, so their ends differ only by granularity), with closes: the part ``bearing_on`` picks, less the
+    values buried among others of their start (``without_buried``), is enough there too."""
     assert _written(writes, window=True) == _written(writes, window=False)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_values_stated_one_by_one_at_one_start_are_planned_on_without_those_buried(seed):
+    """Dozens of values of one start stated one write at a time, as chat states where someone moved "last
+    week" again and again, with starts of that time at several granularities, a few of another time, and
+    closes: what is written equals what planning on the whole timeline writes, and the values buried among
+    the others of their start were left out of the planning reads."""
+    from graphmem.store import kuzu_store
+
+    rng = random.Random(seed)
+    starts = _ONE_START[1:5] * 4 + ["2019", "2017-06"]
+    writes = [[(rng.choice(["Oslo", "Rome", "Lima", "Kyiv"]), rng.choice(starts), None, "assert")]
+              if rng.random() < 0.9 else
+              [(rng.choice(["Oslo", "Rome"]), None, rng.choice(["2018-02", "2019-06-01"]), "close")]
+              for _ in range(40)]
+    left_out, buried = [], kuzu_store.without_buried
+
+    def counted(part, stated, before):
+        kept = buried(part, stated, before)
+        left_out.append(len(part) - len(kept))
+        return kept
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kuzu_store, "without_buried", counted)
+        narrowed = _written(writes, window=True)
+    assert narrowed == _written(writes, window=False)
+    assert sum(left_out) > 0

@@ -3,7 +3,7 @@ test in tests/reasoning/test_updates.py: planning on the part writes what planni
 
 import datetime as dt
 
-from graphmem.temporal import OPEN_START, Granularity, TimePoint, bearing_on
+from graphmem.temporal import OPEN_START, Granularity, TimePoint, bearing_on, without_buried
 
 
 def _start(day: dt.date | None) -> dt.datetime:
@@ -51,3 +51,38 @@ def test_an_open_start_touches_the_open_starts_and_the_first_that_starts():
 def test_several_new_values_touch_one_stretch_from_the_first_to_the_last():
     part = bearing_on(DAYS, [_point(2013, 5, 1), _point(2010, 1, 2)], _start)
     assert part == DAYS  # (one stretch: a state's neighbours are always in it)
+
+
+# (start, stated at, holds nowhere, retracted) of each value; a value is its own facts
+_WEEK, _LATER = dt.datetime(2025, 11, 17), dt.datetime(2025, 12, 1)
+_NOW = dt.datetime(2025, 11, 27, 12)
+
+
+def _stated(hour: int, *, empty: bool = True, retracted: bool = False,
+            start: dt.datetime | None = _WEEK) -> tuple:
+    return (start, dt.datetime(2025, 11, 27, hour), empty, retracted)
+
+
+def _facts(value: tuple) -> tuple:
+    return value
+
+
+def test_the_values_stated_between_the_first_and_the_last_of_one_start_are_left_out():
+    group = [_stated(h) for h in (3, 1, 5, 2, 4)] + [_stated(6, empty=False)]
+    later = [_stated(7, empty=False, start=_LATER)]
+    assert without_buried(group + later, _facts, _NOW) == [_stated(1), _stated(6, empty=False)] + later
+
+
+def test_a_retracted_value_is_kept_and_counts_neither_as_first_nor_as_last():
+    group = [_stated(1, retracted=True), _stated(2), _stated(3), _stated(4, empty=False),
+             _stated(5, retracted=True)]
+    assert without_buried(group, _facts, _NOW) == [group[0], group[1], group[3], group[4]]
+
+
+def test_nothing_is_left_out_of_a_few_values_of_one_start_open_starts_or_values_stated_from_now_on():
+    few = [_stated(1), _stated(2, empty=False)]
+    assert without_buried(few, _facts, _NOW) == few
+    opened = [_stated(h, start=None) for h in (1, 2, 3)]
+    assert without_buried(opened, _facts, _NOW) == opened
+    turned_back = [_stated(1), _stated(2), _stated(13, empty=False)]  # one stated after the write's time
+    assert without_buried(turned_back, _facts, _NOW) == turned_back
