@@ -1068,7 +1068,7 @@ class Memory:
 
     def _timeline_of(self, state_id: str, read: str) -> tuple[State, list[State]]:
         """The state, and of the current states of its subject and predicate those ``read`` names: "all",
-        "around" it (what ending it meets: see plan_close), or "none"."""
+        "around" it (what ending or retracting it meets: see plan_close), or "none"."""
         found = self.store.states_by_id([state_id])
         if not found:
             raise NotFound("state", state_id, field="state_id", hint="list ids with mem.timeline(subject=...)")
@@ -1126,7 +1126,7 @@ class Memory:
         return self._update(
             lambda s, cur, now: plan_retract(cur, state_id, self.ontology.predicate(s.predicate), now, reason,
                                              evidence),
-            state_id, evidence,
+            state_id, evidence, timeline="around",
         )
 
     def confirm_state(self, state_id: str, *, evidence: Sequence[str] = (), reason: str = "confirmed") -> State:

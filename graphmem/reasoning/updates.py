@@ -379,7 +379,10 @@ def plan_retract(
     current: Sequence[State], state_id: str, predicate: Predicate, now: dt.datetime, reason: str,
     evidence: Sequence[str],
 ) -> Plan:
-    """Withdraw a state in transaction time; what it had closed reopens. Its history stays readable."""
+    """Withdraw a state in transaction time; what it had closed reopens. Its history stays readable.
+
+    Of the timeline, ``current`` need hold only the state and, on a single-valued predicate, the one before
+    it and the one after (see plan_close): the one before is the only other state whose end it set."""
     plan = Plan()
     live = [s for s in current if s.status is not StateStatus.RETRACTED]
     target = next((s for s in live if s.id == state_id), None)
@@ -391,9 +394,15 @@ def plan_retract(
     plan.retractions.append(retracted)
     plan.revise(retracted, RevisionAction.RETRACT, reason, now, evidence)
     plan.evidence_targets.append((state_id, evidence))
-    rest = [s for s in live if s.id != state_id]
-    resolved = resolve_timeline(held_assertions(rest), single_valued=predicate.single_valued)
-    _diff(rest, resolved, now, plan)
+    if predicate.single_valued:
+        ordered = sorted(held_assertions(live), key=lambda a: order_key(a.valid_from, a.created_at, a.seq,
+                                                                           a.state_id))
+        at = next(i for i, a in enumerate(ordered) if a.state_id == state_id)
+        if at:
+            before = ordered[at - 1]
+            after = ordered[at + 1] if at + 1 < len(ordered) else None
+            reopened = next(s for s in live if s.id == before.state_id)
+            _diff([reopened], {before.state_id: bounded(before, after)}, now, plan)
     plan.results = [retracted]
     return plan
 

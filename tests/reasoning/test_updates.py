@@ -118,12 +118,22 @@ def _writes(starts=_STARTS, most=12):
     state = st.tuples(city, st.sampled_from(starts), st.sampled_from(_ENDS), st.just("assert"))
     close = st.tuples(city, st.just(None), st.sampled_from(_ENDS[3:] + ["2018-12-31T23:00:00Z"]), st.just("close"))
     write = st.lists(st.one_of(state, state, close), min_size=1, max_size=3)
-    return st.lists(write, min_size=1, max_size=most)
+    retract = st.tuples(st.integers(0, 40)).map(lambda pick: [("", None, None, f"retract {pick[0]}")])
+    return st.lists(st.one_of(write, write, write, retract), min_size=1, max_size=most)
+
+
+def _known(mem, subject):
+    try:
+        mem.resolve_entity(subject)
+    except NotFound:
+        return False
+    return True
 
 
 def _written(writes, *, window):
-    """Each write of (city, start, end, assert or close) about Peter's lives_in; the timeline's versions
-    after."""
+    """Each write of (city, start, end, assert or close) about Peter's lives_in, or the retraction of one
+    of the states it holds; the timeline's versions after, each of its states ended where the timeline
+    resolved as a whole ends it."""
     from graphmem.store import kuzu_store
 
     with pytest.MonkeyPatch.context() as patch:
@@ -132,16 +142,23 @@ def _written(writes, *, window):
             patch.setattr(kuzu_store, "without_buried", lambda part, stated, before: part)
         with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
             for write in writes:
+                if write[0][3].startswith("retract"):
+                    held = mem.timeline("Peter", "lives_in") if _known(mem, "Peter") else []
+                    if held:
+                        mem.retract_state(held[int(write[0][3].split()[1]) % len(held)].id, reason="wrong")
+                    continue
                 inputs = [StateInput(subject="Peter", predicate="lives_in", object=city, valid_from=start,
                                      valid_to=end, action=action) for city, start, end, action in write]
                 try:
                     mem.assert_states(inputs)
                 except InvalidInput:
                     continue  # (an end before its start, a close of nothing held: refused whole)
-            try:
-                subject = mem.resolve_entity("Peter")
-            except NotFound:
+            if not _known(mem, "Peter"):
                 return []  # (every write refused)
+            subject = mem.resolve_entity("Peter")
+            current = mem.store.states(StateQuery(subject_id=subject, include_private=True))
+            whole = resolve_timeline(held_assertions(current), single_valued=True)
+            assert all(whole[s.id].valid_to == s.valid.end for s in current)
             query = StateQuery(subject_id=subject, all_versions=True, include_private=True)
             return sorted((s.id, s.object, str(s.valid.start), str(s.valid.end), s.status.value,
                            s.recorded_at, s.last_confirmed_at) for s in mem.store.states(query))

@@ -230,7 +230,8 @@ def test_a_new_like_reads_only_the_likes_with_its_object_and_still_confirms_a_re
 
 def test_a_close_reads_the_states_with_its_object_and_the_part_around_the_one_it_ends():
     """"Peter left Globex" about someone with a long history of jobs reads the jobs at Globex, then those
-    around the one it ends, not all of them; it ends that one and changes no other."""
+    around the one it ends, not all of them; it ends that one and changes no other. A retraction reads the
+    part around the state it withdraws."""
     from graphmem import StateInput
 
     with Memory.in_memory(extract=False, embedder="none") as mem:
@@ -256,6 +257,13 @@ def test_a_close_reads_the_states_with_its_object_and_the_part_around_the_one_it
         assert ended.valid.end is not None and ended.valid.end.at.year == 2021
         after = {s.id: s for s in mem.timeline("Peter", "works_at")}
         assert {i for i in after if after[i] != before[i]} == {ended.id}
+        # a retraction reads the part around the state too: the one before it reopens up to the one after
+        firm = next(s for s in after.values() if s.object == "Firm 2005")
+        asked.clear()
+        mem.retract_state(firm.id, reason="wrong")
+        assert len(asked) == 1 and asked[0][1] and len(asked[0][2]) < 10
+        reopened = next(s for s in mem.timeline("Peter", "works_at") if s.object == "Firm 2004")
+        assert reopened.valid.end is not None and reopened.valid.end.at.year == 2006
 
 
 def test_a_subjects_states_come_in_order_of_start_whatever_order_they_were_written_in():
