@@ -1934,7 +1934,7 @@ class KuzuStore:
                 if q.near is not None:
                     versions = bearing_on(versions, q.near, _version_start)
                     if q.stated_before is not None:
-                        versions = without_buried(versions, _version_stated,
+                        versions = without_buried(versions, _version_from, _version_stated,
                                                   q.stated_before.astimezone(dt.UTC).replace(tzinfo=None))
             out.append([v.state for v in versions])
         return out
@@ -2640,12 +2640,16 @@ def _version_start(v: _Version) -> dt.datetime:
     return OPEN_START if start is None else start.replace(tzinfo=dt.UTC)
 
 
-def _version_stated(v: _Version) -> tuple[dt.datetime | None, dt.datetime, bool, bool]:
-    """A version's start, when its state was stated, whether it holds nowhere and whether it is retracted,
-    as ``temporal.without_buried`` needs them (naive UTC, as stored)."""
+def _version_from(v: _Version) -> dt.datetime | None:
+    return v.row["h_valid_from"]  # type: ignore[no-any-return]
+
+
+def _version_stated(v: _Version) -> tuple[dt.datetime, bool, bool]:
+    """When a version's state was stated, whether it holds nowhere and whether it is retracted, as
+    ``temporal.without_buried`` needs them (naive UTC, as stored)."""
     row = v.row
     start, end = row["h_valid_from"], row["h_valid_to"]
-    return (start, row["s_created_at"], start is not None and end is not None and end <= start,
+    return (row["s_created_at"], start is not None and end is not None and end <= start,
             row["s_retracted_at"] is not None)
 
 

@@ -65,13 +65,12 @@ def bearing_on(timeline: Sequence[T], starts: Iterable[TimePoint | None],
 
 
 
-def without_buried(part: Sequence[T],
-                   stated: Callable[[T], tuple[dt.datetime | None, dt.datetime, bool, bool]],
-                   before: dt.datetime) -> Sequence[T]:
+def without_buried(part: Sequence[T], start_of: Callable[[T], object],
+                   stated: Callable[[T], tuple[dt.datetime, bool, bool]], before: dt.datetime) -> Sequence[T]:
     """``part`` of a single-valued timeline (in order of start) without the states buried among others of
-    their start, for a write stated at ``before``. ``stated``: a state's start (None for an open one), when it
-    was stated, whether it holds nowhere (ended where it starts) and whether it is retracted
-    (kept, and left out of the reckoning: a timeline does not hold it).
+    their start, for a write stated at ``before``. ``start_of``: a state's start (None for an open one);
+    ``stated``: when it was stated, whether it holds nowhere (ended where it starts) and whether it is
+    retracted (kept, and left out of the reckoning: a timeline does not hold it).
 
     Values stated one after another with one start ("moved to Berlin last week", then Lisbon, then Porto,
     all of one week) each end the one before where it starts: all but the last hold nowhere. A new state
@@ -80,24 +79,26 @@ def without_buried(part: Sequence[T],
     them, at the granularity it was given); one in between holds nowhere and goes on holding nowhere, so it
     is neither restated nor ended anew. Planning on each of them cost ~37 ms a record with 5,000 values of
     one start. When a state was stated at ``before`` or later (a clock turned back), nothing is left out."""
-    if len(part) < 3:
-        return part
-    facts = [stated(s) for s in part]
+    starts = [start_of(s) for s in part]
     kept: list[T] = []
     at, n = 0, len(part)
     while at < n:
-        start, end = facts[at][0], at + 1
-        while end < n and facts[end][0] == start:
+        start, end = starts[at], at + 1
+        while end < n and starts[end] == start:
             end += 1
-        group, known = part[at:end], facts[at:end]
+        group = part[at:end]
         at = end
-        held = [when for _, when, _, retracted in known if not retracted]
-        if len(group) < 3 or start is None or not held:
+        if len(group) < 3 or start is None:
+            kept.extend(group)
+            continue
+        facts = [stated(s) for s in group]
+        held = [when for when, _, retracted in facts if not retracted]
+        if not held:
             kept.extend(group)
             continue
         first, last = min(held), max(held)
         if last >= before:
             return part
-        kept.extend(s for s, (_, when, empty, retracted) in zip(group, known, strict=True)
+        kept.extend(s for s, (when, empty, retracted) in zip(group, facts, strict=True)
                     if retracted or not (empty and first < when < last))
     return kept

@@ -139,7 +139,7 @@ def _written(writes, *, window):
     with pytest.MonkeyPatch.context() as patch:
         if not window:
             patch.setattr(kuzu_store, "bearing_on", lambda timeline, starts, start_of: timeline)
-            patch.setattr(kuzu_store, "without_buried", lambda part, stated, before: part)
+            patch.setattr(kuzu_store, "without_buried", lambda part, start_of, stated, before: part)
         with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
             for write in writes:
                 if write[0][3].startswith("retract"):
@@ -198,8 +198,8 @@ def test_values_stated_one_by_one_at_one_start_are_planned_on_without_those_buri
               for _ in range(40)]
     left_out, buried = [], kuzu_store.without_buried
 
-    def counted(part, stated, before):
-        kept = buried(part, stated, before)
+    def counted(part, start_of, stated, before):
+        kept = buried(part, start_of, stated, before)
         left_out.append(len(part) - len(kept))
         return kept
 

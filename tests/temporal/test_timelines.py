@@ -63,26 +63,31 @@ def _stated(hour: int, *, empty: bool = True, retracted: bool = False,
     return (start, dt.datetime(2025, 11, 27, hour), empty, retracted)
 
 
+def _start_of(value: tuple) -> object:
+    return value[0]
+
+
 def _facts(value: tuple) -> tuple:
-    return value
+    return value[1:]
 
 
 def test_the_values_stated_between_the_first_and_the_last_of_one_start_are_left_out():
     group = [_stated(h) for h in (3, 1, 5, 2, 4)] + [_stated(6, empty=False)]
     later = [_stated(7, empty=False, start=_LATER)]
-    assert without_buried(group + later, _facts, _NOW) == [_stated(1), _stated(6, empty=False)] + later
+    kept = without_buried(group + later, _start_of, _facts, _NOW)
+    assert kept == [_stated(1), _stated(6, empty=False)] + later
 
 
 def test_a_retracted_value_is_kept_and_counts_neither_as_first_nor_as_last():
     group = [_stated(1, retracted=True), _stated(2), _stated(3), _stated(4, empty=False),
              _stated(5, retracted=True)]
-    assert without_buried(group, _facts, _NOW) == [group[0], group[1], group[3], group[4]]
+    assert without_buried(group, _start_of, _facts, _NOW) == [group[0], group[1], group[3], group[4]]
 
 
 def test_nothing_is_left_out_of_a_few_values_of_one_start_open_starts_or_values_stated_from_now_on():
     few = [_stated(1), _stated(2, empty=False)]
-    assert without_buried(few, _facts, _NOW) == few
+    assert without_buried(few, _start_of, _facts, _NOW) == few
     opened = [_stated(h, start=None) for h in (1, 2, 3)]
-    assert without_buried(opened, _facts, _NOW) == opened
+    assert without_buried(opened, _start_of, _facts, _NOW) == opened
     turned_back = [_stated(1), _stated(2), _stated(13, empty=False)]  # one stated after the write's time
-    assert without_buried(turned_back, _facts, _NOW) == turned_back
+    assert without_buried(turned_back, _start_of, _facts, _NOW) == turned_back
