@@ -3,7 +3,7 @@ import itertools
 
 import pytest
 
-from graphmem import Memory
+from graphmem import Memory, NotFound
 
 
 class FakeClock:
@@ -17,6 +17,15 @@ class FakeClock:
     def __call__(self):
         self.last = self.start + dt.timedelta(seconds=next(self._ticks))
         return self.last
+
+
+def knows(memory, name):
+    """Whether ``memory`` holds an entity of that name (one no write named yet is not found)."""
+    try:
+        memory.resolve_entity(name)
+    except NotFound:
+        return False
+    return True
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import Granularity, Memory, NotFound, StateInput, TimePoint
+from graphmem import Granularity, Memory, StateInput, TimePoint
 from graphmem.temporal import holds_at, holds_during, holds_throughout
 
-from .conftest import FakeClock
+from .conftest import FakeClock, knows
 
 BASE = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
 SUBJECTS = ["ann", "bob"]
@@ -166,21 +166,13 @@ def test_answers_equal_a_brute_force_reference(ops, points):
         for raw in points:
             point = mem.parse_time(raw) if isinstance(raw, str) else raw
             for subject in SUBJECTS:
-                if not _known(mem, subject):
+                if not knows(mem, subject):
                     continue
                 assert observed(mem.as_of(point).states(subject)) == reference.answer(subject, point=point)
                 assert observed(mem.during(point).states(subject)) == reference.answer(subject, period=point)
                 for tick, past in history:
                     got = mem.known_at(tick).as_of(point).states(subject)
                     assert observed(got) == past.answer(subject, point=point)
-
-
-def _known(mem, subject):
-    try:
-        mem.resolve_entity(subject)
-    except NotFound:
-        return False
-    return True
 
 
 def _concrete(op, reference):

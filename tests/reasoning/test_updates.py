@@ -5,12 +5,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import Granularity, InvalidInput, Memory, NotFound, StateInput, TimePoint
+from graphmem import Granularity, InvalidInput, Memory, StateInput, TimePoint
 from graphmem.reasoning import resolve_timeline
 from graphmem.reasoning.updates import _assertion, held_assertions
 from graphmem.store.port import StateQuery
 
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, knows
 
 
 def test_a_value_added_to_a_long_timeline_changes_only_the_one_it_follows(clock):
@@ -122,14 +122,6 @@ def _writes(starts=_STARTS, most=12):
     return st.lists(st.one_of(write, write, write, retract), min_size=1, max_size=most)
 
 
-def _known(mem, subject):
-    try:
-        mem.resolve_entity(subject)
-    except NotFound:
-        return False
-    return True
-
-
 def _written(writes, *, window):
     """Each write of (city, start, end, assert or close) about Peter's lives_in, or the retraction of one
     of the states it holds; the timeline's versions after, each of its states ended where the timeline
@@ -143,7 +135,7 @@ def _written(writes, *, window):
         with Memory.in_memory(clock=FakeClock(), extract=False, embedder="none") as mem:
             for write in writes:
                 if write[0][3].startswith("retract"):
-                    held = mem.timeline("Peter", "lives_in") if _known(mem, "Peter") else []
+                    held = mem.timeline("Peter", "lives_in") if knows(mem, "Peter") else []
                     if held:
                         mem.retract_state(held[int(write[0][3].split()[1]) % len(held)].id, reason="wrong")
                     continue
@@ -153,7 +145,7 @@ def _written(writes, *, window):
                     mem.assert_states(inputs)
                 except InvalidInput:
                     continue  # (an end before its start, a close of nothing held: refused whole)
-            if not _known(mem, "Peter"):
+            if not knows(mem, "Peter"):
                 return []  # (every write refused)
             subject = mem.resolve_entity("Peter")
             current = mem.store.states(StateQuery(subject_id=subject, include_private=True))
