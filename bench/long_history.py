@@ -6,12 +6,12 @@ A person in an agent's memory (the user, a colleague) gathers states for years: 
 values that follow one another (where he lives, a project's status). For each history size H a fresh memory
 first holds H states of Peter (written in batches): ``likes``, H things he likes (a multi-valued predicate);
 ``homes``, H places he lived in turn, one a day from 1970 (a single-valued timeline of H states, which each
-new value of it is placed in); ``jobs``, H firms he worked at in turn, so (one a day from 1970: the timeline
+new value of it is placed in); ``jobs``, H firms he worked at in turn (one a day from 1970: the timeline
 that "joined Globex" and "left Globex" write to). Then it takes 500 texts about Peter one by one through
 ``record`` with extraction: where he works and that he left, where he lives, what he thinks, what he likes,
-most of them restating what is already held (so states are confirmed). Printed: records/s until the last call returns, the caller's thread
-CPU a record (the engine, the applier and the embedder work on other threads), and the process's CPU a
-record until the graph holds them all, as the median of ``--runs`` fresh memories.
+most of them restating what is already held (so states are confirmed). Printed: records/s until the last call
+returns, the caller's thread CPU a record (the engine, the applier and the embedder work on other threads),
+and the process's CPU a record until the graph holds them all, as the median of ``--runs`` fresh memories.
 """
 
 from __future__ import annotations

@@ -957,14 +957,16 @@ class Memory:
         for timeline in reads:
             if timeline in alone:
                 probes = [s for _, s, _ in closes if _timeline(s) == timeline]
-                queries.append(TimelineQuery(*timeline, object_keys={object_key(s.object_id, s.object) for s in probes}))
+                keys = {object_key(s.object_id, s.object) for s in probes}
+                queries.append(TimelineQuery(*timeline, object_keys=keys))
             elif timeline in closed:
                 queries.append(TimelineQuery(*timeline))
             else:
                 new = [s for _, s, _, _ in groups[timeline]]
+                keys = {object_key(s.object_id, s.object) for s in new}
                 queries.append(TimelineQuery(*timeline, near=[s.valid.start for s in new], stated_before=now)
                                if self.ontology.predicate(timeline[1]).single_valued else
-                               TimelineQuery(*timeline, object_keys={object_key(s.object_id, s.object) for s in new}))
+                               TimelineQuery(*timeline, object_keys=keys))
         existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))
         plans: list[Plan] = []
         for timeline, items in groups.items():
@@ -983,7 +985,8 @@ class Memory:
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
             if _timeline(probe) in alone and self.ontology.predicate(probe.predicate).single_valued:
-                current = self.store.timelines([TimelineQuery(*_timeline(probe), near=[target.valid.start])])[0]
+                around = TimelineQuery(*_timeline(probe), near=[target.valid.start])
+                current = self.store.timelines([around])[0]
             plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
                               request.reason, request.evidence)
             plans.append(plan)
@@ -1078,13 +1081,14 @@ class Memory:
         if read == "around":
             if not self.ontology.predicate(state.predicate).single_valued:
                 return state, [state]
-            return state, self.store.timelines([TimelineQuery(*_timeline(state), near=[state.valid.start])])[0]
+            around = TimelineQuery(*_timeline(state), near=[state.valid.start])
+            return state, self.store.timelines([around])[0]
         return state, _Timelines(self.store).get(_timeline(state))
 
     def _update(self, build: Callable[[State, list[State], dt.datetime], Plan], state_id: str,
                 evidence: Sequence[str], *, timeline: str = "all") -> State:
-        """One update of a state, planned by ``build`` from the state and the current states of its subject and
-        predicate that the update can change or meet (``timeline``: see _timeline_of)."""
+        """One update of a state, planned by ``build`` from the state and the current states of its subject
+        and predicate that the update can change or meet (``timeline``: see _timeline_of)."""
         with self.store.write_lock():
             missing = set(evidence) - self.store.existing_event_ids(evidence)
             if missing:

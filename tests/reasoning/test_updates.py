@@ -116,7 +116,8 @@ _ONE_START = [None, "2018", "2018-01", "2018-01-01", "2018-01-01T00:00:00Z", "20
 def _writes(starts=_STARTS, most=12):
     city = st.sampled_from(["Oslo", "Rome", "Lima"])
     state = st.tuples(city, st.sampled_from(starts), st.sampled_from(_ENDS), st.just("assert"))
-    close = st.tuples(city, st.just(None), st.sampled_from(_ENDS[3:] + ["2018-12-31T23:00:00Z"]), st.just("close"))
+    ends = st.sampled_from(_ENDS[3:] + ["2018-12-31T23:00:00Z"])
+    close = st.tuples(city, st.just(None), ends, st.just("close"))
     write = st.lists(st.one_of(state, state, close), min_size=1, max_size=3)
     retract = st.tuples(st.integers(0, 40)).map(lambda pick: [("", None, None, f"retract {pick[0]}")])
     return st.lists(st.one_of(write, write, write, retract), min_size=1, max_size=most)

@@ -236,7 +236,8 @@ def test_a_close_reads_the_states_with_its_object_and_the_part_around_the_one_it
 
     with Memory.in_memory(extract=False, embedder="none") as mem:
         for year in range(1990, 2020):
-            mem.assert_state(subject="Peter", predicate="works_at", object=f"Firm {year}", valid_from=str(year))
+            mem.assert_state(subject="Peter", predicate="works_at", object=f"Firm {year}",
+                             valid_from=str(year))
         mem.assert_state(subject="Peter", predicate="works_at", object="Globex", valid_from="2020-03")
         mem.assert_state(subject="Peter", predicate="works_at", object="Initech", valid_from="2022-06")
         globex = mem.resolve_entity("Globex")

@@ -1112,8 +1112,8 @@ def test_a_reader_prepares_its_statements_inside_the_read_gate(tmp_path, monkeyp
             return prepare(conn, query, *args, **kwargs)
 
         monkeypatch.setattr(connection, "prepare", watched)
-        reader = threading.Thread(target=lambda: (mem.entity("Ann"), mem.as_of("2025-12-01").states(subject="Ann"),
-                                                  mem.events(limit=3)))
+        reader = threading.Thread(target=lambda: (mem.entity("Ann"), mem.events(limit=3),
+                                                  mem.as_of("2025-12-01").states(subject="Ann")))
         reader.start()
         reader.join()
     assert prepared and not outside
