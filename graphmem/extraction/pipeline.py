@@ -408,8 +408,10 @@ class Extractor:
                 partner = _partner(text, v_start, ex) if template.first_person else None
                 joined = [(partner.name, partner.type)] if partner else []
                 others = joined or self._co_subjects(text, s_start, v_start, st, ex)
-                also = [*self._also(template, m, st, text, v_end, s_end, ex),
-                        *self._listed_with(st, text, v_end, s_end, ex, verbs)]
+                listed = self._listed_with(st, text, v_end, s_end, ex, verbs)
+                if listed:
+                    st, *listed = self._sharing_a_head([st, *listed])
+                also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
                 for one in (st, *also):
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
                                 for name, kind in others)
@@ -517,6 +519,17 @@ class Extractor:
             out.append(replace(st, object=found[0], object_type=found[1]))
             value, end = found[0], found[2]
         return out
+
+    def _sharing_a_head(self, listed: list[Statement]) -> list[Statement]:
+        """Things listed with "and" that name kinds of what the last one names share it: "action and sci-fi
+        movies" are action movies and sci-fi movies, as the rules' ``kinds_of`` say (each before the last,
+        and the last's first word, a kind of its thing): "jazz and board games" are two things."""
+        *kinds, last = listed
+        words = last.object.split()
+        known = self.rules.kinds_of.get(words[-1].lower(), frozenset()) if len(words) == 2 else frozenset()
+        if words[0].lower() not in known or not all(k.object.lower() in known for k in kinds):
+            return listed
+        return [replace(k, object=f"{k.object} {words[-1]}") for k in kinds] + [last]
 
     def _fits(self, predicate: str, value: str) -> bool:
         """Whether ``value`` reads as an object of ``predicate``: a role names one ("CTO of Acme", not "the

@@ -67,6 +67,7 @@ class Rules:
     negation_words: frozenset[str]
     pronouns: frozenset[str]
     whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
+    kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
     org_suffixes: frozenset[str]
     org_heads: frozenset[str]  # kinds of institution named "<kind> of <name>" ("University of Tokyo")
     place_prepositions: frozenset[str]
@@ -214,6 +215,8 @@ def _read_rules(path: str) -> Rules:
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
         whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
+        kinds_of={thing.lower(): frozenset(w.lower() for w in _word_list(f"kinds_of.{thing}", kinds))
+                  for thing, kinds in _mapping("kinds_of", raw.get("kinds_of") or {}).items()},
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         org_heads=frozenset(ent.get("org_heads") or ()),
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
@@ -237,6 +240,12 @@ def _phrases_at_start(phrases: list[str]) -> re.Pattern[str] | None:
         return None
     listed = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
     return re.compile(rf"(?i)\s*(?:(?:the|some|my|our|a|an)\s+)?(?:{listed})\b")
+
+
+def _mapping(field: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise OntologyError(f"extraction rules: {field} must map each thing to a list of words", field=field)
+    return value
 
 
 def _word_list(field: str, value: Any) -> list[str]:

@@ -246,6 +246,19 @@ def test_a_word_yaml_reads_as_true_or_false_is_refused_saying_to_quote_it(tmp_pa
     assert {"Yes", "No"} <= load_rules(path=str(rules)).not_names
 
 
+def test_kinds_of_a_thing_are_read_as_a_mapping_of_word_lists_or_refused(tmp_path):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text("version: 1\nkinds_of: [action, movies]\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match="kinds_of must map each thing to a list of words") as caught:
+        load_rules(path=str(rules))
+    assert caught.value.field == "kinds_of"
+    rules.write_text("version: 1\nkinds_of:\n  Movies: [Action, on]\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match=r"kinds_of.Movies holds True, not a word") as caught:
+        load_rules(path=str(rules))
+    rules.write_text('version: 1\nkinds_of:\n  Movies: [Action, "on"]\n', encoding="utf-8")
+    assert load_rules(path=str(rules)).kinds_of == {"movies": frozenset({"action", "on"})}
+
+
 def test_yes_and_no_opening_a_line_are_no_part_of_a_name(extractor):
     for text, names in (("Calvin: Yes Dave, I remember!", {"Calvin", "Dave"}),
                         ("No Anna, I moved to Porto.", {"Anna", "Porto"})):
