@@ -985,8 +985,7 @@ class Memory:
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
             if _timeline(probe) in alone and self.ontology.predicate(probe.predicate).single_valued:
-                around = TimelineQuery(*_timeline(probe), near=[target.valid.start])
-                current = self.store.timelines([around])[0]
+                current = self._around(target)
             plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
                               request.reason, request.evidence)
             plans.append(plan)
@@ -1081,9 +1080,13 @@ class Memory:
         if read == "around":
             if not self.ontology.predicate(state.predicate).single_valued:
                 return state, [state]
-            around = TimelineQuery(*_timeline(state), near=[state.valid.start])
-            return state, self.store.timelines([around])[0]
+            return state, self._around(state)
         return state, _Timelines(self.store).get(_timeline(state))
+
+    def _around(self, state: State) -> list[State]:
+        """The current states of ``state``'s single-valued timeline that ending or retracting it meets: those
+        around its start (see temporal.bearing_on)."""
+        return self.store.timelines([TimelineQuery(*_timeline(state), near=[state.valid.start])])[0]
 
     def _update(self, build: Callable[[State, list[State], dt.datetime], Plan], state_id: str,
                 evidence: Sequence[str], *, timeline: str = "all") -> State:

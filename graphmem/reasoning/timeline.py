@@ -67,12 +67,17 @@ def resolve_timeline(assertions: Iterable[Assertion], *, single_valued: bool) ->
     items = list(assertions)
     if not single_valued:
         return {a.state_id: _own_end(a) for a in items}
-    ordered = sorted(items, key=lambda a: order_key(a.valid_from, a.created_at, a.seq, a.state_id))
+    ordered = in_order(items)
     out: dict[str, Resolved] = {}
     # ties sort the later-recorded last, so the earlier one is bounded at its own start (an empty interval)
     for i, current in enumerate(ordered):
         out[current.state_id] = bounded(current, ordered[i + 1] if i + 1 < len(ordered) else None)
     return out
+
+
+def in_order(assertions: Iterable[Assertion]) -> list[Assertion]:
+    """``assertions`` as their timeline orders them (see :func:`order_key`)."""
+    return sorted(assertions, key=lambda a: order_key(a.valid_from, a.created_at, a.seq, a.state_id))
 
 
 def order_key(valid_from: TimePoint | None, created_at: dt.datetime, seq: int,

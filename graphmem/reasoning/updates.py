@@ -24,7 +24,7 @@ from graphmem.ontology import (
     StateStatus,
     TimePoint,
 )
-from graphmem.reasoning.timeline import Assertion, Resolved, bounded, order_key, resolve_timeline
+from graphmem.reasoning.timeline import Assertion, Resolved, bounded, in_order, order_key, resolve_timeline
 from graphmem.temporal import holds_at
 
 _EARLIEST = dt.datetime.min.replace(tzinfo=dt.UTC)
@@ -327,8 +327,7 @@ def plan_close(
             field="valid_to",
         )
     ending = StateStatus.REVOKED if revoke else StateStatus.CLOSED
-    assertions = held_assertions(live) if predicate.single_valued else [_assertion(target)]
-    assertions.sort(key=lambda a: order_key(a.valid_from, a.created_at, a.seq, a.state_id))
+    assertions = in_order(held_assertions(live)) if predicate.single_valued else [_assertion(target)]
     at = next(i for i, a in enumerate(assertions) if a.state_id == state_id)
     ended = replace(assertions[at], end_status=ending, stated_end=end, done=done)
     successor = assertions[at + 1] if predicate.single_valued and at + 1 < len(assertions) else None
@@ -395,8 +394,7 @@ def plan_retract(
     plan.revise(retracted, RevisionAction.RETRACT, reason, now, evidence)
     plan.evidence_targets.append((state_id, evidence))
     if predicate.single_valued:
-        ordered = sorted(held_assertions(live), key=lambda a: order_key(a.valid_from, a.created_at, a.seq,
-                                                                           a.state_id))
+        ordered = in_order(held_assertions(live))
         at = next(i for i, a in enumerate(ordered) if a.state_id == state_id)
         if at:
             before = ordered[at - 1]
