@@ -7,7 +7,7 @@ of its offset from its centroid, ~264 bytes with its id for 256 dimensions. Meas
 texts of the shared datasets among 300k synthetic ones, 1,982 LoCoMo questions), against an exact scan:
 
     index                        bytes a vector   build   search   of the exact top 10 / top 100
-    lists, 1024 x 32 probed      267              5 s     0.5 ms   0.968 / 0.975
+    lists, 1024 x 32 probed      267              5 s     0.5 ms   0.968 / 0.975  (25 k-means rounds)
     HNSW (32 links, 8-bit codes) 528              47 s    0.2 ms   0.944 / 0.935 (0.28 ms: 0.964 / 0.968)
     HNSW (16 links, 8-bit codes) 400              29 s    0.1 ms   0.814 / 0.772
 
@@ -38,6 +38,8 @@ LISTS_FROM = 50_000  # vectors from which lists beat the exact scan (a flat sear
 # 100 neighbours: ~10 ms; lists at 1.4M vectors: ~3 ms)
 LISTS = 1024
 POINTS_PER_LIST = 39  # fewer training vectors than this per centroid leave the clusters poorly placed
+ROUNDS = 10  # rounds of k-means placing the centroids: at 50k vectors, 25 rounds take ~2.8x the CPU of 10
+# and find the same neighbours (bench/vector_lists.py)
 PROBES = 32  # lists scanned a search: 16 find 0.926 of the exact top 10 in 0.3 ms, 32 0.968 in 0.5 ms,
 # 64 0.978 in 0.9 ms (measured as in the table above)
 ENOUGH = 10  # allowed documents a filtered search meets for each neighbour it wants: with fewer, the lists
@@ -205,6 +207,7 @@ def _built(ids: NDArray[np.int64], vectors: NDArray[np.float32], dim: int) -> An
     out = faiss.IndexIVFScalarQuantizer(faiss.IndexFlatIP(dim), dim, lists, faiss.ScalarQuantizer.QT_8bit,
                                         faiss.METRIC_INNER_PRODUCT)
     out.cp.min_points_per_centroid = 1  # (few training vectors for tests' tiny indexes: no warning)
+    out.cp.niter = ROUNDS
     out.train(vectors)
     if len(ids):
         out.add_with_ids(vectors, ids)
