@@ -41,6 +41,7 @@ CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
 VOCAB_GROWTH = 100_000  # new words spaCy may keep (~50 MB) before the pipeline is built afresh
 _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_OWNS = ("'s", "\u2019s")  # after a name: what follows is its own ("Tom's notes") or the 's is "is"
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
 _JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
 _CLAUSE_END = re.compile(r"[.;!?。！？\n]|,\s|\s[-\u2013\u2014]+\s|\s(?:and|but|because|since|until|from|in|on|"
@@ -267,7 +268,7 @@ class Extractor:
 
     def _capitalised_runs(self, tokens: _Tokens, taken: _Spans) -> list[EntityMention]:
         found: list[EntityMention] = []
-        words, starts, not_names = tokens.words, tokens.starts, self.rules.not_names
+        words, starts, rules, not_names = tokens.words, tokens.starts, self.rules, self.rules.not_names
 
         def candidate(k: int) -> bool:  # ("SO cute": a word of the list, shouted)
             word = words[k]
@@ -310,6 +311,12 @@ class Extractor:
                 type_ = "org"
             elif prev in self.rules.project_cues or nxt in self.rules.project_cues:
                 type_ = "project"
+            elif nxt in rules.brand_nouns:
+                type_ = "org"  # "Nike shoes", "an Adidas jacket": a brand
+            elif nxt in rules.thing_nouns:
+                type_ = "concept"  # "a Valorant tournament", "a Harry Potter movie"
+            elif prev in self.rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
+                type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
             elif prev in self.rules.place_prepositions and prev != "at":
                 type_ = "person" if prev in ("to", "from") and self._addressed(tokens, i - 1) else "place"
             elif prev in ("at", "of", "for"):
@@ -325,7 +332,7 @@ class Extractor:
             # one capitalised word opening a sentence may be capitalised only because it opens it ("Daily logs
             # live in ..."): it stays a candidate only if a statement is about it, unless it is a given name
             # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
-            speaker = nxt in ("'s", "\u2019s") and (
+            speaker = nxt in _OWNS and (
                 j + 2 >= len(words) or not self._contracted(tokens.lowered[j + 2]))
             opening = (i == j and _opens_line(tokens, i) and not speaker
                        and text not in self.rules.first_names and not self._says_line(tokens, i))
@@ -718,6 +725,8 @@ class Extractor:
             if not after or len(between) > 2 or _JOINING.intersection(between):
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
+            if (product := _NEXT_WORD.match(text, e.end, s_end)) and product[1] in self.rules.brand_nouns:
+                return text[e.start : product.end()], "concept", product.end()  # "bought Nike shoes": shoes
             wanted = predicate.object_types
             if between[:1] in (["a"], ["an"]) and wanted and _ONE_NAMED.issuperset(wanted):
                 return None  # "joined a new LGBTQ activist group": the name tells what kind of thing
@@ -973,6 +982,7 @@ _EXTENDING = ("about over than since during after before because when while and 
               "every each was are were has had have will would can could even just really anymore though "
               "which who where until like best better right back yet ever always today tonight tomorrow "
               "yesterday last next for with from").split()  # (a word of one or two letters says no kind)
+_NEXT_WORD = re.compile(r"[ \t]+([a-z]+)\b")
 _NAME_MODIFIES = re.compile(r"(?:'s|’s)?\s+(?!(?:" + "|".join(_EXTENDING) + r")\b)[a-z]{3,}\b|(?:'s|’s)\s+\w")
 # a name set off at the end of what is said, after a comma or an object with a word pointing at it: who it is
 # said to ("I love it, Nate!", "I love the thought Nate!")

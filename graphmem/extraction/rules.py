@@ -74,6 +74,9 @@ class Rules:
     person_cues: frozenset[str]  # words before "to" / "from" after which a name is someone ("sent to Maria")
     place_cues: frozenset[str]  # ... and after which it stays a place ("flew back to Oslo")
     project_cues: frozenset[str]
+    title_cues: frozenset[str]  # words after which a name is a title or a game ("playing Fortnite")
+    brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
+    thing_nouns: frozenset[str]  # ... and a thing named ("a Valorant tournament")
     tools: tuple[str, ...]
     places: tuple[str, ...]
     concepts: tuple[str, ...]  # languages, peoples, holidays: named, never someone
@@ -223,6 +226,9 @@ def _read_rules(path: str) -> Rules:
         person_cues=frozenset(w.lower() for w in ent.get("person_cues") or ()),
         place_cues=frozenset(w.lower() for w in ent.get("place_cues") or ()),
         project_cues=frozenset(ent.get("project_cues") or ()),
+        title_cues=_lowered_words(ent, "title_cues"),
+        brand_nouns=_lowered_words(ent, "brand_nouns"),
+        thing_nouns=_lowered_words(ent, "thing_nouns"),
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
         concepts=tuple(ent.get("concepts") or ()),
@@ -246,6 +252,11 @@ def _mapping(field: str, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise OntologyError(f"extraction rules: {field} must map each thing to a list of words", field=field)
     return value
+
+
+def _lowered_words(entities: dict[str, Any], name: str) -> frozenset[str]:
+    """The words of the ``entities`` section's list ``name``, lower-cased."""
+    return frozenset(w.lower() for w in _word_list(f"entities.{name}", entities.get(name) or []))
 
 
 def _word_list(field: str, value: Any) -> list[str]:

@@ -259,6 +259,39 @@ def test_kinds_of_a_thing_are_read_as_a_mapping_of_word_lists_or_refused(tmp_pat
     assert load_rules(path=str(rules)).kinds_of == {"movies": frozenset({"action", "on"})}
 
 
+@pytest.mark.parametrize(
+    ("text", "types", "states"),
+    [
+        ("I've been playing Fortnite with my brother.", {"Fortnite": "concept"}, set()),
+        ("We watched Inception last night.", {"Inception": "concept"}, set()),
+        ("Caroline loves playing Minecraft.", {"Caroline": "person", "Minecraft": "concept"},
+         {("Caroline", "likes", "Minecraft")}),
+        ("Omar was playing Kenji at chess.", {"Omar": "person", "Kenji": "person"}, set()),
+        ("I read Tom's notes on the launch.", {"Tom": "person"}, set()),
+        ("Kenji bought new Nike shoes.", {"Kenji": "person", "Nike": "org"},
+         {("Kenji", "owns", "Nike shoes")}),
+        ("I love my new Adidas jacket.", {"Adidas": "org"}, set()),
+        ("I won a big Valorant tournament.", {"Valorant": "concept"}, set()),
+        ("Mei and Koji watch the final together.", {"Mei": "person", "Koji": "person"}, set()),
+    ],
+)
+def test_a_title_after_playing_or_watching_and_a_brand_before_a_product_are_no_one(extractor, text, types,
+                                                                                     states):
+    ex = extractor.extract(text, A)
+    assert {e.name: e.type for e in ex.entities} == types
+    assert {(s.subject, s.predicate, s.object) for s in ex.statements} == states
+
+
+def test_title_cues_and_brand_nouns_are_word_lists_or_refused(tmp_path):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text("version: 1\nentities:\n  brand_nouns: shoes\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match="entities.brand_nouns must be a list of words") as caught:
+        load_rules(path=str(rules))
+    assert caught.value.field == "entities.brand_nouns"
+    rules.write_text("version: 1\nentities:\n  title_cues: [Playing, watched]\n", encoding="utf-8")
+    assert load_rules(path=str(rules)).title_cues == {"playing", "watched"}
+
+
 def test_yes_and_no_opening_a_line_are_no_part_of_a_name(extractor):
     for text, names in (("Calvin: Yes Dave, I remember!", {"Calvin", "Dave"}),
                         ("No Anna, I moved to Porto.", {"Anna", "Porto"})):
