@@ -243,8 +243,7 @@ class Extractor:
             source = "mention" if ent.text.startswith("@") else (
                 "gazetteer" if ent.source == "gazetteer" or name_key(ent.text) in self._gazetteer
                 else ent.source)
-            after = tokens.words[ent.end] if ent.end < len(tokens.words) else None
-            if source == "gazetteer" and after is not None and _name_word(after) and after not in self.rules.not_names:
+            if source == "gazetteer" and self._name_goes_on(tokens.words, ent.end):
                 continue  # a known "Peter" opening a longer name ("Peter Smith"): the capitalised run takes it
             result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
             taken.add(ent.start_char, ent.end_char)
@@ -287,6 +286,12 @@ class Extractor:
             while j + 1 < len(words) and j - i < 5:
                 if j - i < 3 and candidate(j + 1):
                     j += 1
+                    continue
+                k = j + 1
+                while k < min(len(words), j + 3) and words[k] in rules.name_particles:
+                    k += 1
+                if j + 1 < k < len(words) and candidate(k):
+                    j = k  # "Ivo van Hove", "Maria de la Cruz": one name
                     continue
                 # "University of Tokyo", "Bank of America", "Lord of the Rings": one name across "of (the)"
                 k = j + 3 if j + 3 < len(words) and tokens.lowered[j + 2] == "the" else j + 2
@@ -341,6 +346,14 @@ class Extractor:
             taken.add(start, end)
             i = j + 1
         return found
+
+    def _name_goes_on(self, words: Sequence[str], at: int) -> bool:
+        """Whether a name goes on at word ``at``: a capitalised word follows ("Peter Smith"), or lower-case
+        words inside a name and one ("Peter van der Berg")."""
+        k = at
+        while k < min(len(words), at + 2) and words[k] in self.rules.name_particles:
+            k += 1
+        return k < len(words) and _name_word(words[k]) and words[k] not in self.rules.not_names
 
     def _contracted(self, following: str) -> bool:
         """Whether the word after "X's" makes the 's "is" or "has": a word the rules list, or one of doing or

@@ -77,6 +77,7 @@ class Rules:
     title_cues: frozenset[str]  # words after which a name is a title or a game ("playing Fortnite")
     brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
     thing_nouns: frozenset[str]  # ... and a thing named ("a Valorant tournament")
+    name_particles: frozenset[str]  # lower-case words inside a name ("Ivo van Hove")
     tools: tuple[str, ...]
     places: tuple[str, ...]
     concepts: tuple[str, ...]  # languages, peoples, holidays: named, never someone
@@ -229,6 +230,7 @@ def _read_rules(path: str) -> Rules:
         title_cues=_lowered_words(ent, "title_cues"),
         brand_nouns=_lowered_words(ent, "brand_nouns"),
         thing_nouns=_lowered_words(ent, "thing_nouns"),
+        name_particles=_lowered_words(ent, "name_particles"),
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
         concepts=tuple(ent.get("concepts") or ()),

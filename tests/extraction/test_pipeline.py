@@ -282,6 +282,15 @@ def test_a_title_after_playing_or_watching_and_a_brand_before_a_product_are_no_o
     assert {(s.subject, s.predicate, s.object) for s in ex.statements} == states
 
 
+def test_lower_case_words_inside_a_name_keep_it_one_name_a_known_given_name_opening_it_too():
+    extractor = Extractor(load_ontology(), known=[("Peter", "person")])
+    ex = extractor.extract("Peter van der Berg moved to Porto; Peter de la playa did not.", A)
+    assert [(e.name, e.type) for e in ex.entities] == [("Peter van der Berg", "person"), ("Porto", "place"),
+                                                      ("Peter", "person")]
+    assert {(s.subject, s.predicate, s.object) for s in ex.statements} == {
+        ("Peter van der Berg", "lives_in", "Porto")}
+
+
 def test_title_cues_and_brand_nouns_are_word_lists_or_refused(tmp_path):
     rules = tmp_path / "extraction.yaml"
     rules.write_text("version: 1\nentities:\n  brand_nouns: shoes\n", encoding="utf-8")
