@@ -41,6 +41,8 @@ CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
 VOCAB_GROWTH = 100_000  # new words spaCy may keep (~50 MB) before the pipeline is built afresh
 _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_NAMING = ("called", "named", "titled")  # words before a name given
+_OPEN_QUOTES = ("'", '"', "\u2018", "\u201c")
 _OWNS = ("'s", "\u2019s")  # after a name: what follows is its own ("Tom's notes") or the 's is "is"
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
 _JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
@@ -320,6 +322,8 @@ class Extractor:
                 type_ = "org"  # "Nike shoes", "an Adidas jacket": a brand
             elif nxt in rules.thing_nouns:
                 type_ = "concept"  # "a Valorant tournament", "a Harry Potter movie"
+            elif named := self._named_as(tokens.lowered, i):
+                type_ = named  # "a game called Apex Legends", "a town named Fox Hollow"
             elif prev in self.rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
                 type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
             elif prev in self.rules.place_prepositions and prev != "at":
@@ -346,6 +350,12 @@ class Extractor:
             taken.add(start, end)
             i = j + 1
         return found
+
+    def _named_as(self, lowered: Sequence[str], at: int) -> str | None:
+        """The type of the name at word ``at`` when it is "called" or "named" after a word the rules say what
+        it names with ("an album called 'Sleep'": a concept), else None."""
+        k = at - 1 if at and lowered[at - 1] not in _OPEN_QUOTES else at - 2
+        return self.rules.named_kinds.get(lowered[k - 1]) if k > 0 and lowered[k] in _NAMING else None
 
     def _name_goes_on(self, words: Sequence[str], at: int) -> bool:
         """Whether a name goes on at word ``at``: a capitalised word follows ("Peter Smith"), or lower-case

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -78,6 +79,7 @@ class Rules:
     brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
     thing_nouns: frozenset[str]  # ... and a thing named ("a Valorant tournament")
     name_particles: frozenset[str]  # lower-case words inside a name ("Ivo van Hove")
+    named_kinds: dict[str, str]  # a word -> the type of a name "called" after it ("a game called Zelda")
     tools: tuple[str, ...]
     places: tuple[str, ...]
     concepts: tuple[str, ...]  # languages, peoples, holidays: named, never someone
@@ -102,6 +104,10 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
         unknown = sorted({t.predicate for t in rules.templates} - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
+        types = sorted(set(rules.named_kinds.values()) - set(ontology.entity_types))
+        if types:
+            raise OntologyError(f"extraction rules: named_kinds names unknown entity type {types[0]!r}; "
+                                f"known: {', '.join(sorted(ontology.entity_types))}", field="named_kinds")
         for predicate, also in [*((t.predicate, t.also) for t in rules.templates if t.also),
                                 *rules.as_after_object.items()]:
             if also not in ontology.predicates or ontology.predicates[also].object == "entity":
@@ -231,6 +237,7 @@ def _read_rules(path: str) -> Rules:
         brand_nouns=_lowered_words(ent, "brand_nouns"),
         thing_nouns=_lowered_words(ent, "thing_nouns"),
         name_particles=_lowered_words(ent, "name_particles"),
+        named_kinds=_named_kinds(raw.get("named_kinds") or {}, object_nouns.get("owns", ())),
         tools=tuple(ent.get("tools") or ()),
         places=tuple(ent.get("places") or ()),
         concepts=tuple(ent.get("concepts") or ()),
@@ -256,9 +263,18 @@ def _mapping(field: str, value: Any) -> dict[str, Any]:
     return value
 
 
+def _named_kinds(section: Any, owned: Iterable[str]) -> dict[str, str]:
+    """Word -> the type of a name "called" or "named" after it: the ``named_kinds`` section's (type -> words),
+    and a thing owned is a concept."""
+    out = dict.fromkeys((w.lower() for w in owned), "concept")
+    for type_, words in _mapping("named_kinds", section).items():
+        out.update(dict.fromkeys((w.lower() for w in _word_list(f"named_kinds.{type_}", words)), type_))
+    return out
+
+
 def _lowered_words(entities: dict[str, Any], name: str) -> frozenset[str]:
     """The words of the ``entities`` section's list ``name``, lower-cased."""
-    return frozenset(w.lower() for w in _word_list(f"entities.{name}", entities.get(name) or []))
+    return frozenset(w.lower() for w in entities.get(name) or ())
 
 
 def _word_list(field: str, value: Any) -> list[str]:

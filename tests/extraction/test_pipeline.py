@@ -273,6 +273,11 @@ def test_kinds_of_a_thing_are_read_as_a_mapping_of_word_lists_or_refused(tmp_pat
         ("I love my new Adidas jacket.", {"Adidas": "org"}, set()),
         ("I won a big Valorant tournament.", {"Valorant": "concept"}, set()),
         ("Mei and Koji watch the final together.", {"Mei": "person", "Koji": "person"}, set()),
+        ("I've been playing my favourite game called Apex Legends.", {"Apex Legends": "concept"}, set()),
+        ("We hiked a trail named Fox Hollow.", {"Fox Hollow": "place"}, set()),
+        ("Our band called 'Late Bloomers' plays tonight.", {"Late Bloomers": "org"}, set()),
+        ("I met a guy named Rob at the gym.", {"Rob": "person"}, set()),
+        ("Caroline called Melanie.", {"Caroline": "person", "Melanie": "person"}, set()),
     ],
 )
 def test_a_title_after_playing_or_watching_and_a_brand_before_a_product_are_no_one(extractor, text, types,
@@ -299,6 +304,19 @@ def test_title_cues_and_brand_nouns_are_word_lists_or_refused(tmp_path):
     assert caught.value.field == "entities.brand_nouns"
     rules.write_text("version: 1\nentities:\n  title_cues: [Playing, watched]\n", encoding="utf-8")
     assert load_rules(path=str(rules)).title_cues == {"playing", "watched"}
+
+
+def test_named_kinds_map_entity_types_to_word_lists_or_are_refused(tmp_path):
+    unknown, listed, good = (tmp_path / f"{name}.yaml" for name in ("unknown", "listed", "good"))
+    unknown.write_text("version: 1\nnamed_kinds:\n  gadget: [phone]\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match="named_kinds names unknown entity type 'gadget'") as caught:
+        load_rules(load_ontology(), path=str(unknown))
+    assert caught.value.field == "named_kinds"
+    listed.write_text("version: 1\nnamed_kinds: [game]\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match="named_kinds must map each thing to a list of words"):
+        load_rules(path=str(listed))
+    good.write_text("version: 1\nnamed_kinds:\n  concept: [Game]\n", encoding="utf-8")
+    assert load_rules(path=str(good)).named_kinds == {"game": "concept"}
 
 
 def test_yes_and_no_opening_a_line_are_no_part_of_a_name(extractor):
