@@ -236,27 +236,38 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
     assert caught.value.field == "statements.owns.object_nouns"
 
 
-def test_a_word_yaml_reads_as_true_or_false_is_refused_saying_to_quote_it(tmp_path):
+@pytest.mark.parametrize(
+    ("yaml", "error", "field"),
+    [
+        ("entities:\n  not_names: [Hi, Yes, No]\n", r"entities.not_names holds True, not a word.*quote it",
+         "entities.not_names"),
+        ("entities:\n  brand_nouns: shoes\n", "entities.brand_nouns must be a list of words",
+         "entities.brand_nouns"),
+        ("kinds_of: [action, movies]\n", "kinds_of must map each thing to a list of words", "kinds_of"),
+        ("kinds_of:\n  Movies: [Action, on]\n", "kinds_of.Movies holds True, not a word", "kinds_of.Movies"),
+        ("named_kinds: [game]\n", "named_kinds must map each thing to a list of words", "named_kinds"),
+        ("named_kinds:\n  gadget: [phone]\n", "named_kinds names unknown entity type 'gadget'",
+         "named_kinds"),
+    ],
+)
+def test_rules_that_are_no_word_lists_are_refused_naming_the_field(tmp_path, yaml, error, field):
     rules = tmp_path / "extraction.yaml"
-    rules.write_text("version: 1\nentities:\n  not_names: [Hi, Yes, No]\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match=r"entities.not_names holds True, not a word.*quote it") as caught:
-        load_rules(path=str(rules))
-    assert caught.value.field == "entities.not_names"
-    rules.write_text('version: 1\nentities:\n  not_names: [Hi, "Yes", "No"]\n', encoding="utf-8")
-    assert {"Yes", "No"} <= load_rules(path=str(rules)).not_names
+    rules.write_text("version: 1\n" + yaml, encoding="utf-8")
+    with pytest.raises(OntologyError, match=error) as caught:
+        load_rules(load_ontology(), path=str(rules))
+    assert caught.value.field == field
 
 
-def test_kinds_of_a_thing_are_read_as_a_mapping_of_word_lists_or_refused(tmp_path):
+def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_matched_so(tmp_path):
     rules = tmp_path / "extraction.yaml"
-    rules.write_text("version: 1\nkinds_of: [action, movies]\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match="kinds_of must map each thing to a list of words") as caught:
-        load_rules(path=str(rules))
-    assert caught.value.field == "kinds_of"
-    rules.write_text("version: 1\nkinds_of:\n  Movies: [Action, on]\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match=r"kinds_of.Movies holds True, not a word") as caught:
-        load_rules(path=str(rules))
-    rules.write_text('version: 1\nkinds_of:\n  Movies: [Action, "on"]\n', encoding="utf-8")
-    assert load_rules(path=str(rules)).kinds_of == {"movies": frozenset({"action", "on"})}
+    rules.write_text('version: 1\nentities:\n  not_names: [Hi, "Yes", "No"]\n'
+                     '  title_cues: [Playing, watched]\nkinds_of:\n  Movies: [Action, "on"]\n'
+                     'named_kinds:\n  concept: [Game]\n', encoding="utf-8")
+    loaded = load_rules(load_ontology(), path=str(rules))
+    assert {"Yes", "No"} <= loaded.not_names
+    assert loaded.title_cues == {"playing", "watched"}
+    assert loaded.kinds_of == {"movies": frozenset({"action", "on"})}
+    assert loaded.named_kinds == {"game": "concept"}
 
 
 @pytest.mark.parametrize(
@@ -294,29 +305,6 @@ def test_lower_case_words_inside_a_name_keep_it_one_name_a_known_given_name_open
                                                       ("Peter", "person")]
     assert {(s.subject, s.predicate, s.object) for s in ex.statements} == {
         ("Peter van der Berg", "lives_in", "Porto")}
-
-
-def test_title_cues_and_brand_nouns_are_word_lists_or_refused(tmp_path):
-    rules = tmp_path / "extraction.yaml"
-    rules.write_text("version: 1\nentities:\n  brand_nouns: shoes\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match="entities.brand_nouns must be a list of words") as caught:
-        load_rules(path=str(rules))
-    assert caught.value.field == "entities.brand_nouns"
-    rules.write_text("version: 1\nentities:\n  title_cues: [Playing, watched]\n", encoding="utf-8")
-    assert load_rules(path=str(rules)).title_cues == {"playing", "watched"}
-
-
-def test_named_kinds_map_entity_types_to_word_lists_or_are_refused(tmp_path):
-    unknown, listed, good = (tmp_path / f"{name}.yaml" for name in ("unknown", "listed", "good"))
-    unknown.write_text("version: 1\nnamed_kinds:\n  gadget: [phone]\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match="named_kinds names unknown entity type 'gadget'") as caught:
-        load_rules(load_ontology(), path=str(unknown))
-    assert caught.value.field == "named_kinds"
-    listed.write_text("version: 1\nnamed_kinds: [game]\n", encoding="utf-8")
-    with pytest.raises(OntologyError, match="named_kinds must map each thing to a list of words"):
-        load_rules(path=str(listed))
-    good.write_text("version: 1\nnamed_kinds:\n  concept: [Game]\n", encoding="utf-8")
-    assert load_rules(path=str(good)).named_kinds == {"game": "concept"}
 
 
 def test_yes_and_no_opening_a_line_are_no_part_of_a_name(extractor):
