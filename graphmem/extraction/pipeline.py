@@ -568,7 +568,13 @@ class Extractor:
         wanted = self.rules.object_words.get(predicate)
         if wanted is not None and not wanted.intersection(words):
             return False
-        return not (words and words[0] in self.rules.object_not_first.get(predicate, ()))
+        return not self._opens_refused(predicate, words)
+
+    def _opens_refused(self, predicate: str, words: Sequence[str]) -> bool:
+        """Whether a value of ``predicate`` (its lower-cased ``words``) opens with words its object may not
+        open with ("thinks about", "thinks I'll": no claim)."""
+        return any(tuple(words[: len(refused)]) == refused
+                   for refused in self.rules.object_not_first.get(predicate, ()))
 
     def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction,
                  verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:
@@ -782,7 +788,7 @@ class Extractor:
         value = raw.strip(" ,")
         if gerund and not _GERUND.match(value):
             return None
-        if value.split(" ", 1)[0].lower() in self.rules.object_not_first.get(predicate.name, ()):
+        if self._opens_refused(predicate.name, _WORD.findall(value.lower())):
             return None  # (before "a" goes: "plays a key role" names no activity)
         if predicate.kind != "opinion":
             value = _without_article(value)

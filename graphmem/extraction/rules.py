@@ -58,7 +58,7 @@ class Rules:
     needs: tuple[frozenset[str], ...]  # per template, the words a sentence must hold for it to be tried
     opposites: dict[str, str]
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
-    object_not_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object may not open with
+    object_not_first: dict[str, frozenset[tuple[str, ...]]]  # predicate -> words its object may not open with
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
@@ -131,7 +131,7 @@ def _read_rules(path: str) -> Rules:
     templates: list[Template] = []
     opposites: dict[str, str] = {}
     object_words: dict[str, frozenset[str]] = {}
-    object_not_first: dict[str, frozenset[str]] = {}
+    object_not_first: dict[str, frozenset[tuple[str, ...]]] = {}
     titles: dict[str, str] = {}
     object_nouns: dict[str, tuple[str, ...]] = {}
     object_drop_first: dict[str, frozenset[str]] = {}
@@ -145,7 +145,8 @@ def _read_rules(path: str) -> Rules:
         if spec.get("object_words"):
             object_words[predicate] = frozenset(w.lower() for w in spec["object_words"])
         if spec.get("object_not_first"):
-            object_not_first[predicate] = frozenset(w.lower() for w in spec["object_not_first"])
+            object_not_first[predicate] = frozenset(tuple(w.lower().split())
+                                                    for w in spec["object_not_first"])
         for title in spec.get("titles") or ():
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
