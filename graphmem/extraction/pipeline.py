@@ -660,12 +660,14 @@ class Extractor:
             elif _IS_OR_COMMA.fullmatch(between) and (m := _TITLE_AFTER.match(text, other.end, s_end)) and \
                     m[1].lower() in self.rules.titles:
                 found.append((m.start(1), m.end(1), one, other, m[1]))  # "Anna, Peter's wife," "Anna is ..."
-        for e in names:
-            mine = _MY_TITLE.search(text, max(s_start, e.start - 40), e.start)
-            titled = mine is not None and mine[1].lower() in self.rules.titles
-            owner = self._line_speaker(text, e.start, ex) if titled else None
-            if mine and owner:
-                found.append((mine.start(1), e.end, e, owner, mine[1]))  # "my husband Tom"
+        for e in names:  # "my husband Tom", "Toby, my puppy"
+            before = _MY_TITLE.search(text, max(s_start, e.start - 40), e.start)
+            after = _MY_TITLE_AFTER.match(text, e.end, s_end)
+            for mine, end in ((before, e.end), (after, after.end(1) if after else 0)):
+                titled = mine is not None and mine[1].lower() in self.rules.titles
+                owner = self._line_speaker(text, e.start, ex) if titled else None
+                if mine and owner:
+                    found.append((mine.start(1), end, e, owner, mine[1]))
         out: list[tuple[int, Statement]] = []
         for at, end, who, whose, title in found:
             predicate = self.ontology.predicate(self.rules.titles[title.lower()])
@@ -938,7 +940,9 @@ _OWNERS_TITLE = re.compile(r"['\u2019]s\s+([\w-]+)\s*,?\s+")
 _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
-_MY_TITLE = re.compile(r"(?i)(?<!\w)my\s+([\w-]+)\s*,?\s+$")
+_MINE = r"my\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"
+_MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)\s*,?\s+$")  # "my new puppy Toby"
+_MY_TITLE_AFTER = re.compile(rf"(?i)\s*,\s*{_MINE}([\w-]+)(?=\s*(?:[,.;:!?)]|$))")  # "Toby, my puppy."
 # a name and a colon opening a line: who says the line ("Caroline: I went ...")
 _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 # where a clause "I" may open starts: after a comma, a dash, a word that gives a reason or what happened
