@@ -327,7 +327,7 @@ class Extractor:
             elif prev in self.rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
                 type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
             elif prev in self.rules.place_prepositions and prev != "at":
-                type_ = "person" if prev in ("to", "from") and self._addressed(tokens, i - 1) else "place"
+                type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
             elif prev in ("at", "of", "for"):
                 type_ = "org"
             elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
@@ -384,17 +384,20 @@ class Extractor:
         end = tokens.text.find("\n", start)
         return _FIRST_PERSON.search(tokens.text, start, end if end >= 0 else len(tokens.text)) is not None
 
-    def _addressed(self, tokens: _Tokens, at: int) -> bool:
-        """Whether the "to" or "from" at token ``at`` follows a word of saying or giving ("sent the report
-        to", "an email from") within its clause, nearer than any word of moving ("moved back to", "a trip
-        from")."""
+    def _pointed_at(self, tokens: _Tokens, at: int) -> str | None:
+        """What the "to" or "from" at token ``at`` points at, told by the nearest word before it in its clause
+        that tells it: someone after a word of saying or giving ("sent the report to", "an email from"), a
+        tool after a word of moving work ("migrated the index from"), a place after a word of moving ("moved
+        back to", "a trip from"); None when no word tells."""
         for k in range(at - 1, max(-1, at - 8), -1):
             word = tokens.lowered[k]
-            if word in _CLAUSE_PUNCT or word in self.rules.place_cues:
-                return False
-            if word in self.rules.person_cues:
-                return True
-        return False
+            if word in _CLAUSE_PUNCT:
+                return None
+            for type_, cues in (("place", self.rules.place_cues), ("person", self.rules.person_cues),
+                                ("tool", self.rules.tool_cues)):
+                if word in cues:
+                    return type_
+        return None
 
     def _japanese_entities(self, text: str, times: Sequence[TimeMention]) -> list[EntityMention]:
         found: list[EntityMention] = []
@@ -936,7 +939,8 @@ _APOSTROPHE = re.compile(r"(?<=[^\W\d_])[`´](?=[^\W\d_])")
 _AND_BEFORE = re.compile(r",\s*$")  # a name listed before the pair
 # a possessive and a title between two names ("Peter's wife Anna"), after a name ("Anna, Peter's wife,"),
 # and "my" and a title before one ("my husband Tom")
-_OWNERS_TITLE = re.compile(r"['\u2019]s\s+([\w-]+)\s*,?\s+")
+# between two names: a possessive and a title ("Peter's wife Anna", "Peter's wife is Anna")
+_OWNERS_TITLE = re.compile(r"['\u2019]s\s+([\w-]+)(?:\s*,?\s+|\s+(?:is|was)\s+)")
 _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")

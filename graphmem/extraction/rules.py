@@ -74,6 +74,7 @@ class Rules:
     place_prepositions: frozenset[str]
     person_cues: frozenset[str]  # words before "to" / "from" after which a name is someone ("sent to Maria")
     place_cues: frozenset[str]  # ... and after which it stays a place ("flew back to Oslo")
+    tool_cues: frozenset[str]  # ... and after which it is a tool ("migrated from Elasticsearch to Kuzu")
     project_cues: frozenset[str]
     title_cues: frozenset[str]  # words after which a name is a title or a game ("playing Fortnite")
     brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
@@ -233,6 +234,7 @@ def _read_rules(path: str) -> Rules:
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
         person_cues=frozenset(w.lower() for w in ent.get("person_cues") or ()),
         place_cues=frozenset(w.lower() for w in ent.get("place_cues") or ()),
+        tool_cues=_lowered_words(ent, "tool_cues"),
         project_cues=frozenset(ent.get("project_cues") or ()),
         title_cues=_lowered_words(ent, "title_cues"),
         brand_nouns=_lowered_words(ent, "brand_nouns"),
