@@ -322,8 +322,9 @@ class Extractor:
                 type_ = "org"  # "Nike shoes", "an Adidas jacket": a brand
             elif nxt in rules.thing_nouns:
                 type_ = "concept"  # "a Valorant tournament", "a Harry Potter movie"
-            elif named := self._named_as(tokens.lowered, i):
-                type_ = named  # "a game called Apex Legends", "a town named Fox Hollow"
+            elif (named := self._named_as(tokens.lowered, i)) and words[i] not in rules.first_names:
+                type_ = named  # "a game called Apex Legends", "a town named Fox Hollow"; a given name stays
+                # someone's ("then the school called Maria")
             elif prev in self.rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
                 type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
             elif prev in self.rules.place_prepositions and prev != "at":

@@ -292,6 +292,7 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
         ("Our band called 'Late Bloomers' plays tonight.", {"Late Bloomers": "org"}, set()),
         ("I met a guy named Rob at the gym.", {"Rob": "person"}, set()),
         ("Caroline called Melanie.", {"Caroline": "person", "Melanie": "person"}, set()),
+        ("Then the school called Maria about it.", {"Maria": "person"}, set()),
     ],
 )
 def test_a_title_after_playing_or_watching_and_a_brand_before_a_product_are_no_one(extractor, text, types,
