@@ -354,8 +354,10 @@ class Extractor:
 
     def _named_as(self, lowered: Sequence[str], at: int) -> str | None:
         """The type of the name at word ``at`` when it is "called" or "named" after a word the rules say what
-        it names with ("an album called 'Sleep'": a concept), else None."""
-        k = at - 1 if at and lowered[at - 1] not in _OPEN_QUOTES else at - 2
+        it names with ("an album called 'Sleep'": a concept; "a band called The Midnight Owls"), else None."""
+        k = at - 1
+        while k > 0 and at - k < 3 and (lowered[k] in _OPEN_QUOTES or lowered[k] == "the"):
+            k -= 1
         return self.rules.named_kinds.get(lowered[k - 1]) if k > 0 and lowered[k] in _NAMING else None
 
     def _name_goes_on(self, words: Sequence[str], at: int) -> bool:

@@ -290,6 +290,7 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
         ("I've been playing my favourite game called Apex Legends.", {"Apex Legends": "concept"}, set()),
         ("We hiked a trail named Fox Hollow.", {"Fox Hollow": "place"}, set()),
         ("Our band called 'Late Bloomers' plays tonight.", {"Late Bloomers": "org"}, set()),
+        ("Jon joined a band called The Midnight Owls.", {"Jon": "person", "Midnight Owls": "org"}, set()),
         ("I met a guy named Rob at the gym.", {"Rob": "person"}, set()),
         ("Caroline called Melanie.", {"Caroline": "person", "Melanie": "person"}, set()),
         ("Then the school called Maria about it.", {"Maria": "person"}, set()),
