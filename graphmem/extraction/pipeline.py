@@ -318,6 +318,10 @@ class Extractor:
                 type_ = "org"
             elif prev in self.rules.project_cues or nxt in self.rules.project_cues:
                 type_ = "project"
+            elif j > i and words[j] in rules.place_suffixes and words[i] not in rules.first_names:
+                type_ = "place"  # "Whispering Falls", "Fenway Park"; not "Peter Lake"
+            elif j > i and words[j] in rules.thing_suffixes and words[i] not in rules.first_names:
+                type_ = "concept"  # "Star Wars", "Chicken Pot Pie"
             elif nxt in rules.brand_nouns:
                 type_ = "org"  # "Nike shoes", "an Adidas jacket": a brand
             elif nxt in rules.thing_nouns:

@@ -70,6 +70,8 @@ class Rules:
     whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
     org_suffixes: frozenset[str]
+    place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
+    thing_suffixes: frozenset[str]  # ... or a thing ("Star Wars", "Chicken Pot Pie")
     org_heads: frozenset[str]  # kinds of institution named "<kind> of <name>" ("University of Tokyo")
     place_prepositions: frozenset[str]
     person_cues: frozenset[str]  # words before "to" / "from" after which a name is someone ("sent to Maria")
@@ -230,6 +232,8 @@ def _read_rules(path: str) -> Rules:
         kinds_of={thing.lower(): frozenset(w.lower() for w in _word_list(f"kinds_of.{thing}", kinds))
                   for thing, kinds in _mapping("kinds_of", raw.get("kinds_of") or {}).items()},
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
+        place_suffixes=frozenset(ent.get("place_suffixes") or ()),
+        thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),
         org_heads=frozenset(ent.get("org_heads") or ()),
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
         person_cues=frozenset(w.lower() for w in ent.get("person_cues") or ()),
