@@ -944,9 +944,8 @@ _NOT_LISTED = frozenset(["but", "or", "so", "yet", "which", "who", "because", "t
 # backtick anywhere else stays (Markdown's `code`)
 _APOSTROPHE = re.compile(r"(?<=[^\W\d_])[`´](?=[^\W\d_])")
 _AND_BEFORE = re.compile(r",\s*$")  # a name listed before the pair
-# a possessive and a title between two names ("Peter's wife Anna"), after a name ("Anna, Peter's wife,"),
-# and "my" and a title before one ("my husband Tom")
-# between two names: a possessive and a title ("Peter's wife Anna", "Peter's wife is Anna")
+# a possessive and a title between two names ("Peter's wife Anna", "Peter's wife is Anna"), after a name
+# ("Anna, Peter's wife,"), and "my" and a title before one ("my husband Tom") or after it ("Toby, my puppy")
 _OWNERS_TITLE = re.compile(r"['\u2019]s\s+([\w-]+)(?:\s*,?\s+|\s+(?:is|was)\s+)")
 _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
