@@ -247,6 +247,8 @@ class Extractor:
                 else ent.source)
             if source == "gazetteer" and self._name_goes_on(tokens.words, ent.end):
                 continue  # a known "Peter" opening a longer name ("Peter Smith"): the capitalised run takes it
+            if source == "list" and ent.start and tokens.words[ent.start - 1] in self.rules.first_names:
+                continue  # a listed word closing a given name ("Taylor Swift"): the capitalised run takes it
             result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
             taken.add(ent.start_char, ent.end_char)
         result.entities += self._capitalised_runs(tokens, taken)

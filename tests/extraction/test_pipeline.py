@@ -292,6 +292,7 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
         ("Our band called 'Late Bloomers' plays tonight.", {"Late Bloomers": "org"}, set()),
         ("Jon joined a band called The Midnight Owls.", {"Jon": "person", "Midnight Owls": "org"}, set()),
         ("I took this photo at Whispering Falls.", {"Whispering Falls": "place"}, set()),
+        ("I've been listening to Taylor Swift.", {"Taylor Swift": "person"}, set()),
         ("Definitely Star Wars! It's my favorite.", {"Star Wars": "concept"}, set()),
         ("Anna Park joined Globex.", {"Anna Park": "person", "Globex": "org"},
          {("Anna Park", "works_at", "Globex")}),
