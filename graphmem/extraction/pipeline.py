@@ -271,7 +271,8 @@ class Extractor:
 
     def _capitalised_runs(self, tokens: _Tokens, taken: _Spans) -> list[EntityMention]:
         found: list[EntityMention] = []
-        words, starts, rules, not_names = tokens.words, tokens.starts, self.rules, self.rules.not_names
+        words, starts, rules = tokens.words, tokens.starts, self.rules
+        not_names = rules.not_names
 
         def candidate(k: int) -> bool:  # ("SO cute": a word of the list, shouted)
             word = words[k]
@@ -302,10 +303,10 @@ class Extractor:
                 if tokens.lowered[j + 1] != "of" or k >= len(words) or not candidate(k):
                     break
                 j, joined = k, True
-            if j > i and words[i].lower().endswith("ing") and words[i] not in self.rules.first_names and \
+            if j > i and words[i].lower().endswith("ing") and words[i] not in rules.first_names and \
                     _opens_line(tokens, i):
                 i += 1  # "Learning German has been tough", "Adding NYC to my list": the name follows
-            if i == j and words[i] in self.rules.common_nouns:
+            if i == j and words[i] in rules.common_nouns:
                 i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
                 continue
             shouted = all(w.isupper() for w in words[i : j + 1])
@@ -315,10 +316,10 @@ class Extractor:
             start, end = starts[i], starts[j] + len(words[j].rstrip("."))
             prev = tokens.lowered[i - 1] if i > 0 else ""
             nxt = tokens.lowered[j + 1] if j + 1 < len(words) else ""
-            if (words[j].rstrip(".") in self.rules.org_suffixes and j > i) or (
-                    joined and words[i] in self.rules.org_heads):  # "Umbrella Labs", "Acme Inc", "Bank of X"
+            if (words[j].rstrip(".") in rules.org_suffixes and j > i) or (
+                    joined and words[i] in rules.org_heads):  # "Umbrella Labs", "Acme Inc", "Bank of X"
                 type_ = "org"
-            elif prev in self.rules.project_cues or nxt in self.rules.project_cues:
+            elif prev in rules.project_cues or nxt in rules.project_cues:
                 type_ = "project"
             elif j > i and words[j] in rules.place_suffixes and words[i] not in rules.first_names:
                 type_ = "place"  # "Whispering Falls", "Fenway Park"; not "Peter Lake"
@@ -331,9 +332,9 @@ class Extractor:
             elif (named := self._named_as(tokens.lowered, i)) and words[i] not in rules.first_names:
                 type_ = named  # "a game called Apex Legends", "a town named Fox Hollow"; a given name stays
                 # someone's ("then the school called Maria")
-            elif prev in self.rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
+            elif prev in rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
                 type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
-            elif prev in self.rules.place_prepositions and prev != "at":
+            elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
             elif prev in ("at", "of", "for"):
                 type_ = "org"
@@ -351,7 +352,7 @@ class Extractor:
             speaker = nxt in _OWNS and (
                 j + 2 >= len(words) or not self._contracted(tokens.lowered[j + 2]))
             opening = (i == j and _opens_line(tokens, i) and not speaker
-                       and text not in self.rules.first_names and not self._says_line(tokens, i))
+                       and text not in rules.first_names and not self._says_line(tokens, i))
             source = "gazetteer" if known else "initial" if opening else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)
