@@ -292,9 +292,7 @@ class Extractor:
                 if j - i < 3 and candidate(j + 1):
                     j += 1
                     continue
-                k = j + 1
-                while k < min(len(words), j + 3) and words[k] in rules.name_particles:
-                    k += 1
+                k = self._past_particles(words, j + 1)
                 if j + 1 < k < len(words) and candidate(k):
                     j = k  # "Ivo van Hove", "Maria de la Cruz": one name
                     continue
@@ -316,23 +314,24 @@ class Extractor:
             start, end = starts[i], starts[j] + len(words[j].rstrip("."))
             prev = tokens.lowered[i - 1] if i > 0 else ""
             nxt = tokens.lowered[j + 1] if j + 1 < len(words) else ""
+            given = words[i] in rules.first_names  # ("Peter Lake", "playing Tom": someone)
             if (words[j].rstrip(".") in rules.org_suffixes and j > i) or (
                     joined and words[i] in rules.org_heads):  # "Umbrella Labs", "Acme Inc", "Bank of X"
                 type_ = "org"
             elif prev in rules.project_cues or nxt in rules.project_cues:
                 type_ = "project"
-            elif j > i and words[j] in rules.place_suffixes and words[i] not in rules.first_names:
+            elif j > i and words[j] in rules.place_suffixes and not given:
                 type_ = "place"  # "Whispering Falls", "Fenway Park"; not "Peter Lake"
-            elif j > i and words[j] in rules.thing_suffixes and words[i] not in rules.first_names:
+            elif j > i and words[j] in rules.thing_suffixes and not given:
                 type_ = "concept"  # "Star Wars", "Chicken Pot Pie"
             elif nxt in rules.brand_nouns:
                 type_ = "org"  # "Nike shoes", "an Adidas jacket": a brand
             elif nxt in rules.thing_nouns:
                 type_ = "concept"  # "a Valorant tournament", "a Harry Potter movie"
-            elif (named := self._named_as(tokens.lowered, i)) and words[i] not in rules.first_names:
+            elif (named := self._named_as(tokens.lowered, i)) and not given:
                 type_ = named  # "a game called Apex Legends", "a town named Fox Hollow"; a given name stays
                 # someone's ("then the school called Maria")
-            elif prev in rules.title_cues and nxt not in _OWNS and words[i] not in rules.first_names:
+            elif prev in rules.title_cues and nxt not in _OWNS and not given:
                 type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
             elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
@@ -370,10 +369,15 @@ class Extractor:
     def _name_goes_on(self, words: Sequence[str], at: int) -> bool:
         """Whether a name goes on at word ``at``: a capitalised word follows ("Peter Smith"), or lower-case
         words inside a name and one ("Peter van der Berg")."""
+        k = self._past_particles(words, at)
+        return k < len(words) and _name_word(words[k]) and words[k] not in self.rules.not_names
+
+    def _past_particles(self, words: Sequence[str], at: int) -> int:
+        """Where the lower-case words inside a name that start at word ``at`` end (up to two: "de la")."""
         k = at
         while k < min(len(words), at + 2) and words[k] in self.rules.name_particles:
             k += 1
-        return k < len(words) and _name_word(words[k]) and words[k] not in self.rules.not_names
+        return k
 
     def _contracted(self, following: str) -> bool:
         """Whether the word after "X's" makes the 's "is" or "has": a word the rules list, or one of doing or

@@ -229,15 +229,15 @@ def _read_rules(path: str) -> Rules:
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
         whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
-        kinds_of={thing.lower(): frozenset(w.lower() for w in _word_list(f"kinds_of.{thing}", kinds))
-                  for thing, kinds in _mapping("kinds_of", raw.get("kinds_of") or {}).items()},
+        kinds_of={thing.lower(): words
+                  for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),
         org_heads=frozenset(ent.get("org_heads") or ()),
         place_prepositions=frozenset(ent.get("place_prepositions") or ()),
-        person_cues=frozenset(w.lower() for w in ent.get("person_cues") or ()),
-        place_cues=frozenset(w.lower() for w in ent.get("place_cues") or ()),
+        person_cues=_lowered_words(ent, "person_cues"),
+        place_cues=_lowered_words(ent, "place_cues"),
         tool_cues=_lowered_words(ent, "tool_cues"),
         project_cues=frozenset(ent.get("project_cues") or ()),
         title_cues=_lowered_words(ent, "title_cues"),
@@ -250,7 +250,7 @@ def _read_rules(path: str) -> Rules:
         concepts=tuple(ent.get("concepts") or ()),
         not_names=frozenset(ent.get("not_names") or ()),
         line_labels=frozenset(ent.get("line_labels") or ()),
-        contraction_cues=frozenset(w.lower() for w in ent.get("contraction_cues") or ()),
+        contraction_cues=_lowered_words(ent, "contraction_cues"),
         first_names=frozenset(ent.get("first_names") or ()),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
     )
@@ -264,18 +264,20 @@ def _phrases_at_start(phrases: list[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?i)\s*(?:(?:the|some|my|our|a|an)\s+)?(?:{listed})\b")
 
 
-def _mapping(field: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
+def _word_lists(field: str, section: Any) -> list[tuple[str, frozenset[str]]]:
+    """The rules' section ``field``, a mapping of word lists, as (key, its words lower-cased) pairs."""
+    if not isinstance(section, dict):
         raise OntologyError(f"extraction rules: {field} must map each thing to a list of words", field=field)
-    return value
+    return [(key, frozenset(w.lower() for w in _word_list(f"{field}.{key}", words)))
+            for key, words in section.items()]
 
 
 def _named_kinds(section: Any, owned: Iterable[str]) -> dict[str, str]:
     """Word -> the type of a name "called" or "named" after it: the ``named_kinds`` section's (type -> words),
     and a thing owned is a concept."""
     out = dict.fromkeys((w.lower() for w in owned), "concept")
-    for type_, words in _mapping("named_kinds", section).items():
-        out.update(dict.fromkeys((w.lower() for w in _word_list(f"named_kinds.{type_}", words)), type_))
+    for type_, words in _word_lists("named_kinds", section):
+        out.update(dict.fromkeys(words, type_))
     return out
 
 
