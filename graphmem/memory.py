@@ -2991,6 +2991,7 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
             evidence=(event.id,), confidence=s.confidence, text=s.span, scope=event.scope,
             private=event.visibility is Visibility.PRIVATE, reason=f"extracted from: {s.span}"[:200],
             subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
+            payload={k: v for k, v in (("title", s.title), ("object_title", s.object_title)) if v} or None,
         ))
     return out
 

@@ -175,6 +175,12 @@ def decode_cursor(cursor: str | None) -> tuple[dt.datetime, dt.datetime, str] | 
                            "previous page", field="after") from None
 
 
+def _said(payload: dict[str, Any], key: str) -> str | None:
+    """A word a state's payload keeps (a plan may put anything there: only text is a word)."""
+    value = payload.get(key)
+    return value if isinstance(value, str) else None
+
+
 @strawberry.type(name="Evidence", description="An event that supports or contradicts a state")
 class EvidenceNode:
     stance: EvidenceStance
@@ -215,6 +221,12 @@ class StateNode:
     retracted_at: dt.datetime | None
     last_confirmed_at: dt.datetime | None
     throughout: bool | None = strawberry.field(description="for `during`: held over the whole period")
+    title: str | None = strawberry.field(description=(
+        "what the subject is to the object, in the words that said so: \"Peter's sister Anna\" (Anna "
+        "family_of Peter): sister; \"my colleague Tom\": colleague"))
+    object_title: str | None = strawberry.field(description=(
+        "what the object is to the subject, in the words that said so: \"my dog Max\", \"adopted a pup named "
+        "Ned\" (owns): dog, pup"))
     subject_id: strawberry.Private[str]
     object_id: strawberry.Private[str | None]
     include_private: strawberry.Private[bool]
@@ -227,7 +239,8 @@ class StateNode:
             status=s.status, confidence=s.confidence, scope=s.scope,
             private=s.visibility is Visibility.PRIVATE, holder=s.holder, recorded_at=s.recorded_at,
             replaced_at=s.replaced_at, created_at=s.created_at, retracted_at=s.retracted_at,
-            last_confirmed_at=s.last_confirmed_at, throughout=s.throughout, subject_id=s.subject_id,
+            last_confirmed_at=s.last_confirmed_at, throughout=s.throughout, title=_said(s.payload, "title"),
+            object_title=_said(s.payload, "object_title"), subject_id=s.subject_id,
             object_id=s.object_id, include_private=include_private,
         )
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphmem.ontology import State, TimePoint
+from graphmem.query.pages import object_with_titles
 from graphmem.query.plain import plain
 from graphmem.temporal import format_point
 
@@ -42,6 +43,7 @@ def state_rows(states: Sequence[State], *, with_subject: bool = True) -> tuple[l
         )
         flag = "" if s.throughout is None else (" (throughout)" if s.throughout else " (partly)")
         row: list[object] = [s.subject] if with_subject else []
-        row += [s.predicate, s.object, _point(s.valid.start), _point(s.valid.end), s.status.value + flag, refs]
+        row += [s.predicate, object_with_titles(s), _point(s.valid.start), _point(s.valid.end),
+                s.status.value + flag, refs]
         rows.append(row)
     return headers, rows

@@ -79,6 +79,8 @@ class Statement:
     valid_to: TimePoint | None = None
     subject_type: str | None = None
     object_type: str | None = None
+    title: str | None = None  # what the subject is to the object, in the words' title ("Peter's sister Anna")
+    object_title: str | None = None  # what the object is to the subject ("my dog Max": dog)
 
 
 @dataclass
@@ -514,11 +516,14 @@ class Extractor:
             else:
                 valid_from, valid_to = t.interval.start, (t.interval.end if t.kind in ("until", "range") else None)
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
+        nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
+        named = _owned_pattern(nouns).match(text, v_end, s_end) if nouns and obj_text[:1].isupper() else None
         return Statement(
             subject=subject_name, predicate=name, object=obj_text, action=action,
             span=text[min(v_start, subject_start) : span_end].strip(),
             start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
             subject_type=subject_type, object_type=obj_type,
+            object_title=named[2].lower() if named and named[3] == obj_text else None,
         )
 
     def _also(self, template: Template, m: re.Match[str], st: Statement, text: str, v_end: int, s_end: int,
@@ -689,7 +694,8 @@ class Extractor:
         for at, end, who, whose, title in found:
             predicate = self.ontology.predicate(self.rules.titles[title.lower()])
             object_type: str | None = whose.type
-            if title.lower() in self.rules.object_nouns.get(predicate.name, ()):
+            owned = title.lower() in self.rules.object_nouns.get(predicate.name, ())
+            if owned:
                 who, whose, object_type = whose, who, "concept"  # "my dog Max": the owner owns Max
             elif predicate.object == "entity" and whose.type not in (predicate.object_types or [whose.type]):
                 continue
@@ -704,7 +710,9 @@ class Extractor:
                 subject=who.name, predicate=predicate.name,
                 object=f"{title} of {whose.name}" if literal else whose.name, action="assert",
                 span=text[start:end].strip(" ,"), start=s_start, end=end, confidence=CONFIDENCE["rule"],
-                subject_type="person", object_type=None if literal else object_type)))
+                subject_type="person", object_type=None if literal else object_type,
+                title=None if literal or owned else title.lower(),
+                object_title=title.lower() if owned else None)))
         return out
 
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,

@@ -21,7 +21,8 @@ from graphmem.ontology import Visibility
 from graphmem.query.opinions import ConfidenceChange, Opinion
 from graphmem.query.packs import shorten
 
-__all__ = ["MARKER", "PageData", "page_slug", "render_entity_page", "render_opinions_page"]
+__all__ = ["MARKER", "PageData", "object_with_titles", "page_slug", "render_entity_page",
+           "render_opinions_page"]
 
 MARKER = "<!-- graphmem reflect: generated from memory; edits here are overwritten -->"
 _LINE = 200  # characters of an event's content on a page
@@ -87,11 +88,25 @@ def _scope(s: State) -> str:
     return ("" if s.scope == "global" else f" · in {s.scope}") + private
 
 
+def _titled(s: State, key: str, form: str = " ({})") -> str:
+    """What the words said one side of a tie is (``title``: the subject, ``object_title``: the object), as
+    a page writes it beside that side's name: "Anna (sister) family of Peter", "owns Max (dog)"."""
+    word = s.payload.get(key)
+    return form.format(word) if isinstance(word, str) and word else ""
+
+
+def object_with_titles(s: State) -> str:
+    """A state's object with the titles its words gave the tie, read from the subject's side: "Ned (pup)",
+    "Peter · as sister" (Anna's state: she is Peter's sister)."""
+    return s.object + _titled(s, "object_title") + _titled(s, "title", " · as {}")
+
+
 def _state_line(s: State, tz: dt.tzinfo, up: str) -> str:
     span = f"since {_when(s.valid_from, tz)}" if s.valid_to is None else \
         f"{_when(s.valid_from, tz)} → {_when(s.valid_to, tz)}"
     extra = f" · {s.status.value}" if s.status.value != "active" else ""
-    return f"- **{_words(s.predicate)}** {s.object} · {span}{extra}{_scope(s)}{_evidence_refs(s.evidence, up)}"
+    return (f"- **{_words(s.predicate)}** {object_with_titles(s)} · {span}{extra}{_scope(s)}"
+            f"{_evidence_refs(s.evidence, up)}")
 
 
 def _timeline_line(s: State, tz: dt.tzinfo) -> str:
@@ -154,7 +169,9 @@ def render_entity_page(data: PageData, tz: dt.tzinfo = UTC) -> str:
     lines += _section("Timeline", [_timeline_line(s, tz) for s in order], "No states.")
     if incoming:
         lines += _section("Related", [
-            f"- {s.subject} **{_words(s.predicate)}** {e.name} · {_when(s.valid_from, tz)} → {_when(s.valid_to, tz)}"
+            f"- {s.subject}{_titled(s, 'title')} **{_words(s.predicate)}** {e.name}"
+            f"{_titled(s, 'object_title')} · "
+            f"{_when(s.valid_from, tz)} → {_when(s.valid_to, tz)}"
             + (f" ({_words(data.inverse[s.predicate])} {s.subject})" if s.predicate in data.inverse else "")
             for s in incoming], "")
     opinions = sorted(data.opinions, key=lambda o: (o.holder, o.statement, o.id))

@@ -38,6 +38,13 @@ def test_record_assert_and_ask(run):
     assert json.loads(run("--json", "stats").output)["events"] == 1
 
 
+def test_a_state_row_shows_the_title_its_words_gave_the_tie(run):
+    said = "Peter's sister Anna adopted a pup named Ned."
+    assert run("record", said, "--occurred-at", "2025-11-27").exit_code == 0
+    rows = run("asof", "2025-11-30", "--entity", "Anna").output
+    assert "family_of  Peter · as sister" in rows and "owns       Ned (pup)" in rows, rows
+
+
 def test_errors_are_one_line_with_the_code_and_exit_2(tmp_path):
     out = CliRunner().invoke(main, ["--db", str(tmp_path / "x.kuzu"), "assert", "Peter", "lives_at", "Paris"])
     assert out.exit_code == 2

@@ -122,7 +122,8 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         ("Note: my wife Anna is sick.", set()),
         ("Peter's sister Anna moved.", {("Anna", "family_of", "Peter", "assert")}),
         ("Caroline: My mom Linda is coming over.", {("Linda", "family_of", "Caroline", "assert")}),
-        ("Peter's boss Anna moved.", set()),
+        ("Peter's boss Anna moved.", {("Anna", "knows", "Peter", "assert")}),
+        ("Kenji: Laura, my boss, is strict.", {("Laura", "knows", "Kenji", "assert")}),
         # what is owned without a name (a pet, a home, a vehicle), or by the name it is given; "we" says "I"
         ("Maria: I just adopted this cute pup from a shelter.", {("Maria", "owns", "pup", "assert")}),
         ("Audrey: We adopted another puppy called Pixie.", {("Audrey", "owns", "Pixie", "assert")}),
@@ -172,6 +173,24 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
 )
 def test_statement_patterns(extractor, text, expected):
     assert _states(extractor.extract(text, A)) == expected
+
+
+@pytest.mark.parametrize("text,tie", [
+    ("Peter's sister Anna moved.", ("Anna", "family_of", "Peter", "sister", None)),
+    ("Anna is Peter's stepsister.", ("Anna", "family_of", "Peter", "stepsister", None)),
+    ("Caroline: My colleague Rob invited me.", ("Rob", "knows", "Caroline", "colleague", None)),
+    ("Kenji: Laura, my Boss, is strict.", ("Laura", "knows", "Kenji", "boss", None)),
+    ("Kim: My dog Max loves the park.", ("Kim", "owns", "Max", None, "dog")),
+    ("Caroline: We adopted a guinea pig named Oscar.", ("Caroline", "owns", "Oscar", None, "guinea pig")),
+    ("Audrey: We adopted another puppy called Pixie.", ("Audrey", "owns", "Pixie", None, "puppy")),
+    # a value that is itself the word, or a role, keeps no title beside it
+    ("Maria: I just adopted this cute pup from a shelter.", ("Maria", "owns", "pup", None, None)),
+    ("Yesterday Acme Inc's CTO Maria Lopez spoke.", ("Maria Lopez", "role", "CTO of Acme Inc", None, None)),
+    ("Peter and Anna got married in June.", ("Peter", "married_to", "Anna", None, None)),
+])
+def test_a_tie_named_by_a_title_keeps_the_title_of_the_side_it_names(extractor, text, tie):
+    [s] = [s for s in extractor.extract(text, A).statements if s.predicate == tie[1]]
+    assert (s.subject, s.predicate, s.object, s.title, s.object_title) == tie
 
 
 def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():

@@ -57,6 +57,17 @@ def test_a_page_shows_current_states_timeline_opinions_and_sources():
     assert "- 2025-12-29 against: 0.76 → 0.61 · Kuzu migration slipped" in sam
 
 
+def test_a_page_writes_the_title_a_tie_was_named_with_beside_the_name_it_describes():
+    memory = Memory.in_memory(clock=FakeClock(), embedder="none")
+    for text in ("Peter's sister Anna moved to Lisbon.", "Peter adopted a pup named Ned."):
+        memory.record(content=text, occurred_at="2025-11-27")
+    anna, peter, ned = (memory.entity_page(name) for name in ("Anna", "Peter", "Ned"))
+    assert "- **family of** Peter · as sister · since 2025-11-27" in anna
+    assert "- **owns** Ned (pup) · since 2025-11-27" in peter
+    assert "- Anna (sister) **family of** Peter · 2025-11-27 → … (family of Anna)" in peter
+    assert "- Peter **owns** Ned (pup) · 2025-11-27 → … (owned by Peter)" in ned
+
+
 def test_a_file_graphmem_did_not_write_is_never_overwritten(tmp_path):
     own = tmp_path / "bank" / "entities" / "Peter.md"
     own.parent.mkdir(parents=True)
