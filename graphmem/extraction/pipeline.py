@@ -459,7 +459,7 @@ class Extractor:
                 others = joined or self._co_subjects(text, s_start, v_start, st, ex)
                 listed = self._listed_with(st, text, v_end, s_end, ex, verbs)
                 if listed:
-                    st, *listed = self._sharing_a_head([st, *listed])
+                    st, *listed = self._sharing_a_head([st, *listed], text)
                 also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
                 for one in (st, *also):
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
@@ -531,20 +531,22 @@ class Extractor:
         """What else a statement's words say of its subject: the words a template skips as a value
         ("works as {*role} at": "works as a data engineer at Globex"), or "as ..." after its object ("joined
         Acme as CTO in 2021", ``as_after_object`` in the rules): the subject's role, from the same time."""
-        found: list[tuple[str, str]] = []
+        found: list[tuple[str, str, int]] = []  # predicate, words, where they end
         if template.also and (skipped := m.group("also")):
-            found.append((template.also, skipped))
+            found.append((template.also, skipped, st.end))
         also = self.rules.as_after_object.get(st.predicate)
         at = text.find(st.object, v_end) if also else -1
         if also and at >= 0 and (after := _AS_AFTER.match(text, at + len(st.object), s_end)):
             end = min([s_end, *(t.start for t in ex.times if after.end() <= t.start < s_end)])
             stop = _CLAUSE_END.search(text, after.end(), end)
-            found.append((also, text[after.end() : stop.start() if stop else end]))
+            end = stop.start() if stop else end
+            found.append((also, text[after.end() : end], end))
         out = []
-        for predicate, raw in found:
+        for predicate, raw, end in found:
             value = _without_article(_without_when(raw).strip(" ,"))
             if value and self._fits(predicate, value):
-                out.append(replace(st, predicate=predicate, object=value, object_type=None))
+                out.append(_reaching(replace(st, predicate=predicate, object=value, object_type=None), text,
+                                     text.find(value, at if at >= 0 else v_end, end) + len(value)))
         return out
 
     def _listed_with(self, st: Statement, text: str, v_end: int, s_end: int, ex: Extraction,
@@ -568,11 +570,11 @@ class Extractor:
             if found is None or any(joint.end() <= a < found[2] for a, _ in verbs) or \
                     first in _CLAUSE_SUBJECTS or first in _NOT_LISTED:
                 break
-            out.append(replace(st, object=found[0], object_type=found[1]))
+            out.append(_reaching(replace(st, object=found[0], object_type=found[1]), text, found[2]))
             value, end = found[0], found[2]
         return out
 
-    def _sharing_a_head(self, listed: list[Statement]) -> list[Statement]:
+    def _sharing_a_head(self, listed: list[Statement], text: str) -> list[Statement]:
         """Things listed with "and" that name kinds of what the last one names share it: "action and sci-fi
         movies" are action movies and sci-fi movies, as the rules' ``kinds_of`` say (each before the last,
         and the last's first word, a kind of its thing): "jazz and board games" are two things."""
@@ -581,7 +583,8 @@ class Extractor:
         known = self.rules.kinds_of.get(words[-1].lower(), frozenset()) if len(words) == 2 else frozenset()
         if words[0].lower() not in known or not all(k.object.lower() in known for k in kinds):
             return listed
-        return [replace(k, object=f"{k.object} {words[-1]}") for k in kinds] + [last]
+        head = words[-1]
+        return [_reaching(replace(k, object=f"{k.object} {head}"), text, last.end) for k in kinds] + [last]
 
     def _fits(self, predicate: str, value: str) -> bool:
         """Whether ``value`` reads as an object of ``predicate``: a role names one ("CTO of Acme", not "the
@@ -658,7 +661,10 @@ class Extractor:
         if len(clause) > 2 or not _OPENERS.issuperset(clause):
             return None
         said = self._line_speaker(text, v_start, ex)
-        return None if said is None else (said.name, "person", CONFIDENCE["pronoun"], said.start)
+        if said is None:
+            return None
+        # (the span: from the speaker's name in the line's first sentence, else from the sentence's start)
+        return said.name, "person", CONFIDENCE["pronoun"], max(said.start, s_start)
 
     def _line_speaker(self, text: str, at: int, ex: Extraction) -> EntityMention | None:
         """The name opening the line of ``at`` before a colon, if a name and not a label ("Note:")."""
@@ -705,7 +711,7 @@ class Extractor:
             if literal and whose.type == "person" and whose.source in ("rule", "initial") and \
                     whose.text not in self.rules.first_names:  # "Globex's CEO John Smith": Globex is a firm
                 ex.entities[ex.entities.index(whose)] = replace(whose, type="org")
-            start = min(at, who.start, whose.start)
+            start = max(s_start, min(at, who.start, whose.start))  # (a line's speaker: in its first sentence)
             out.append((at, Statement(
                 subject=who.name, predicate=predicate.name,
                 object=f"{title} of {whose.name}" if literal else whose.name, action="assert",
@@ -884,6 +890,14 @@ class Extractor:
         return m[2].lower(), "concept", m.end(2)
 
 
+def _reaching(st: Statement, text: str, end: int) -> Statement:
+    """``st`` with its span running on to ``end`` in ``text`` (where its object, read after its own words,
+    ends: "I like cheese pizza and prosciutto" for prosciutto, not "I like cheese pizza")."""
+    if end <= st.end:
+        return st
+    return replace(st, span=text[st.end - len(st.span) : end].rstrip(), end=end)
+
+
 def _without_when(raw: str, *, timed: bool = True) -> str:
     """A value without the words of when or how often that end it ("a dog trainer now": a dog trainer);
     ``timed``: a time may have been cut off right after it, so a word that only qualifies one goes too ("the
@@ -991,7 +1005,7 @@ _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "her", "you", "me", 
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
                        "both", "lots", "so", "too"])
 # (not "his", "her", "their": "I love their work" likes no work of one's own)
-_DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "also"])
+_DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "also", "both", "either"])
 _ADDING = frozenset(["too", "also"])
 # a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
 _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "making", "taking", "putting",

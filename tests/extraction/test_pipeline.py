@@ -1,6 +1,7 @@
 import datetime as dt
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -44,6 +45,20 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
         for e in examples
     )
     assert hits / len(examples) >= 0.9
+
+
+def test_a_statements_span_is_words_of_its_text_that_name_its_object(extractor):
+    """A state's text is the quote it came from: one of several things liked ("jazz, board games and yoga"), a
+    role after "as", a kind sharing a head ("action and sci-fi movies") is quoted up to its own words, and a
+    line's later sentence from its own start (not from the speaker's name sentences before)."""
+    for e in corpus():
+        typed = re.sub(r"[`´’]", "'", e.text)  # (the apostrophes extraction reads as one)
+        for s in extractor.extract(e.text, A).statements:
+            assert s.span in typed, (e.text, s.span)
+            words = {w.lower() for w in re.findall(r"\w+", s.object)} - {"of"}  # ("CTO of Acme": Acme's CTO)
+            assert words <= set(re.findall(r"\w+", s.span.lower())), (e.text, s.object, s.span)
+    later = extractor.extract("Maria: Thanks, John! I love the freedom.", A).statements
+    assert [s.span for s in later] == ["I love the freedom"]
 
 
 @pytest.mark.parametrize(
