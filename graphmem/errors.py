@@ -122,17 +122,38 @@ class OntologyError(InvalidInput):
 
 
 class NotFound(GraphmemError):
-    """An id or a name that memory does not hold."""
+    """An id or a name that memory does not hold; ``suggestions``: (id, name) of what it may have meant.
+
+    ``checked``: the suggestions were limited to what the caller may see (a server drops unchecked ones for a
+    caller that sees only some scopes: a name is no less private than what is said about it).
+    """
 
     code = "not_found"
 
-    def __init__(self, what: str, key: str, *, field: str | None = None, hint: str | None = None) -> None:
+    def __init__(self, what: str, key: str, *, field: str | None = None, hint: str | None = None,
+                 suggestions: Sequence[tuple[str, str]] = (), checked: bool = False) -> None:
         message = f"no {what} {key!r} in memory"
+        if suggestions:
+            message += " (did you mean " + ", ".join(repr(name) for _, name in suggestions) + "?)"
         if hint:
             message += f"; {hint}"
         super().__init__(message, field=field)
         self.what = what
         self.key = key
+        self.hint = hint
+        self.suggestions = tuple(suggestions)
+        self.checked = checked
+
+    def suggesting(self, suggestions: Sequence[tuple[str, str]]) -> NotFound:
+        """The same error with ``suggestions`` only, checked against what its caller may see."""
+        return NotFound(self.what, self.key, field=self.field, hint=self.hint, suggestions=suggestions,
+                        checked=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.suggestions:
+            out["suggestions"] = [name for _, name in self.suggestions]
+        return out
 
 
 class PrivacyRefused(GraphmemError):

@@ -110,6 +110,7 @@ from graphmem.reasoning import (
     find_duplicates,
     in_timeline_order,
     merge_candidates,
+    names_like,
     plan_tidy,
     promotion_candidates,
     ttl_candidates,
@@ -171,6 +172,8 @@ TIMES_READ_KEPT = 4_096  # time texts read into points kept for the next write t
 BULK_GC_PAUSE = 100  # items from which a write pauses the cyclic garbage collector until it ends (see _bulk)
 BULK_RELEASE = 1_000  # items from which a write hands the memory it freed back to the system (see _bulk)
 UNKNOWN_ENTITY_HINT = "check the spelling or add an alias"  # (a server answers an entity a token cannot see so)
+SUGGESTED_NAMES = 3  # names an unknown entity's error suggests (see Memory.entities_like)
+LIKE_CANDIDATES = 24  # the likest names looked at for them (those of entities a caller cannot see are passed)
 UNKNOWN_SESSION_HINT = "record an event with this thread first"  # (and a session whose events it cannot see)
 READ_KEYS_AFTER = 64  # writes after which every name key and thread key is read at once (see _read_keys)
 INDEX_SAVE_S = 300.0  # seconds between two saves of a changing search index (see _save_index_every)
@@ -1777,8 +1780,33 @@ class Memory:
                 found = name_or_id
                 self._known_entity_ids.add(found)
         if found is None:
-            raise NotFound("entity", name_or_id, field=field, hint=UNKNOWN_ENTITY_HINT)
+            raise self.unknown_entity(name_or_id, field)
         return found
+
+    def unknown_entity(self, name: str, field: str = "entity",
+                       visible: Callable[[str], bool] | None = None) -> NotFound:
+        """The error for an entity name memory does not hold (or a caller may not see), suggesting names
+        like it (:meth:`entities_like`, of entities ``visible`` accepts the ids of)."""
+        return NotFound("entity", name, field=field, hint=UNKNOWN_ENTITY_HINT, checked=visible is not None,
+                        suggestions=[(e.id, e.name) for e in self.entities_like(name, visible=visible)])
+
+    def entities_like(self, name: str, limit: int = SUGGESTED_NAMES,
+                      visible: Callable[[str], bool] | None = None) -> list[Entity]:
+        """Entities whose name or alias is like ``name``, the likest first: near-equal to it ("Petr") or with
+        a word that opens with it ("Pete", "Smith" of "Peter Smith"); what a caller may have meant by a name
+        memory does not hold. ``visible``: only entities it accepts the ids of (among the likest
+        ``LIKE_CANDIDATES`` names). Reads every name key once a call when this process has not read them."""
+        keys = dict(self._entity_ids) if self._keys_read else self.store.all_name_keys()
+        out: dict[str, Entity] = {}
+        for key in names_like(name_key(name), list(keys), LIKE_CANDIDATES):
+            found = self.store.entities([keys[key]])
+            e = self.store.entities([found[0].merged_into])[0] if found and found[0].merged_into else \
+                next(iter(found), None)
+            if e is not None and e.id not in out and (visible is None or visible(e.id)):
+                out[e.id] = e
+                if len(out) == limit:
+                    break
+        return list(out.values())
 
     def add_alias(self, entity: str, alias: str) -> Entity:
         """Make ``alias`` another name of ``entity``; an alias of a different entity is an error."""

@@ -142,3 +142,22 @@ def test_a_join_inside_one_batch_and_after_reopen(tmp_path, clock):
         mem.record(content="Uma moved to Krakowo.", occurred_at="2025-01-05")  # 6 letters, 1 off: too close to call
         places = {s.subject: s.object_id for s in mem.as_of("2025-02").states(predicate="lives_in")}
         assert places["Ola"] == "valparaiso" and places["Uma"] == "krakowo"
+
+
+def test_a_name_memory_does_not_hold_suggests_the_names_like_it(two_petes):
+    """"did you mean": near-equal names and names a word of which opens with it, the likest first; a merged
+    entity is suggested as the one it was merged into, once; no suggestion for a name like none."""
+    mem, _, _ = two_petes
+    mem.record(content="Petra joined Globex.", occurred_at="2025-01-01", entities=["Petra", "Globex"])
+    with pytest.raises(NotFound) as raised:
+        mem.entity("Smith")
+    assert [name for _, name in raised.value.suggestions] == ["Peter Smith"]
+    assert "did you mean 'Peter Smith'?" in str(raised.value) and raised.value.field == "entity"
+    assert [e.name for e in mem.entities_like("Pet")] == ["Pete", "Petra", "Peter Smith"]
+    mem.merge_entities("Peter Smith", "Pete", reason="one person")
+    assert [e.name for e in mem.entities_like("Pet")] == ["Peter Smith", "Petra"]
+    assert [e.name for e in mem.entities_like("Globx")] == ["Globex"]
+    assert mem.entities_like("Zebediah") == []
+    with pytest.raises(NotFound) as raised:
+        mem.as_of("2025-02").states(subject="Zebediah")
+    assert raised.value.suggestions == () and raised.value.to_dict().get("suggestions") is None

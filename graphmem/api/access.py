@@ -17,6 +17,8 @@ Scopes are ``global``, ``project:<slug>`` and ``agent:<id>``. The rules, in one 
   text is read for states (they would be private states of that scope), unless it is recorded unread
   (``extract: false``);
 - counts (``stats``, ``health``) are of what the caller may read: other scopes' would show how they change;
+- an unknown entity name's error suggests only names of entities the caller can see something about (by a
+  name alone one may learn who is in another scope);
 - with no tokens configured, the server is a single local user's: the caller reaches every scope, and the
   server binds to loopback only.
 
@@ -44,7 +46,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from graphmem.errors import Forbidden, InvalidInput
+from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
 from graphmem.ontology import AGENT_ID_PATTERN, Event, State, Visibility, check_scope
 from graphmem.ontology.vocabulary import read_yaml
 from graphmem.store import ReadPass
@@ -68,6 +70,13 @@ class Principal:
     @property
     def is_local(self) -> bool:
         return self.agent_id is None
+
+    def shown(self, error: GraphmemError) -> GraphmemError:
+        """``error`` as this caller may read it: names it suggests that were not checked against what the
+        caller sees (``NotFound.checked``) are left out, unless it sees every scope."""
+        if isinstance(error, NotFound) and error.suggestions and not error.checked and not self.is_local:
+            return error.suggesting(())
+        return error
 
     def can_read(self, scope: str) -> bool:
         return self.read is None or scope in self.read

@@ -327,7 +327,8 @@ async def _answer(request: Request, memory: Memory, executor: Executor, handler:
         answer = await ctx.run(handler, ctx, body)
     except GraphmemError as exc:
         status = next((s for t, s in _STATUS.items() if isinstance(exc, t)), 400)
-        return JSONResponse({"ok": False, "source": "core", "error": exc.to_dict(), "items": [],
+        error = principal.shown(exc).to_dict()
+        return JSONResponse({"ok": False, "source": "core", "error": error, "items": [],
                              "meta": _meta(0, started, {}, ranking)}, status_code=status)
     filters = {k: v for k, v in body.items() if k in _FILTERS} if isinstance(body, dict) else {}
     items, top = answer if isinstance(answer, tuple) else (answer, {})

@@ -22,8 +22,10 @@ from typing import Any, TypeVar
 from strawberry.dataloader import DataLoader
 
 from graphmem.api.access import Principal
+from graphmem.errors import NotFound
 from graphmem.memory import Memory
 from graphmem.ontology import Entity, Event, EvidenceStance
+from graphmem.store import StateQuery
 
 __all__ = ["Context", "Loaders"]
 
@@ -78,7 +80,34 @@ class Context:
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Call a blocking memory function in the worker pool."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
+        call = functools.partial(self._seen_names, fn, *args, **kwargs)
+        return await loop.run_in_executor(self.executor, call)
+
+    def _seen_names(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)``; an unknown entity name's error it raises suggests only names of entities
+        the caller can see something about (:meth:`reaches`)."""
+        try:
+            return fn(*args, **kwargs)
+        except NotFound as exc:
+            if exc.what != "entity" or exc.checked or not exc.suggestions or self.principal.is_local:
+                raise
+            raise self.memory.unknown_entity(exc.key, exc.field or "entity", self.reaches) from None
+
+    def reaches(self, entity_id: str) -> bool:
+        """Whether the caller can see at least one state or event about the entity (else it does not exist for
+        the caller)."""
+        store = self.memory.store
+        for p in self.principal.passes(True):
+            for query in (StateQuery(subject_id=entity_id, scopes=p.scopes, include_private=p.include_private,
+                                     limit=1),
+                          StateQuery(object_id=entity_id, scopes=p.scopes, include_private=p.include_private,
+                                     limit=1)):
+                if store.states(query):
+                    return True
+            if self.memory.events(entity=entity_id, scopes=p.scopes, include_private=p.include_private,
+                                  limit=1):
+                return True
+        return False
 
     def visible(self, events: Sequence[Event], include_private: bool) -> list[Event]:
         return [e for e in events if self.principal.may_see(e, include_private)]

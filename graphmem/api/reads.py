@@ -26,11 +26,10 @@ from graphmem.api.types import (
     encode_cursor,
 )
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.memory import MAX_PAGE, UNKNOWN_ENTITY_HINT
+from graphmem.memory import MAX_PAGE
 from graphmem.ontology import Event, State, TimePoint
 from graphmem.query import TimeView
 from graphmem.reasoning import in_timeline_order
-from graphmem.store import StateQuery
 from graphmem.temporal import period_end
 
 __all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "seen_entity", "time_states",
@@ -180,24 +179,16 @@ async def entity_node(ctx: Context, name: str | None, entity_id: str | None, **d
 
 def seen_entity(ctx: Context, name_or_id: str, field: str) -> str:
     """The id of the entity ``name_or_id`` names, if the caller can see anything about it; one it cannot is
-    reported with the error an unknown name gets (``Memory.resolve_entity``'s)."""
-    resolved = ctx.memory.resolve_entity(name_or_id, field)
-    if not ctx.principal.is_local and not _reaches(ctx, resolved):
-        raise NotFound("entity", name_or_id, field=field, hint=UNKNOWN_ENTITY_HINT)
+    reported with the error an unknown name gets (``Memory.resolve_entity``'s), both suggesting only names of
+    entities the caller can see something about."""
+    visible = None if ctx.principal.is_local else ctx.reaches
+    try:
+        resolved = ctx.memory.resolve_entity(name_or_id, field)
+    except NotFound:
+        raise ctx.memory.unknown_entity(name_or_id, field, visible) from None
+    if visible is not None and not visible(resolved):
+        raise ctx.memory.unknown_entity(name_or_id, field, visible)
     return resolved
-
-
-def _reaches(ctx: Context, entity_id: str) -> bool:
-    """Whether the caller can see at least one state or event about the entity (else it does not exist)."""
-    store = ctx.memory.store
-    for p in ctx.principal.passes(True):
-        for query in (StateQuery(subject_id=entity_id, scopes=p.scopes, include_private=p.include_private, limit=1),
-                      StateQuery(object_id=entity_id, scopes=p.scopes, include_private=p.include_private, limit=1)):
-            if store.states(query):
-                return True
-        if ctx.memory.events(entity=entity_id, scopes=p.scopes, include_private=p.include_private, limit=1):
-            return True
-    return False
 
 
 async def neighbors(ctx: Context, entity_id: str, depth: int, as_of: str | None,

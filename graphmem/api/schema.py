@@ -26,6 +26,7 @@ from strawberry.extensions import (
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from graphmem.api.context import Context
 from graphmem.api.entities import EntityQuery
 from graphmem.api.events import EventQuery
 from graphmem.api.maintenance import MaintenanceQuery
@@ -56,9 +57,13 @@ class Limits:
 
 class GraphmemSchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None) -> None:
+        context = execution_context.context if execution_context is not None else None
         for error in errors:
             original = error.original_error
             if isinstance(original, GraphmemError):
+                if isinstance(context, Context):
+                    original = context.principal.shown(original)
+                    error.message = original.message
                 error.extensions = {**(error.extensions or {}), **original.to_dict()}
                 error.extensions.pop("message", None)
             elif original is None:

@@ -9,7 +9,7 @@ from graphmem.reasoning.preferences import (
     live_preferences,
     plan_preference,
 )
-from graphmem.reasoning.resolution import MergeCandidate, NameBlocks, merge_candidates
+from graphmem.reasoning.resolution import MergeCandidate, NameBlocks, merge_candidates, names_like
 from graphmem.reasoning.promotion import HeldBack, PromotionCandidate, promotion_candidates
 from graphmem.reasoning.tidy import Duplicates, find_duplicates, plan_tidy
 from graphmem.reasoning.timeline import Assertion, Resolved, resolve_timeline
@@ -50,6 +50,7 @@ __all__ = [
     "live_preferences",
     "make_id",
     "merge_candidates",
+    "names_like",
     "plan_assert",
     "plan_close",
     "plan_confirm",

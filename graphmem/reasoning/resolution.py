@@ -24,11 +24,13 @@ from rapidfuzz.distance import Levenshtein
 
 from graphmem.ontology import Entity, ResolutionRule, name_key
 
-__all__ = ["MergeCandidate", "NameBlocks", "merge_candidates", "same_numbers", "similarity", "skeleton"]
+__all__ = ["MergeCandidate", "NameBlocks", "merge_candidates", "names_like", "same_numbers", "similarity",
+           "skeleton"]
 
 _WORDS = re.compile(r"\w+")
 _NUMBERS = re.compile(r"\d+")
 _SHORTEST_NICKNAME = 3
+_OPENS_IT = 0.85  # how alike a name is to a word that opens one of its words ("pete" of "peter smith")
 _BLOCK = 3  # skeletons are compared within blocks of the same first letters: a typo there is not caught
 
 
@@ -121,6 +123,29 @@ class MergeCandidate:
     merge: Entity
     similarity: float
     reason: str
+
+
+def names_like(key: str, keys: Sequence[str], limit: int, near: float = 0.75) -> list[str]:
+    """Of ``keys`` (name keys), those like ``key`` (one a caller asked for and memory does not hold), the
+    likest first: near-equal ones (a typo: "petr" of "peter", similarity >= ``near``) and ones a word of which
+    opens with it ("pete", "smith" of "peter smith"; three letters at least); the nearer, then the shorter.
+
+    >>> names_like("pete", ["peter", "peter smith", "anna", "petra"], 3)
+    ['peter', 'peter smith']
+    >>> names_like("marakesh", ["marrakesh", "madrid"], 3)
+    ['marrakesh']
+    >>> names_like("smith", ["peter smith", "smithers", "anna"], 3)
+    ['smithers', 'peter smith']
+    """
+    scores: dict[str, float] = {k: score for k, score, _ in process.extract(
+        key, keys, scorer=Levenshtein.normalized_similarity, score_cutoff=near, limit=limit * 4)}
+    if len(key) >= _SHORTEST_NICKNAME:
+        word = f" {key}"
+        for k in keys:
+            if k.startswith(key) or word in k:
+                scores[k] = max(scores.get(k, 0.0), _OPENS_IT)
+    scores.pop(key, None)
+    return sorted(scores, key=lambda k: (-scores[k], len(k), k))[:limit]
 
 
 def _short_for(short: str, name: str) -> bool:

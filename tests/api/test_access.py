@@ -8,7 +8,7 @@ import pytest
 
 from graphmem import Memory
 from graphmem.api import AccessPolicy
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, NotFound
 from tests.api.conftest import GraphQLClient, serve
 from tests.conftest import FakeClock
 
@@ -489,7 +489,7 @@ def test_an_entity_the_token_cannot_see_cannot_be_merged_or_named_and_answers_as
     it or merging it, either way round, is answered exactly as naming an entity nothing has, and nothing
     moves. A merge it may make lists only the states it may see."""
     memory, gql = world
-    hidden = next(f"thing {i}" for i, (scope, _) in enumerate(ITEMS) if scope == "agent:bob")
+    hidden = _hidden_from_alice(memory)
     memory.assert_state("alice's own", "status", "set")
     client = gql.as_(TOKENS["alice"])
     before = [(s.id, s.subject_id, s.object_id) for s in memory.timeline(hidden, include_private=True)]
@@ -497,6 +497,30 @@ def test_an_entity_the_token_cannot_see_cannot_be_merged_or_named_and_answers_as
     assert answers[0]["data"][next(iter(answers[0]["data"]))]["code"] == "not_found", answers[0]
     assert json.dumps(answers[0]).replace(hidden, "nobody at all") == json.dumps(answers[1])
     assert [(s.id, s.subject_id, s.object_id) for s in memory.timeline(hidden, include_private=True)] == before
+
+
+def test_an_unknown_name_suggests_only_names_of_entities_the_token_can_see(world):
+    """A name like "Dan" suggests "Dana" and "Danae" to one who sees both (and to the local user of a memory),
+    "Dana" alone to one who sees nothing of Danae: whether asked for the entity, for what held of it, or to alias
+    it."""
+    memory, gql = world
+    memory.assert_state("Danae", "status", "kept", valid_from="2031-01-01", scope="agent:bob")
+    memory.assert_state("Dana", "status", "seen", valid_from="2031-01-01", scope="global")
+    asks = {
+        "entity": ("query { entity(name: \"Dan\") { name } }", lambda a: a["errors"][0]),
+        "asOf": ("query { asOf(at: \"2031\", entity: \"Dan\") { states { object } } }",
+                 lambda a: a["errors"][0]),
+        "alias": ("mutation { addAlias(input: {entity: \"Dan\", alias: \"D\"}) { "
+                  "... on AddAliasError { message } } }", lambda a: a["data"]["addAlias"]),
+    }
+    for agent, names in (("alice", ["Dana"]), ("bob", ["Dana", "Danae"])):
+        for ask, (query, error) in asks.items():
+            message = error(gql.as_(TOKENS[agent])(query))["message"]
+            said = sorted(n for n in ("Dana", "Danae") if f"'{n}'" in message)
+            assert said == names, (agent, ask, message)
+    with pytest.raises(NotFound) as raised:
+        memory.entity("Dan")
+    assert [name for _, name in raised.value.suggestions] == ["Dana", "Danae"]
 
 
 def test_a_merge_lists_only_the_states_the_token_may_see(world):
@@ -510,9 +534,16 @@ def test_a_merge_lists_only_the_states_the_token_may_see(world):
     assert merged["movedStates"] and secret.id not in merged["movedStates"] + merged["boundedStates"]
 
 
+def _hidden_from_alice(memory):
+    """An entity only bob's scope speaks of, with a name like no other's (so that no name is suggested for it,
+    nor for "nobody at all"); its state starts after the dates the other tests ask about."""
+    memory.assert_state("Zebediah Quorn", "status", "kept", valid_from="2031-01-01", scope="agent:bob")
+    return "Zebediah Quorn"
+
+
 def test_reading_an_entity_the_token_cannot_see_answers_as_reading_none(world):
-    _, gql = world
-    hidden = next(f"thing {i}" for i, (scope, _) in enumerate(ITEMS) if scope == "agent:bob")
+    memory, gql = world
+    hidden = _hidden_from_alice(memory)
     read = "query($n: String!) { entity(name: $n) { name } }"
     answers = [gql.as_(TOKENS["alice"])(read, {"n": name}) for name in (hidden, "nobody at all")]
     assert answers[0]["errors"][0]["extensions"]["code"] == "not_found"

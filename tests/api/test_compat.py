@@ -141,4 +141,13 @@ def test_compat_routes_follow_the_same_access_rules():
         secret = next(e for e in memory.events(limit=50) if e.scope == "project:search")
         hidden = http.post("/v1/observations/get", json={"ids": [secret.id]}, headers=auth).json()
         assert hidden["items"] == []
+        # an unknown name suggests names like it: only those of entities the caller can see anything about
+        memory.assert_state("Zara Quill", "status", "kept", scope="project:search")
+        memory.assert_state("Zara Quint", "status", "kept", scope="global")
+        asked = http.post("/v1/search", json={"query": "status", "entities": ["Zara"]}, headers=auth)
+        assert asked.status_code == 404, asked.json()
+        assert asked.json()["error"]["suggestions"] == ["Zara Quint"]
+    with serve(memory) as http:  # (no tokens: the local user sees every scope)
+        asked = http.post("/v1/search", json={"query": "status", "entities": ["Zara"]}).json()
+        assert asked["error"]["suggestions"] == ["Zara Quill", "Zara Quint"]
     memory.close()

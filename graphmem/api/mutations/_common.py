@@ -13,6 +13,7 @@ from typing import Any
 import strawberry
 from strawberry.types import Info
 
+from graphmem.api.access import Principal
 from graphmem.api.context import Context
 from graphmem.errors import GraphmemError, InvalidInput, NotFound
 
@@ -33,8 +34,9 @@ class UserError:
     problems: list[Problem] = strawberry.field(description="every field problem found (validation errors)")
 
 
-def problems_of(exc: GraphmemError) -> dict[str, Any]:
-    """The keyword arguments of a ``...Error`` type for ``exc``."""
+def problems_of(exc: GraphmemError, principal: Principal) -> dict[str, Any]:
+    """The keyword arguments of a ``...Error`` type for ``exc``, as ``principal`` may read it."""
+    exc = principal.shown(exc)
     found = getattr(exc, "problems", []) if isinstance(exc, InvalidInput) else []
     return dict(code=exc.code, message=exc.message, field=exc.field,
                 problems=[Problem(field=p.get("field", ""), message=p.get("message", "")) for p in found])

@@ -49,4 +49,4 @@ class AddAliasMutation:
         try:
             return AddAliasSuccess(entity=EntityNode.of(await ctx.run(write)))
         except GraphmemError as exc:
-            return AddAliasError(**problems_of(exc))
+            return AddAliasError(**problems_of(exc, ctx.principal))

@@ -68,7 +68,7 @@ class ApplyWritePlanMutation:
         try:
             result = await ctx.run(write)
         except GraphmemError as exc:
-            return ApplyWritePlanError(**problems_of(exc))
+            return ApplyWritePlanError(**problems_of(exc, ctx.principal))
         tz = ctx.memory.tz
         return ApplyWritePlanSuccess(
             event_id=strawberry.ID(result.event_id), states=[StateNode.of(s, tz, True) for s in result.states],

@@ -69,4 +69,4 @@ class AssertStateMutation:
         try:
             return StateSuccess.of(await ctx.run(write), ctx.memory.tz)
         except GraphmemError as exc:
-            return AssertStateError(**problems_of(exc))
+            return AssertStateError(**problems_of(exc, ctx.principal))

@@ -57,4 +57,4 @@ class CloseStateMutation:
         try:
             return StateSuccess.of(await ctx.run(write), ctx.memory.tz)
         except GraphmemError as exc:
-            return CloseStateError(**problems_of(exc))
+            return CloseStateError(**problems_of(exc, ctx.principal))

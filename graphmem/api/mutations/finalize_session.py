@@ -42,5 +42,5 @@ class FinalizeSessionMutation:
         try:
             result = await ctx.run(finalize_checked, ctx, session)
         except GraphmemError as exc:
-            return RecordEventError(**problems_of(exc))
+            return RecordEventError(**problems_of(exc, ctx.principal))
         return success_of(result, ctx.memory.tz)

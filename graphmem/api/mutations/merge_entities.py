@@ -63,7 +63,7 @@ class MergeEntitiesMutation:
         try:
             result = await ctx.run(write)
         except GraphmemError as exc:
-            return MergeEntitiesError(**problems_of(exc))
+            return MergeEntitiesError(**problems_of(exc, ctx.principal))
         return MergeEntitiesSuccess(
             entity=EntityNode.of(result.entity), merged_id=strawberry.ID(result.merged.id),
             moved_states=[strawberry.ID(i) for i in result.moved_states],

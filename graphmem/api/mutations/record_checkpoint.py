@@ -39,5 +39,5 @@ class RecordCheckpointMutation:
                                    tags=input.tags, privacy=input.privacy, agent_id=agent, scope=input.scope,
                                    occurred_at=input.occurred_at)
         except GraphmemError as exc:
-            return RecordEventError(**problems_of(exc))
+            return RecordEventError(**problems_of(exc, ctx.principal))
         return success_of(result, ctx.memory.tz)

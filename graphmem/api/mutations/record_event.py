@@ -119,5 +119,5 @@ class RecordEventMutation:
             fields = record_fields(input, ctx.principal, extracts=ctx.memory.extract)
             result = await ctx.run(ctx.memory.record, **fields, may_link=ctx.principal.linkable())
         except GraphmemError as exc:
-            return RecordEventError(**problems_of(exc))
+            return RecordEventError(**problems_of(exc, ctx.principal))
         return success_of(result, ctx.memory.tz)

@@ -49,7 +49,7 @@ class RecordEventsMutation:
                      for i, e in enumerate(input.events)]
             results = await ctx.run(ctx.memory.record_many, items, may_link=ctx.principal.linkable())
         except GraphmemError as exc:
-            return RecordEventsError(**problems_of(exc))
+            return RecordEventsError(**problems_of(exc, ctx.principal))
         statuses = [r.status for r in results]
         return RecordEventsSuccess(
             results=[success_of(r, ctx.memory.tz) for r in results], created=statuses.count("created"),

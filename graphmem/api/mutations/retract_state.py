@@ -46,4 +46,4 @@ class RetractStateMutation:
         try:
             return StateSuccess.of(await ctx.run(write), ctx.memory.tz)
         except GraphmemError as exc:
-            return RetractStateError(**problems_of(exc))
+            return RetractStateError(**problems_of(exc, ctx.principal))

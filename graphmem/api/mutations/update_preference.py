@@ -60,4 +60,4 @@ class UpdatePreferenceMutation:
         try:
             return PreferenceSuccess(preference=PreferenceNode.of(await ctx.run(write), ctx.memory.tz, True))
         except GraphmemError as exc:
-            return UpdatePreferenceError(**problems_of(exc))
+            return UpdatePreferenceError(**problems_of(exc, ctx.principal))

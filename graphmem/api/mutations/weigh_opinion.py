@@ -70,7 +70,7 @@ class OpinionMutations:
         try:
             return OpinionSuccess(opinion=OpinionNode.of(await ctx.run(write), ctx.memory.tz, True))
         except GraphmemError as exc:
-            return OpinionError(**problems_of(exc))
+            return OpinionError(**problems_of(exc, ctx.principal))
 
     @strawberry.mutation(description="Weigh one event for or against an opinion; its confidence moves a step")
     async def weigh_opinion(self, info: Info[Any, Any], input: WeighOpinionInput) -> OpinionResult:
@@ -89,4 +89,4 @@ class OpinionMutations:
         try:
             return OpinionSuccess(opinion=OpinionNode.of(await ctx.run(write), ctx.memory.tz, True))
         except GraphmemError as exc:
-            return OpinionError(**problems_of(exc))
+            return OpinionError(**problems_of(exc, ctx.principal))
