@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 import strawberry
 from graphql import ASTValidationRule, GraphQLError, Node

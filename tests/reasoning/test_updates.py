@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import Granularity, InvalidInput, Memory, StateInput, TimePoint
+from graphmem import InvalidInput, Memory, StateInput
 from graphmem.reasoning import resolve_timeline
 from graphmem.reasoning.updates import _assertion, held_assertions
 from graphmem.store.port import StateQuery
