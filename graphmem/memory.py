@@ -640,7 +640,8 @@ class Memory:
         """The item validated into its event (None: its privacy tags drop it), its text's extraction added."""
         event = self._prepare_event(item)
         if event is not None and self._extracts(item) and event.content.strip():
-            item = {**item, "_extraction": self.extractor.extract(event.content, event.occurred_at, tz=self.tz)}
+            read = self.extractor.extract(event.content, event.occurred_at, tz=self.tz, speaker=event.speaker)
+            item = {**item, "_extraction": read}
         return event, item
 
     def _extracts(self, item: Mapping[str, Any]) -> bool:

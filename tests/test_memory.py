@@ -288,6 +288,20 @@ def test_open_start_is_bounded_by_a_successor(mem):
     assert objects(mem.as_of("2024-06").states("Peter")) == ["Oslo"]
 
 
+def test_a_speaker_tag_says_who_i_is_in_what_an_event_says(mem):
+    """``speaker:<name>``: "I" in the event's lines that no name opens; at most one, with a name, else the
+    event is refused naming tags and nothing is written."""
+    ev = mem.record(content="I moved to Lisbon last week.", occurred_at="2025-11-27", tags=["speaker:user"])
+    assert mem.get([ev.id])[0].speaker == "user"
+    [lives] = mem.as_of("2025-11-30").states("user")
+    assert (lives.predicate, lives.object, lives.valid_from.label()) == ("lives_in", "Lisbon", "2025-W47")
+    for tags in (["speaker:user", "speaker:kim"], ["speaker: "]):
+        with pytest.raises(InvalidInput) as raised:
+            mem.record(content="I moved to Porto.", occurred_at="2025-11-28", tags=tags)
+        assert raised.value.field == "tags" and "speaker:user" in str(raised.value)
+    assert mem.stats().events == 1
+
+
 def test_recording_is_idempotent_and_append_only(mem):
     a = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")
     b = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")

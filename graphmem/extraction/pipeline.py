@@ -89,6 +89,7 @@ class Extraction:
     entities: list[EntityMention] = field(default_factory=list)
     times: list[TimeMention] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
+    speaker: str | None = None  # who "I" is in a line no name opens ("Caroline: ..."), if the text says so
 
 
 def language_of(text: str) -> str:
@@ -212,17 +213,20 @@ class Extractor:
 
     # -- extraction ---------------------------------------------------------------------------------------
 
-    def extract(self, text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC) -> Extraction:
-        """Entities, times and statements of ``text``, times resolved against ``anchor``."""
+    def extract(self, text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC,
+                speaker: str | None = None) -> Extraction:
+        """Entities, times and statements of ``text``, times resolved against ``anchor``; ``speaker``: who
+        says the text, "I" in its lines that no name opens (a user's message: "I moved to Porto")."""
         with self._turn:
             if len(self.nlp.vocab.strings) > self._fresh_strings + VOCAB_GROWTH:
                 self._renew()
-            return self._extract(text, anchor, tz)
+            return self._extract(text, anchor, tz, speaker)
 
-    def _extract(self, text: str, anchor: TimePoint | dt.datetime, tz: dt.tzinfo) -> Extraction:
+    def _extract(self, text: str, anchor: TimePoint | dt.datetime, tz: dt.tzinfo,
+                 speaker: str | None = None) -> Extraction:
         text = _APOSTROPHE.sub("'", text)  # (one character for one: every span still points into the event)
         language = language_of(text)
-        result = Extraction(language=language, times=find_times(text, anchor, tz=tz))
+        result = Extraction(language=language, times=find_times(text, anchor, tz=tz), speaker=speaker)
         if language == "ja":
             result.entities = self._japanese_entities(text, result.times)
             return result
@@ -667,10 +671,11 @@ class Extractor:
         return said.name, "person", CONFIDENCE["pronoun"], max(said.start, s_start)
 
     def _line_speaker(self, text: str, at: int, ex: Extraction) -> EntityMention | None:
-        """The name opening the line of ``at`` before a colon, if a name and not a label ("Note:")."""
+        """The name opening the line of ``at`` before a colon, if a name and not a label ("Note:"); else who
+        says the text, when that is known (``Extraction.speaker``: no place in it)."""
         opener = _SPEAKER.match(text, text.rfind("\n", 0, at) + 1)
         if opener is None or opener[1] in self.rules.not_names or opener[1] in self.rules.line_labels:
-            return None
+            return EntityMention(ex.speaker, -1, -1, "person", "speaker") if ex.speaker else None
         said = next((e for e in ex.entities if e.start == opener.start(1) and e.end == opener.end(1)), None)
         return said if said is not None and said.type in ("person", "concept") else None
 
@@ -695,7 +700,7 @@ class Extractor:
                 titled = mine is not None and mine[1].lower() in self.rules.titles
                 owner = self._line_speaker(text, e.start, ex) if titled else None
                 if mine and owner:
-                    found.append((mine.start(1), end, e, owner, mine[1]))
+                    found.append((mine.start(), end, e, owner, mine[1]))
         out: list[tuple[int, Statement]] = []
         for at, end, who, whose, title in found:
             predicate = self.ontology.predicate(self.rules.titles[title.lower()])
@@ -711,7 +716,8 @@ class Extractor:
             if literal and whose.type == "person" and whose.source in ("rule", "initial") and \
                     whose.text not in self.rules.first_names:  # "Globex's CEO John Smith": Globex is a firm
                 ex.entities[ex.entities.index(whose)] = replace(whose, type="org")
-            start = max(s_start, min(at, who.start, whose.start))  # (a line's speaker: in its first sentence)
+            # (a line's speaker is quoted in its first sentence only: "Caroline: My mom Linda", "my aunt Jo")
+            start = min(p for p in (at, who.start, whose.start) if p >= s_start)
             out.append((at, Statement(
                 subject=who.name, predicate=predicate.name,
                 object=f"{title} of {whose.name}" if literal else whose.name, action="assert",
@@ -984,13 +990,14 @@ _MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)\s*,?\s+$")  # "my new puppy
 _MY_TITLE_AFTER = re.compile(rf"(?i)\s*,\s*{_MINE}([\w-]+)(?=\s*(?:[,.;:!?)]|$))")  # "Toby, my puppy."
 # a name and a colon opening a line: who says the line ("Caroline: I went ...")
 _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
-# where a clause "I" may open starts: after a comma, a dash, a word that gives a reason or what happened
-# before, or "that" after a word of knowing or saying ("Guess what - I got a puppy", "since I lost my job at",
-# "I remembered that I already have three dogs"). Not after "if" or "when" (a condition, a habit: "when I'm
-# feeling down") nor "that" opening a relative clause ("a quote that I really like")
-_CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|(?i:\b(?:because|since|after)\s|\b(?:said|say|"
-                          r"says|remembered|remember|realized|realised|realize|know|knew|guess|heard|hear|"
-                          r"mean|forgot|noticed|figured|tell you|told you)\s+that\s)")
+# where a clause "I" may open starts: after a comma, a dash, "and" or "but" right before it, a word that
+# gives a reason or what happened before, or "that" after a word of knowing or saying ("Guess what - I got a
+# puppy", "I moved to Seattle and I love hiking", "since I lost my job at", "I remembered that I already have
+# three dogs"). Not after "if" or "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a
+# relative clause ("a quote that I really like")
+_CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|(?i:\b(?:because|since|after)\s|"
+                          r"\b(?:said|say|says|remembered|remember|realized|realised|realize|know|knew|guess|"
+                          r"heard|hear|mean|forgot|noticed|figured|tell you|told you)\s+that\s)")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",

@@ -29,7 +29,7 @@ from typing import Any
 
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
-from graphmem.ontology import slugify
+from graphmem.ontology import SPEAKER_TAG, slugify
 from graphmem.store import SourceCursor
 
 __all__ = ["TailReport", "line_event", "session_files", "tail_sessions"]
@@ -133,7 +133,8 @@ def _rollout_event(obj: Mapping[str, Any], *, ref: str, context: _Context, agent
 def _event(text: str, *, role: str, at: object, ref: str, session: str, system: str, message_id: object,
            agent_id: str, scope: str) -> dict[str, Any]:
     return {
-        "content": text[:_CONTENT_LIMIT], "occurred_at": at or None, "kind": "observation", "tags": [role],
+        "content": text[:_CONTENT_LIMIT], "occurred_at": at or None, "kind": "observation",
+        "tags": [role, *([f"{SPEAKER_TAG}user"] if role == "user" else [])],  # ("I": the user; Event.speaker)
         "thread": f"{system}:{session}", "agent_id": agent_id, "scope": scope,
         "source": {"system": system, "ref": ref, "session_id": session,
                    "message_id": str(message_id) if message_id else None},

@@ -2,6 +2,7 @@
 
 from graphmem.ontology.models import (
     AGENT_ID_PATTERN,
+    SPEAKER_TAG,
     Affect,
     Annotation,
     Entity,
@@ -36,6 +37,7 @@ from graphmem.ontology.vocabulary import (
 
 __all__ = [
     "AGENT_ID_PATTERN",
+    "SPEAKER_TAG",
     "UTC",
     "Affect",
     "Annotation",

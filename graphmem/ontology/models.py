@@ -22,6 +22,7 @@ __all__ = [
     "AGENT_ID_PATTERN",
     "DEDUPE_KEY_PATTERN",
     "MAX_CONTENT_CHARS",
+    "SPEAKER_TAG",
     "Affect",
     "Annotation",
     "Entity",
@@ -136,6 +137,9 @@ class Affect(Record):
     dominance: float = Field(ge=-1.0, le=1.0)
 
 
+SPEAKER_TAG = "speaker:"  # a tag naming who says an event's content ("speaker:user")
+
+
 class EventDraft(Record):
     """What a writer sends to record an event, before graphmem assigns ids and transaction time.
 
@@ -185,6 +189,20 @@ class EventDraft(Record):
         if any(len(v) > 200 for v in cleaned):
             raise ValueError("each item must be at most 200 characters")
         return cleaned
+
+    @field_validator("tags")
+    @classmethod
+    def _one_speaker(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        speakers = [t for t in value if t.startswith(SPEAKER_TAG)]
+        if len(speakers) > 1 or any(not t.removeprefix(SPEAKER_TAG).strip() for t in speakers):
+            raise ValueError(f"at most one {SPEAKER_TAG}<name> tag, with a name: {SPEAKER_TAG}user")
+        return value
+
+    @property
+    def speaker(self) -> str | None:
+        """Who says the content (its ``speaker:<name>`` tag): "I" in its lines that no "Name:" opens."""
+        said = (t.removeprefix(SPEAKER_TAG).strip() for t in self.tags if t.startswith(SPEAKER_TAG))
+        return next(said, None)
 
 
 class Event(EventDraft):

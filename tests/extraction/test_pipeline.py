@@ -57,8 +57,23 @@ def test_a_statements_span_is_words_of_its_text_that_name_its_object(extractor):
             assert s.span in typed, (e.text, s.span)
             words = {w.lower() for w in re.findall(r"\w+", s.object)} - {"of"}  # ("CTO of Acme": Acme's CTO)
             assert words <= set(re.findall(r"\w+", s.span.lower())), (e.text, s.object, s.span)
-    later = extractor.extract("Maria: Thanks, John! I love the freedom.", A).statements
-    assert [s.span for s in later] == ["I love the freedom"]
+    later = extractor.extract("Maria: Thanks, John! I love the freedom. My snake Seraphim is cute.", A)
+    assert [s.span for s in later.statements] == ["I love the freedom", "My snake Seraphim"]
+
+
+def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
+    """A user's message ("I moved to Seattle") is about the user when the caller says who says it; a line
+    opened by a name is that one's still; with no one said, "I" is no one."""
+    text = ("I just moved to Seattle and I love hiking. My sister Anna works at Acme Inc.\n"
+            "Kim: I moved to Porto.")
+    said = extractor.extract(text, A, speaker="user")
+    assert _states(said) == {("user", "lives_in", "Seattle", "assert"), ("user", "likes", "hiking", "assert"),
+                             ("Anna", "family_of", "user", "assert"),
+                             ("Anna", "works_at", "Acme Inc", "assert"),
+                             ("Kim", "lives_in", "Porto", "assert")}
+    assert [s.span for s in said.statements if s.predicate == "family_of"] == ["My sister Anna"]
+    assert _states(extractor.extract(text, A)) == {("Anna", "works_at", "Acme Inc", "assert"),
+                                                  ("Kim", "lives_in", "Porto", "assert")}
 
 
 @pytest.mark.parametrize(

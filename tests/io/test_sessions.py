@@ -44,12 +44,28 @@ def test_a_rollout_becomes_a_session_of_its_project(tmp_path):
     events = mem.events(limit=10)
     assert [(e.tags, e.source.ref) for e in events] == [
         (("assistant",), "rollout-1.jsonl#L8"), (("tool_use",), "rollout-1.jsonl#L5"),
-        (("user",), "rollout-1.jsonl#L3")]
+        (("user", "speaker:user"), "rollout-1.jsonl#L3")]
     assert {e.thread for e in events} == {"codex:abc-123"} and {e.scope for e in events} == {"project:search-svc"}
     assert str(events[0].occurred_at.at) == "2026-02-02 10:00:07+00:00"
     assert mem.session_key("abc-123") == "codex:abc-123"
     pack = mem.resume_pack(project="search-svc", session="abc-123")
     assert "per-request cache" in pack.markdown
+
+
+def test_what_the_user_says_of_themselves_is_about_the_user(tmp_path):
+    """"I" in a user's message is the user (the tag ``speaker:user``): where they live, what they like, who
+    their kin are; what the assistant says of itself is no one's state."""
+    write(tmp_path / "chat.jsonl", [
+        {"role": "user", "timestamp": "2026-02-02T10:00:00Z", "session_id": "s-1",
+         "content": "I just moved to Seattle and I love hiking. My sister Anna lives in Portland."},
+        {"role": "assistant", "timestamp": "2026-02-02T10:00:05Z", "session_id": "s-1",
+         "content": "I love that! I live in the cloud."}])
+    with Memory.in_memory(embedder="none") as mem:
+        tail_sessions(mem, [tmp_path])
+        held = {(s.subject, s.predicate, s.object) for s in mem.as_of("2026-02-03").states()}
+        assert held == {("user", "lives_in", "Seattle"), ("user", "likes", "hiking"),
+                        ("Anna", "family_of", "user"), ("Anna", "lives_in", "Portland")}
+        assert [(p.predicate, p.object) for p in mem.preferences("user")] == [("likes", "hiking")]
 
 
 def test_restart_resumes_at_the_offset_and_a_half_written_line_waits(tmp_path):
