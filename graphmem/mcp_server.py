@@ -77,7 +77,8 @@ def build_server(memory: Memory) -> MCPServer:
 
     @server.tool(description="Record one event (idempotent: the same dedupe_key or content returns the first id). "
                              "kind: observation, decision, fact, todo, ...; scope: global, project:<slug> or "
-                             "agent:<id>; privacy: private, redact, no_mem ...")
+                             "agent:<id>; privacy: private, redact, no_mem ...; tags: free labels, and "
+                             "'speaker:user' when the user says the content (\"I\" in it is then the user)")
     @_answers
     def record_event(content: str, occurred_at: str | None = None, kind: str = "observation",
                      agent_id: str = "mcp", scope: str = "global", thread: str | None = None,

@@ -50,7 +50,9 @@ class RecordEventInput:
     scope: str = "global"
     kind: str = "observation"
     thread: str | None = None
-    tags: list[str] = strawberry.field(default_factory=list)
+    tags: list[str] = strawberry.field(default_factory=list, description=(
+        "free labels; `speaker:<name>` (one at most) says who says the content: \"I\" in its lines that no "
+        "\"Name:\" opens (`speaker:user`: \"I moved to Porto\" is where the user lives)"))
     privacy: list[str] = strawberry.field(default_factory=list, description="no_mem, block, redact, private ...")
     entities: list[str] = strawberry.field(default_factory=list)
     dedupe_key: str | None = None
