@@ -873,6 +873,8 @@ class Extractor:
         if words[0].lower() in _SHOWN and (
                 predicate.name == "uses" or (predicate.kind == "preference" and len(words) <= 2)):
             return None  # "I love this series", "been using this app": shown or said before, not named
+        if words[0].lower() in _WHOSE and predicate.kind == "preference":
+            return None  # "I love your turtles", "I love his tech": someone's named before, not named here
         if predicate.kind != "preference" and _holds_a_noun(self.rules.object_nouns, " ".join(words)):
             return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
         value = " ".join(words).strip(" ,")
@@ -1021,6 +1023,9 @@ _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "ma
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
 # one thing pointed at, not named ("this series", "a certain method"; "those hikes" are hikes)
 _SHOWN = frozenset(["this", "that", "certain"])
+# whose a thing is, someone named before ("your turtles", "their work"; "her cooking" names its owner less
+# surely: "her" may be whom something is done to, and is read so above)
+_WHOSE = frozenset(["your", "his", "their", "its"])
 _ANOTHER = frozenset(["another", "ones", "again", "more", "some"])
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])

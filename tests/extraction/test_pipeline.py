@@ -199,6 +199,9 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         ("Maria switched from the night shift to mornings.", set()),
         ("Peter moved from the design team to the platform team.", set()),
         ("Ana moved from Rome. Her sister went to Oslo.", set()),
+        # whose a liked thing is, when someone named before: not named here
+        ("Joanna: So cute! I love your turtles.", set()),
+        ("Nate: Iron Man is my top pick. I love his tech.", set()),
     ],
 )
 def test_statement_patterns(extractor, text, expected):
