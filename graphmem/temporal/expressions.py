@@ -5,6 +5,7 @@
 =====================================================  ============================================
 ``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity)
 ``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
+``a year ago``                                          the month a year before (``2 years ago``: that year)
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
@@ -111,8 +112,8 @@ _POINT_FORMS = [
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
     rf"(?i:for\s+(?:the\s+(?:past|last)\s+)?(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b",
-    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night|this\s+morning|"
-    r"this\s+afternoon|this\s+evening))\b",
+    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|"
+    r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
@@ -462,6 +463,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["ago_n"] or g["ja_ago_n"]:
         n = _count(g["ago_n"] or g["ja_ago_n"])
         unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
+        if unit is G.YEAR and n == 1:  # "a year ago": this time last year, its month ("last year": the year)
+            return _shift(at, G.MONTH, -12, tz)
         return _shift(at, unit, -n, tz)
     if g["dur_n"]:
         return _shift(at, _UNITS[g["dur_u"].lower()], -_count(g["dur_n"]), tz)
@@ -582,7 +585,8 @@ def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
     if word in _JA_WORDS:
         unit, n = _JA_WORDS[word]
         return _shift(at, _UNITS[unit], n, tz)
-    offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1}
+    offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
+               "the day after tomorrow": 2}
     return _shift(at, G.DAY, offsets.get(word, 0), tz)
 
 
