@@ -533,7 +533,12 @@ class Memory:
         if mention.kind != "point" or mention.interval.start is None:
             raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
                                "('Nov 2025', 'last week', '2025-11-27')", field=field)
-        return mention.interval.start
+        start, end = mention.interval.start, mention.interval.end
+        if end is not None and end.at != period_end(start, self.tz):  # a season: three months, no one period
+            first, after = start.label(self.tz), end.label(self.tz)
+            raise InvalidInput(f"{field} {text!r} names several months (from {first} until {after}); give "
+                               f"one of them ('{first}') or a date", field=field)
+        return start
 
     def _optional_time(self, value: object, field: str) -> TimePoint | None:
         return None if value is None else self.parse_time(value, field)

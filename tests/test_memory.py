@@ -57,6 +57,9 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
     assert objects(mem.as_of("Q2 2025").states("Peter")) == ["Berlin"]  # the end of the quarter
     assert [(s.object, s.throughout) for s in mem.during("2025-Q3").states("Peter")] == [("Porto", True)]
     assert objects(mem.as_of(mem.read_time("last quarter", relative_to="2025-11-27")).states("Peter")) == ["Porto"]
+    with pytest.raises(InvalidInput) as raised:  # a season is three months: no one period a question can ask
+        mem.read_time("last summer", "asOf", relative_to="2025-11-27")
+    assert raised.value.field == "asOf" and "from 2025-06 until 2025-09" in str(raised.value)
     # text: the quarter dates the statement, at the quarter's granularity
     mem.record(content="Anna joined Globex in Q3 2024.", occurred_at="2025-11-27")
     [job] = mem.as_of("2024-08").states("Anna")

@@ -6,6 +6,9 @@
 ``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity)
 ``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
 ``a year ago``                                          the month a year before (``2 years ago``: that year)
+``last summer``, ``this winter``, ``next spring``       that season's three months (northern hemisphere:
+                                                        summer June-August, winter December-February); the
+                                                        last one over, this year's, the next to open
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
@@ -85,6 +88,9 @@ _ORD = r"(?:st|nd|rd|th)?"
 _NUM = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?|" \
        r"(?:a\s+)?few|several)"
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_SEASON = r"(?:spring|summer|fall|autumn|winter)"
+# the month a season opens with (the northern hemisphere's meteorological seasons: three months each)
+_SEASON_STARTS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
         r"mid|around|about|last|next|this|between)"
 
@@ -114,6 +120,7 @@ _POINT_FORMS = [
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|"
     r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
+    rf"(?i:(?P<sea_r>last|this\s+past|past|this|next|coming|upcoming)\s+(?P<sea>{_SEASON}))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
@@ -287,7 +294,12 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             start = m.start()
             if (end_of := _lead(_END_OF, text, m)) and point.granularity in _LAST_PART:
                 point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
-            mentions.append(TimeMention(text[start : m.end()], start, m.end(), "point", _period(point, tz)))
+            if m["sea"]:  # (a season: its three months)
+                opens, closes = _season(m["sea"].lower(), " ".join(m["sea_r"].lower().split()), at, tz)
+                period = Interval(start=opens, end=closes)
+            else:
+                period = _period(point, tz)
+            mentions.append(TimeMention(text[start : m.end()], start, m.end(), "point", period))
         i += 1
     return mentions
 
@@ -472,6 +484,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _shift(at, _UNITS[g["fut_u"].lower()], _count(g["fut_n"]), tz)
     if g["rel"] or g["ja_rel"]:
         return _relative_word((g["rel"] or g["ja_rel"]).lower(), at, tz)
+    if g["sea"]:
+        return _season(g["sea"].lower(), " ".join(g["sea_r"].lower().split()), at, tz)[0]
     if g["lnt"]:
         return _last_next(g["lnt"].lower(), g["lnt_u"].lower(), at, tz)
     if g["on_wd"]:
@@ -588,6 +602,28 @@ def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
     offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
                "the day after tomorrow": 2}
     return _shift(at, G.DAY, offsets.get(word, 0), tz)
+
+
+def _season(name: str, which: str, at: dt.datetime, tz: dt.tzinfo) -> tuple[TimePoint, TimePoint]:
+    """The first and the month after the last of a season's three months: "last summer" the last one over by
+    ``at`` (said in October, this year's; in July, last year's), "this summer" this year's (a winter: the one
+    holding January and February), "next summer" the first to open after ``at``."""
+    local = at.astimezone(tz)
+
+    def months(year: int) -> tuple[dt.datetime, dt.datetime]:
+        first = year * 12 + _SEASON_STARTS[name] - 1
+        start, end = (_local(m // 12, m % 12 + 1, 1, tz) for m in (first, first + 3))
+        return start, end
+
+    year = local.year - 1 if name == "winter" and local.month <= 2 else local.year
+    if which in ("last", "past", "this past"):
+        while months(year)[1] > local:
+            year -= 1
+    elif which in ("next", "coming", "upcoming"):
+        while months(year)[0] <= local:
+            year += 1
+    start, end = months(year)
+    return _tp(start, G.MONTH, tz), _tp(end, G.MONTH, tz)
 
 
 def _last_next(which: str, unit: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:

@@ -27,6 +27,12 @@ def _day(point):
         ("I started one year ago.", "one year ago", "point", "2024-11-01", "2024-12-01"),
         ("I started 2 years ago.", "2 years ago", "point", "2023-01-01", "2024-01-01"),
         ("I started last year.", "last year", "point", "2024-01-01", "2025-01-01"),
+        # a season is its three months (the northern hemisphere's): the last one over, this year's, the next
+        ("We went to Oslo last summer.", "last summer", "point", "2025-06-01", "2025-09-01"),
+        ("We met last fall.", "last fall", "point", "2024-09-01", "2024-12-01"),  # (this fall is not over)
+        ("Skiing this winter.", "this winter", "point", "2025-12-01", "2026-03-01"),
+        ("Back next spring.", "next spring", "point", "2026-03-01", "2026-06-01"),
+        ("Here since last autumn.", "since last autumn", "since", "2024-09-01", None),
         ("We shipped in Nov 2025.", "Nov 2025", "point", "2025-11-01", "2025-12-01"),
         ("The 2025-11 report is out.", "2025-11", "point", "2025-11-01", "2025-12-01"),
         ("Since March she lives there.", "Since March", "since", "2025-03-01", None),
@@ -101,7 +107,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "Ticket adec 5 is open.", "Build v2 weeks ago", "Q3 numbers look good.",
                                   "See q1_report for details.", "A quarter of the budget went to ads.",
                                   "I was in Paris for 5 days.", "We waited for two weeks.",
-                                  "He lives on the 3rd floor.", "It worked on the 2nd try."])
+                                  "He lives on the 3rd floor.", "It worked on the 2nd try.",
+                                  "Leaves fall in the autumn.", "The fall of Rome.", "Spring cleaning done."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
