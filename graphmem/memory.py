@@ -1803,11 +1803,14 @@ class Memory:
         memory does not hold. ``visible``: only entities it accepts the ids of (among the likest
         ``LIKE_CANDIDATES`` names). Reads every name key once a call when this process has not read them."""
         keys = dict(self._entity_ids) if self._keys_read else self.store.all_name_keys()
+        likest = [keys[key] for key in names_like(name_key(name), list(keys), LIKE_CANDIDATES)]
+        found = {e.id: e for e in self.store.entities(likest)}
+        merged = [e.merged_into for e in found.values() if e.merged_into]
+        kept = {e.id: e for e in self.store.entities(merged)}
         out: dict[str, Entity] = {}
-        for key in names_like(name_key(name), list(keys), LIKE_CANDIDATES):
-            found = self.store.entities([keys[key]])
-            e = self.store.entities([found[0].merged_into])[0] if found and found[0].merged_into else \
-                next(iter(found), None)
+        for entity_id in likest:
+            e = found.get(entity_id)
+            e = kept.get(e.merged_into) if e is not None and e.merged_into else e  # (as the one it went into)
             if e is not None and e.id not in out and (visible is None or visible(e.id)):
                 out[e.id] = e
                 if len(out) == limit:
