@@ -95,8 +95,9 @@ def build_server(memory: Memory) -> MCPServer:
     @_answers
     def as_of(when: str, entity: str | None = None, predicate: str | None = None, known_at: str | None = None,
               include_private: bool = False) -> dict[str, Any]:
-        at = memory.read_time(when, "when")
-        view = memory.known_at(memory.read_time(known_at, "known_at")).as_of(at) if known_at else memory.as_of(at)
+        at = memory.read_time(when, "when", edge="end")
+        known = memory.read_time(known_at, "known_at", edge="end") if known_at else None
+        view = memory.known_at(known).as_of(at) if known is not None else memory.as_of(at)
         states = view.states(subject=entity, predicate=predicate, include_private=include_private)
         return {"when": when, "states": plain(states)}
 

@@ -141,7 +141,15 @@ from graphmem.store import (
 from graphmem.store import declared_subjects, object_key
 from graphmem.store.group_commit import GroupCommit
 from graphmem.store.rows import state_words
-from graphmem.temporal import asks_when, holds_at, near_bound, parse_expression, parse_point, period_end
+from graphmem.temporal import (
+    asks_when,
+    holds_at,
+    near_bound,
+    parse_expression,
+    parse_point,
+    period_end,
+    truncate,
+)
 
 __all__ = [
     "Backup",
@@ -515,13 +523,18 @@ class Memory:
             self._times_read[value] = point
         return point
 
-    def read_time(self, text: object, field: str = "time", *, relative_to: object = None) -> TimePoint:
+    def read_time(self, text: object, field: str = "time", *, relative_to: object = None,
+                  edge: Literal["start", "end"] | None = None) -> TimePoint:
         """Read a time as people write it: the forms of :meth:`parse_time`, or an expression ("last week",
-        "3 days ago", "先週") resolved against ``relative_to`` (now by default), never a range.
+        "3 days ago", "先週") resolved against ``relative_to`` (now by default), never a range. An expression
+        of several months (a season: "last summer") is its first month for ``edge="start"`` (where a window
+        opens), its last for ``"end"`` (as of: what held by its end), and refused otherwise.
 
         >>> mem = Memory.in_memory(extract=False)
         >>> str(mem.read_time("last month", relative_to="2025-12-10"))
         '2025-11'
+        >>> str(mem.read_time("last summer", relative_to="2025-12-10", edge="end"))
+        '2025-08'
         """
         try:
             return self.parse_time(text, field)
@@ -534,11 +547,14 @@ class Memory:
             raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
                                "('Nov 2025', 'last week', '2025-11-27')", field=field)
         start, end = mention.interval.start, mention.interval.end
-        if end is not None and end.at != period_end(start, self.tz):  # a season: three months, no one period
-            first, after = start.label(self.tz), end.label(self.tz)
-            raise InvalidInput(f"{field} {text!r} names several months (from {first} until {after}); give "
-                               f"one of them ('{first}') or a date", field=field)
-        return start
+        if end is None or end.at == period_end(start, self.tz) or edge == "start":
+            return start
+        last = TimePoint(at=truncate(end.at - dt.timedelta(days=1), start.granularity, self.tz),
+                         granularity=start.granularity)
+        if edge == "end":
+            return last
+        raise InvalidInput(f"{field} {text!r} names several months ({start.label(self.tz)} to "
+                           f"{last.label(self.tz)}); give one of them or a date", field=field)
 
     def _optional_time(self, value: object, field: str) -> TimePoint | None:
         return None if value is None else self.parse_time(value, field)
@@ -2196,7 +2212,7 @@ class Memory:
         if isinstance(value, str) and (short := _SHORT_SPAN.fullmatch(value.strip())):
             amount, unit = int(short.group(1)), short.group(2)
             return anchor - dt.timedelta(days=amount * _SPAN_DAYS[unit])
-        point = self.read_time(value, field, relative_to=anchor)
+        point = self.read_time(value, field, relative_to=anchor, edge="end" if end else "start")
         return period_end(point, self.tz) if end else point.at
 
     # -- entity pages and reflect ----------------------------------------------------------------------

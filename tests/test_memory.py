@@ -57,9 +57,13 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
     assert objects(mem.as_of("Q2 2025").states("Peter")) == ["Berlin"]  # the end of the quarter
     assert [(s.object, s.throughout) for s in mem.during("2025-Q3").states("Peter")] == [("Porto", True)]
     assert objects(mem.as_of(mem.read_time("last quarter", relative_to="2025-11-27")).states("Peter")) == ["Porto"]
-    with pytest.raises(InvalidInput) as raised:  # a season is three months: no one period a question can ask
-        mem.read_time("last summer", "asOf", relative_to="2025-11-27")
-    assert raised.value.field == "asOf" and "from 2025-06 until 2025-09" in str(raised.value)
+    # a season: as of it, by its end (its last month); during it, no one period: refused
+    summer = mem.read_time("last summer", "asOf", relative_to="2025-11-27", edge="end")
+    assert str(summer) == "2025-08" and objects(mem.as_of(summer).states("Peter")) == ["Porto"]
+    assert str(mem.read_time("last summer", "since", relative_to="2025-11-27", edge="start")) == "2025-06"
+    with pytest.raises(InvalidInput) as raised:
+        mem.read_time("last summer", "during", relative_to="2025-11-27")
+    assert raised.value.field == "during" and "(2025-06 to 2025-08)" in str(raised.value)
     # text: the quarter dates the statement, at the quarter's granularity
     mem.record(content="Anna joined Globex in Q3 2024.", occurred_at="2025-11-27")
     [job] = mem.as_of("2024-08").states("Anna")

@@ -85,7 +85,9 @@ async def time_states(
 
     def read() -> tuple[TimePoint | None, dt.datetime | None, list[State]]:
         memory = ctx.memory
-        at_point = memory.read_time(at, fields[0], relative_to=relative_to) if at is not None else None
+        # (asOf a season: by its end; during one: refused, a period is one month, week, ... of it)
+        at_point = None if at is None else memory.read_time(at, fields[0], relative_to=relative_to,
+                                                           edge="end")
         period = memory.read_time(during, fields[1], relative_to=relative_to) if during is not None else None
         known = memory.known_at(known_at).known if known_at is not None else None
         if predicate is not None:
@@ -198,7 +200,7 @@ async def neighbors(ctx: Context, entity_id: str, depth: int, as_of: str | None,
         raise InvalidInput(f"depth must be between 1 and {MAX_DEPTH}", field="depth")
 
     def read() -> list[tuple[State, str, str, int]]:
-        view = _view(ctx, ctx.memory.read_time(as_of, "asOf") if as_of else None, None, None)
+        view = _view(ctx, ctx.memory.read_time(as_of, "asOf", edge="end") if as_of else None, None, None)
 
         def linked(source: str, p: ReadPass) -> list[tuple[State, str]]:
             outgoing = view.states(subject=source, include_private=p.include_private, scopes=p.scopes, evidence=False)

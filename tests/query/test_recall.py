@@ -141,6 +141,14 @@ def test_time_window_excludes_what_is_outside(team):
     assert refs(team.recall("lake", k=10, since="30d", relative_to="2023-06-20")) == ["D2:1"]
 
 
+def test_a_season_window_runs_from_its_first_month_to_the_end_of_its_last(clock):
+    with Memory.in_memory(clock=clock, embedder="none") as mem:
+        for day in ("2025-05-31", "2025-06-01", "2025-08-31", "2025-09-01"):
+            mem.record(content=f"Hiking trip notes of {day}", occurred_at=day)
+        found = mem.recall("hiking trip", since="last summer", until="last summer", relative_to="2025-11-27")
+        assert sorted(str(h.time) for h in found) == ["2025-06-01", "2025-08-31"]
+
+
 def test_private_items_appear_only_when_asked(team):
     assert "D2:2" not in refs(team.recall("adoption papers", k=10))
     assert "D2:2" in refs(team.recall("adoption papers", k=10, include_private=True))
