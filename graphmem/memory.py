@@ -556,6 +556,19 @@ class Memory:
         raise InvalidInput(f"{field} {text!r} names several months ({start.label(self.tz)} to "
                            f"{last.label(self.tz)}); give one of them or a date", field=field)
 
+    def read_period(self, text: object, field: str = "period", *,
+                    relative_to: object = None) -> tuple[TimePoint, TimePoint | None]:
+        """Read a period as :meth:`read_time` does, and, for one of several months ("last summer"), its last
+        month too: ``during(first, through=last)``.
+
+        >>> mem = Memory.in_memory(extract=False)
+        >>> [str(p) for p in mem.read_period("last summer", relative_to="2025-12-10")]
+        ['2025-06', '2025-08']
+        """
+        first = self.read_time(text, field, relative_to=relative_to, edge="start")
+        last = self.read_time(text, field, relative_to=relative_to, edge="end")
+        return first, (last if last != first else None)
+
     def _optional_time(self, value: object, field: str) -> TimePoint | None:
         return None if value is None else self.parse_time(value, field)
 
@@ -1946,9 +1959,10 @@ class Memory:
         """What was true at ``when``: ``mem.as_of("Nov 2025").states(subject="Peter")``."""
         return self.view().as_of(when)
 
-    def during(self, period: object) -> TimeView:
-        """What held at any point of ``period``, each state marked ``throughout`` or not."""
-        return self.view().during(period)
+    def during(self, period: object, through: object = None) -> TimeView:
+        """What held at any point of ``period`` (through ``through``: ``during("2025-06",
+        through="2025-08")``), each state marked ``throughout`` or not."""
+        return self.view().during(period, through)
 
     def known_at(self, when: object) -> TimeView:
         """What memory held at transaction time ``when``: ``mem.known_at(t1).as_of(t2).states(...)``."""

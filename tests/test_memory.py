@@ -57,13 +57,19 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
     assert objects(mem.as_of("Q2 2025").states("Peter")) == ["Berlin"]  # the end of the quarter
     assert [(s.object, s.throughout) for s in mem.during("2025-Q3").states("Peter")] == [("Porto", True)]
     assert objects(mem.as_of(mem.read_time("last quarter", relative_to="2025-11-27")).states("Peter")) == ["Porto"]
-    # a season: as of it, by its end (its last month); during it, no one period: refused
+    # a season: as of it, by its end (its last month); during it, its first month through its last
     summer = mem.read_time("last summer", "asOf", relative_to="2025-11-27", edge="end")
     assert str(summer) == "2025-08" and objects(mem.as_of(summer).states("Peter")) == ["Porto"]
-    assert str(mem.read_time("last summer", "since", relative_to="2025-11-27", edge="start")) == "2025-06"
-    with pytest.raises(InvalidInput) as raised:
+    first, last = mem.read_period("last summer", relative_to="2025-11-27")
+    assert (str(first), str(last)) == ("2025-06", "2025-08")
+    assert [(s.object, s.throughout) for s in mem.during(first, through=last).states("Peter")] == [
+        ("Berlin", False), ("Porto", False)]
+    with pytest.raises(InvalidInput) as raised:  # (one point of it: which one is for the caller to say)
         mem.read_time("last summer", "during", relative_to="2025-11-27")
     assert raised.value.field == "during" and "(2025-06 to 2025-08)" in str(raised.value)
+    with pytest.raises(InvalidInput) as raised:
+        mem.during("2025-08", through="2025-06")
+    assert raised.value.field == "through"
     # text: the quarter dates the statement, at the quarter's granularity
     mem.record(content="Anna joined Globex in Q3 2024.", occurred_at="2025-11-27")
     [job] = mem.as_of("2024-08").states("Anna")

@@ -39,19 +39,21 @@ MAX_IDS = 200  # the most events one get() returns
 MAX_DEPTH = 3  # neighbours further than this are a different question (and an expensive one)
 
 
-def window_of(ctx: Context, text: str, point: TimePoint) -> TimeWindow:
-    """How a time question was read: the period it names."""
+def window_of(ctx: Context, text: str, point: TimePoint, through: TimePoint | None = None) -> TimeWindow:
+    """How a time question was read: the period it names (through ``through``: "2025-06/2025-08")."""
     tz = ctx.memory.tz
-    return TimeWindow(text=text, start=point.at, end=period_end(point, tz), granularity=point.granularity,
-                      label=point.label(tz))
+    label = point.label(tz) + (f"/{through.label(tz)}" if through is not None else "")
+    return TimeWindow(text=text, start=point.at, end=period_end(through or point, tz),
+                      granularity=point.granularity, label=label)
 
 
-def _view(ctx: Context, at: TimePoint | None, during: TimePoint | None, known: dt.datetime | None) -> TimeView:
+def _view(ctx: Context, at: TimePoint | None, during: TimePoint | None, known: dt.datetime | None,
+          through: TimePoint | None = None) -> TimeView:
     view = ctx.memory.view()
     if known is not None:
         view = view.known_at(known)
     if during is not None:
-        return view.during(during)
+        return view.during(during, through)
     return view.as_of(at) if at is not None else view
 
 
@@ -60,11 +62,13 @@ def _each_pass(ctx: Context, include_private: bool, read: Callable[[ReadPass], l
 
 
 class TimeRead(NamedTuple):
-    """A time question as read (its point or period, its transaction time) and the states that answer it."""
+    """A time question as read (its point or period, through its last one for a span of several, its
+    transaction time) and the states that answer it."""
 
     point: TimePoint | None
     known: dt.datetime | None
     states: list[StateNode]
+    through: TimePoint | None = None
 
 
 async def time_states(
@@ -83,22 +87,24 @@ async def time_states(
     if at is not None and during is not None:
         raise InvalidInput("give asOf or during, not both", field="during")
 
-    def read() -> tuple[TimePoint | None, dt.datetime | None, list[State]]:
+    def read() -> tuple[TimePoint | None, TimePoint | None, dt.datetime | None, list[State]]:
         memory = ctx.memory
-        # (asOf a season: by its end; during one: refused, a period is one month, week, ... of it)
+        # (asOf a season: by its end; during one: its first month through its last)
         at_point = None if at is None else memory.read_time(at, fields[0], relative_to=relative_to,
                                                            edge="end")
-        period = memory.read_time(during, fields[1], relative_to=relative_to) if during is not None else None
+        period, through = (None, None) if during is None else \
+            memory.read_period(during, fields[1], relative_to=relative_to)
         known = memory.known_at(known_at).known if known_at is not None else None
         if predicate is not None:
             memory.ontology.predicate(predicate)
-        view = _view(ctx, at_point, period, known)
+        view = _view(ctx, at_point, period, known, through)
         found = _each_pass(ctx, include_private, lambda p: view.states(
             subject=entity, predicate=predicate, include_private=p.include_private, scopes=p.scopes, evidence=False))
-        return at_point or period, known, _merged(found, key=lambda s: (s.subject, s.predicate, _start(s), s.id))
+        return at_point or period, through, known, _merged(
+            found, key=lambda s: (s.subject, s.predicate, _start(s), s.id))
 
-    point, known, states = await ctx.run(read)
-    return TimeRead(point, known, [StateNode.of(s, ctx.memory.tz, include_private) for s in states])
+    point, through, known, states = await ctx.run(read)
+    return TimeRead(point, known, [StateNode.of(s, ctx.memory.tz, include_private) for s in states], through)
 
 
 async def timeline_states(ctx: Context, entity_id: str, predicate: str | None, include_retracted: bool,

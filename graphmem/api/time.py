@@ -33,7 +33,8 @@ async def _answer(info: Info[Any, Any], text: str, field: str, *, entity: str | 
                                entity=entity, predicate=predicate, include_private=include_private,
                                fields=("at", "period"))
     assert answer.point is not None
-    return TimeAnswer(period=window_of(ctx, text, answer.point), known_at=answer.known, states=answer.states)
+    return TimeAnswer(period=window_of(ctx, text, answer.point, answer.through), known_at=answer.known,
+                      states=answer.states)
 
 
 @strawberry.type

@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from graphmem.errors import InvalidInput
 from graphmem.ontology import Granularity, State, TimePoint
 from graphmem.store import GraphStore, StateQuery
 from graphmem.temporal import holds_at, holds_during, holds_throughout, period_end, truncate
@@ -35,14 +36,21 @@ class TimeView:
     at: TimePoint | None = None
     period: TimePoint | None = None
     known: dt.datetime | None = None
+    through: TimePoint | None = None  # the last period of a question that spans several ("June to August")
 
     def as_of(self, when: object) -> TimeView:
         """What was true at ``when`` (the end of it, for a coarse period)."""
-        return replace(self, at=self.parse(when, "as_of"), period=None)
+        return replace(self, at=self.parse(when, "as_of"), period=None, through=None)
 
-    def during(self, period: object) -> TimeView:
-        """What held at any point of ``period``; each state says whether it held throughout."""
-        return replace(self, period=self.parse(period, "during"), at=None)
+    def during(self, period: object, through: object = None) -> TimeView:
+        """What held at any point of ``period`` (or of ``period`` through ``through``: "2025-06" through
+        "2025-08"); each state says whether it held throughout."""
+        first = self.parse(period, "during")
+        last = self.parse(through, "through") if through is not None else None
+        if last is not None and period_end(last, self.tz) <= first.at:
+            raise InvalidInput(f"through {last.label(self.tz)} ends before during {first.label(self.tz)} "
+                               "begins; give a later through", field="through")
+        return replace(self, period=first, through=last, at=None)
 
     def known_at(self, when: object) -> TimeView:
         """Restrict to what memory held at transaction time ``when``."""
@@ -65,7 +73,7 @@ class TimeView:
     ) -> list[State]:
         """The states this view sees, ordered by subject, predicate and start."""
         point = self.period or self.at or TimePoint(at=self.known or self.clock())
-        starts_before = period_end(point, self.tz)
+        starts_before = period_end(self.through or point, self.tz)
         ends_after = truncate(point.at, Granularity.YEAR, self.tz)
         query = StateQuery(
             subject_id=self.resolve_entity(subject, "subject") if subject else None,
@@ -80,7 +88,8 @@ class TimeView:
         found = [s for s in self.store.states(query) if self._keeps(s, point)]
         if self.period is not None:
             found = [
-                s.model_copy(update={"throughout": holds_throughout(s.valid.start, s.valid.end, point, self.tz)})
+                s.model_copy(update={"throughout": holds_throughout(
+                    s.valid.start, s.valid.end, point, self.tz, self.through)})
                 for s in found
             ]
         found.sort(key=lambda s: (s.subject, s.predicate, s.valid.start.at if s.valid.start else _MIN, s.id))
@@ -90,7 +99,7 @@ class TimeView:
 
     def _keeps(self, s: State, point: TimePoint) -> bool:
         if self.period is not None:
-            return holds_during(s.valid.start, s.valid.end, point, self.tz)
+            return holds_during(s.valid.start, s.valid.end, point, self.tz, self.through)
         return holds_at(s.valid.start, s.valid.end, point, self.tz)
 
 

@@ -127,21 +127,26 @@ def _first_point(period: TimePoint, boundary: TimePoint | None) -> TimePoint:
 
 
 def holds_during(
-    valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC
+    valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC,
+    last: TimePoint | None = None,
 ) -> bool:
-    """The during question: did the state hold at some point of ``period``?"""
+    """The during question: did the state hold at some point of ``period`` (through ``last``, when the
+    question spans several periods: "June to August")?"""
     if is_empty(valid_from, valid_to):
         return False
-    return started_by(valid_from, period, tz) and not_ended_by(valid_to, _first_point(period, valid_to), tz)
+    return started_by(valid_from, last or period, tz) and \
+        not_ended_by(valid_to, _first_point(period, valid_to), tz)
 
 
 def holds_throughout(
-    valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC
+    valid_from: TimePoint | None, valid_to: TimePoint | None, period: TimePoint, tz: dt.tzinfo = UTC,
+    last: TimePoint | None = None,
 ) -> bool:
-    """Did the state hold at every point of ``period``?"""
+    """Did the state hold at every point of ``period`` (through ``last``)?"""
     if is_empty(valid_from, valid_to):
         return False
-    return started_by(valid_from, _first_point(period, valid_from), tz) and not_ended_by(valid_to, period, tz)
+    return started_by(valid_from, _first_point(period, valid_from), tz) and \
+        not_ended_by(valid_to, last or period, tz)
 
 
 def known_at(

@@ -2,7 +2,7 @@
 
 from graphmem import Memory
 from graphmem.memory import StateInput
-from tests.api.conftest import GraphQLClient, serve
+from tests.api.conftest import GraphQLClient, sample_memory, serve
 from tests.conftest import FakeClock
 
 STATES = """query($name: String!) { entity(name: $name) { states { predicate object title objectTitle } } }"""
@@ -24,3 +24,22 @@ def test_a_state_shows_the_title_its_words_gave_either_side_of_a_tie():
         {"predicate": "knows", "object": "Kim", "title": None, "objectTitle": None},
         {"predicate": "owns", "object": "Ned", "title": None, "objectTitle": "pup"}]
     assert {"predicate": "lives_in", "object": "Lisbon", "title": None, "objectTitle": None} in states["Anna"]
+
+
+def test_a_season_is_read_as_its_months_and_the_answer_says_so():
+    """During "last summer": June through August, echoed as one window; as of it: by its end (August)."""
+    memory = sample_memory()
+    try:
+        with serve(memory) as http:
+            ask = GraphQLClient(http)
+            during = ask.data('{ during(period: "last summer", relativeTo: "2025-11-27", entity: "Peter") { '
+                              "period { label start end } states { predicate object throughout } } }"
+                              )["during"]
+            as_of = ask.data('{ asOf(at: "last summer", relativeTo: "2025-11-27", entity: "Peter") { '
+                             "period { label } states { object } } }")["asOf"]
+    finally:
+        memory.close()
+    assert during["period"] == {"label": "2025-06/2025-08", "start": "2025-06-01T00:00:00+00:00",
+                                "end": "2025-09-01T00:00:00+00:00"}
+    assert {"predicate": "lives_in", "object": "Berlin", "throughout": True} in during["states"]
+    assert as_of["period"]["label"] == "2025-08" and "Berlin" in [s["object"] for s in as_of["states"]]

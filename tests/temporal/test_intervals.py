@@ -73,6 +73,26 @@ def test_during_and_throughout(start, end, period, overlaps, throughout):
         assert overlaps
 
 
+@pytest.mark.parametrize(
+    ("start", "end", "overlaps", "throughout"),
+    [  # June through August 2025 (a season): its first month opens it, its last closes it
+        ("2025-08-20", None, True, False),
+        ("2025-09-01", None, False, False),
+        ("2025-05", "2025-06-02", True, False),
+        ("2025-05", "2025-06-01", False, False),
+        ("2025-05", "2025-09-01", True, True),
+        ("2025-06-10", "2025-09", True, False),
+        ("2025-06", "2025-09", True, True),
+        ("2025", None, True, True),  # (a year against months: compared as years)
+        ("2024", "2025-07-01", True, False),
+    ],
+)
+def test_during_a_span_of_periods_runs_from_the_first_through_the_last(start, end, overlaps, throughout):
+    vf, vt = p(start), p(end) if end else None
+    assert holds_during(vf, vt, p("2025-06"), last=p("2025-08")) is overlaps
+    assert holds_throughout(vf, vt, p("2025-06"), last=p("2025-08")) is throughout
+
+
 def test_interval_refuses_an_end_before_its_start():
     with pytest.raises(InvalidInterval) as info:
         Interval(start=p("2025-11-27"), end=p("2025-11-01"))
