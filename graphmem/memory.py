@@ -536,38 +536,46 @@ class Memory:
         >>> str(mem.read_time("last summer", relative_to="2025-12-10", edge="end"))
         '2025-08'
         """
+        first, last = self._span(text, field, relative_to, ("point",))
+        if last is None or edge == "start":
+            return first
+        if edge == "end":
+            return last
+        raise InvalidInput(f"{field} {text!r} names several months ({first.label(self.tz)} to "
+                           f"{last.label(self.tz)}); give one of them or a date", field=field)
+
+    def read_period(self, text: object, field: str = "period", *,
+                    relative_to: object = None) -> tuple[TimePoint, TimePoint | None]:
+        """Read a period as :meth:`read_time` does, or a range of periods ("between May and July 2024"): its
+        first period, and its last when it spans several ("last summer": June and August): ``during(first,
+        through=last)``.
+
+        >>> mem = Memory.in_memory(extract=False)
+        >>> [str(p) for p in mem.read_period("last summer", relative_to="2025-12-10")]
+        ['2025-06', '2025-08']
+        >>> [str(p) for p in mem.read_period("from May to July 2024")]
+        ['2024-05', '2024-07']
+        """
+        return self._span(text, field, relative_to, ("point", "range"))
+
+    def _span(self, text: object, field: str, relative_to: object,
+              kinds: tuple[str, ...]) -> tuple[TimePoint, TimePoint | None]:
+        """The first period ``text`` names and its last when it names several (else None)."""
         try:
-            return self.parse_time(text, field)
+            return self.parse_time(text, field), None
         except MalformedTime:
             if not isinstance(text, str):
                 raise
         anchor = self.parse_time(relative_to, "relativeTo").at if relative_to is not None else self._clock()
         mention = parse_expression(text, anchor, tz=self.tz, field=field)
-        if mention.kind != "point" or mention.interval.start is None:
+        start, end = mention.interval.start, mention.interval.end
+        if mention.kind not in kinds or start is None:
             raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
                                "('Nov 2025', 'last week', '2025-11-27')", field=field)
-        start, end = mention.interval.start, mention.interval.end
-        if end is None or end.at == period_end(start, self.tz) or edge == "start":
-            return start
-        last = TimePoint(at=truncate(end.at - dt.timedelta(days=1), start.granularity, self.tz),
-                         granularity=start.granularity)
-        if edge == "end":
-            return last
-        raise InvalidInput(f"{field} {text!r} names several months ({start.label(self.tz)} to "
-                           f"{last.label(self.tz)}); give one of them or a date", field=field)
-
-    def read_period(self, text: object, field: str = "period", *,
-                    relative_to: object = None) -> tuple[TimePoint, TimePoint | None]:
-        """Read a period as :meth:`read_time` does, and, for one of several months ("last summer"), its last
-        month too: ``during(first, through=last)``.
-
-        >>> mem = Memory.in_memory(extract=False)
-        >>> [str(p) for p in mem.read_period("last summer", relative_to="2025-12-10")]
-        ['2025-06', '2025-08']
-        """
-        first = self.read_time(text, field, relative_to=relative_to, edge="start")
-        last = self.read_time(text, field, relative_to=relative_to, edge="end")
-        return first, (last if last != first else None)
+        if end is None or end.at == period_end(start, self.tz):
+            return start, None
+        last = truncate(end.at - dt.timedelta(microseconds=1), start.granularity, self.tz)
+        return start, TimePoint(at=last, granularity=start.granularity)
 
     def _optional_time(self, value: object, field: str) -> TimePoint | None:
         return None if value is None else self.parse_time(value, field)

@@ -625,14 +625,16 @@ def _show_states(ctx: Context, states: list[Any], title: str) -> None:
 @_errors
 def asof(ctx: Context, when: str, entity: str | None, predicate: str | None, known_at: str | None,
          include_private: bool) -> None:
-    """What was true at WHEN (a coarse WHEN means its end).
+    """What was true at WHEN (a coarse WHEN means its end; "last week", "last summer" read relative to now).
 
     Example: graphmem asof "Nov 2025" --entity Peter
     """
-    view = ctx.memory().view()
+    mem = ctx.memory()
+    view = mem.view()
     if known_at:
-        view = view.known_at(known_at)
-    states = view.as_of(when).states(subject=entity, predicate=predicate, include_private=include_private)
+        view = view.known_at(mem.read_time(known_at, "known_at", edge="end"))
+    states = view.as_of(mem.read_time(when, "when", edge="end")).states(
+        subject=entity, predicate=predicate, include_private=include_private)
     _show_states(ctx, states, f"as of {when}:")
 
 
@@ -644,12 +646,14 @@ def asof(ctx: Context, when: str, entity: str | None, predicate: str | None, kno
 @pass_ctx
 @_errors
 def during(ctx: Context, period: str, entity: str | None, predicate: str | None, include_private: bool) -> None:
-    """What held at any point of PERIOD, marked throughout or partly.
+    """What held at any point of PERIOD ("2025", "last month", "last summer"), marked throughout or partly.
 
     Example: graphmem during "2025" --entity Peter --predicate lives_in
     """
-    states = ctx.memory().during(period).states(subject=entity, predicate=predicate,
-                                                include_private=include_private)
+    mem = ctx.memory()
+    first, through = mem.read_period(period, "period")
+    states = mem.during(first, through=through).states(subject=entity, predicate=predicate,
+                                                      include_private=include_private)
     _show_states(ctx, states, f"during {period}:")
 
 

@@ -37,9 +37,11 @@ def test_a_season_is_read_as_its_months_and_the_answer_says_so():
                               )["during"]
             as_of = ask.data('{ asOf(at: "last summer", relativeTo: "2025-11-27", entity: "Peter") { '
                              "period { label } states { object } } }")["asOf"]
+            ranged = ask.data('{ during(period: "between May and July 2024") { period { label } } }')["during"]
     finally:
         memory.close()
     assert during["period"] == {"label": "2025-06/2025-08", "start": "2025-06-01T00:00:00+00:00",
                                 "end": "2025-09-01T00:00:00+00:00"}
     assert {"predicate": "lives_in", "object": "Berlin", "throughout": True} in during["states"]
     assert as_of["period"]["label"] == "2025-08" and "Berlin" in [s["object"] for s in as_of["states"]]
+    assert ranged["period"]["label"] == "2024-05/2024-07"

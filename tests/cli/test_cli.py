@@ -38,6 +38,17 @@ def test_record_assert_and_ask(run):
     assert json.loads(run("--json", "stats").output)["events"] == 1
 
 
+def test_times_as_people_write_them_relative_to_now(run):
+    assert run("assert", "Peter", "lives_in", "Berlin", "--from", "2020").exit_code == 0
+    assert "Berlin" in run("asof", "last week", "--entity", "Peter").output
+    during = run("during", "last summer", "--entity", "Peter").output
+    assert "Berlin" in during and "(throughout)" in during, during
+    ranged = run("during", "between May and July 2024", "--entity", "Peter").output
+    assert "Berlin" in ranged and "(throughout)" in ranged, ranged
+    refused = run("asof", "from May to July 2024")  # as of a range: no one time
+    assert refused.exit_code == 2 and "when 'from May to July 2024' is a range expression" in refused.output
+
+
 def test_a_state_row_shows_the_title_its_words_gave_the_tie(run):
     said = "Peter's sister Anna adopted a pup named Ned."
     assert run("record", said, "--occurred-at", "2025-11-27").exit_code == 0
