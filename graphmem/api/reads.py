@@ -32,10 +32,11 @@ from graphmem.query import TimeView
 from graphmem.reasoning import in_timeline_order
 from graphmem.temporal import period_end
 
-__all__ = ["entity_node", "event_page", "events_around", "get_events", "neighbors", "seen_entity", "time_states",
-           "timeline_states", "window_of"]
+__all__ = ["entities_like", "entity_node", "event_page", "events_around", "get_events", "neighbors",
+           "seen_entity", "time_states", "timeline_states", "window_of"]
 
 MAX_IDS = 200  # the most events one get() returns
+SUGGESTED_MAX = 20  # the most entities entitiesLike lists
 MAX_DEPTH = 3  # neighbours further than this are a different question (and an expensive one)
 
 
@@ -181,6 +182,28 @@ async def entity_node(ctx: Context, name: str | None, entity_id: str | None, **d
     def read() -> EntityNode:
         resolved = seen_entity(ctx, key, "name" if name is not None else "id")
         return EntityNode.of(ctx.memory.store.entities([resolved])[0], **defaults)
+
+    return await ctx.run(read)
+
+
+async def entities_like(ctx: Context, name: str, first: int) -> list[EntityNode]:
+    """The entity called ``name`` if there is one, then the entities whose names are like it (a typo, or a
+    word that opens one of their names), likest first: those the caller can see something about."""
+    if not 1 <= first <= SUGGESTED_MAX:
+        raise InvalidInput(f"first must be between 1 and {SUGGESTED_MAX}", field="first")
+    if not name.strip():
+        raise InvalidInput("name is empty; give a name or the start of one", field="name")
+
+    def read() -> list[EntityNode]:
+        visible = None if ctx.principal.is_local else ctx.reaches
+        try:
+            exact = [ctx.memory.resolve_entity(name, "name")]
+        except NotFound:
+            exact = []
+        found = [e for e in ctx.memory.store.entities(exact) if visible is None or visible(e.id)]
+        like = ctx.memory.entities_like(name, limit=first, visible=visible)
+        found += [e for e in like if e.id not in exact]
+        return [EntityNode.of(e) for e in found[:first]]
 
     return await ctx.run(read)
 

@@ -521,6 +521,14 @@ def test_an_unknown_name_suggests_only_names_of_entities_the_token_can_see(world
     with pytest.raises(NotFound) as raised:
         memory.entity("Dan")
     assert [name for _, name in raised.value.suggestions] == ["Dana", "Danae"]
+    # asked outright: the entity so called first, then those like it, as far as the token sees
+    like = 'query($n: String!) { entitiesLike(name: $n) { name } }'
+    for agent, names in (("alice", ["Dana"]), ("bob", ["Dana", "Danae"])):
+        assert [e["name"] for e in gql.as_(TOKENS[agent]).data(like, {"n": "Dana"})["entitiesLike"]] == names
+    assert [e["name"] for e in gql.as_(TOKENS["bob"]).data(like, {"n": "Danae"})["entitiesLike"]] == [
+        "Danae", "Dana"]
+    refused = gql.as_(TOKENS["bob"])('{ entitiesLike(name: "Dan", first: 0) { name } }')
+    assert refused["errors"][0]["extensions"] == {"code": "invalid_input", "field": "first"}
 
 
 def test_a_merge_lists_only_the_states_the_token_may_see(world):
