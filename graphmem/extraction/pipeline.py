@@ -549,7 +549,8 @@ class Extractor:
         for predicate, raw, end in found:
             value = _without_article(_without_when(raw).strip(" ,"))
             if value and self._fits(predicate, value):
-                out.append(_reaching(replace(st, predicate=predicate, object=value, object_type=None), text, end))
+                said = replace(st, predicate=predicate, object=value, object_type=None)
+                out.append(_reaching(said, text, end))
         return out
 
     def _listed_with(self, st: Statement, text: str, v_end: int, s_end: int, ex: Extraction,

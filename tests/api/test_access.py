@@ -501,8 +501,8 @@ def test_an_entity_the_token_cannot_see_cannot_be_merged_or_named_and_answers_as
 
 def test_an_unknown_name_suggests_only_names_of_entities_the_token_can_see(world):
     """A name like "Dan" suggests "Dana" and "Danae" to one who sees both (and to the local user of a memory),
-    "Dana" alone to one who sees nothing of Danae: whether asked for the entity, for what held of it, or to alias
-    it."""
+    "Dana" alone to one who sees nothing of Danae: whether asked for the entity, for what held of it, or to
+    alias it."""
     memory, gql = world
     memory.assert_state("Danae", "status", "kept", valid_from="2031-01-01", scope="agent:bob")
     memory.assert_state("Dana", "status", "seen", valid_from="2031-01-01", scope="global")

@@ -21,7 +21,8 @@ def _day(point):
         ("We met last Tuesday.", "last Tuesday", "point", "2025-11-25", "2025-11-26"),
         ("That was last week.", "last week", "point", "2025-11-17", "2025-11-24"),
         ("It rained 3 days ago.", "3 days ago", "point", "2025-11-24", "2025-11-25"),
-        ("I'm leaving the day after tomorrow.", "the day after tomorrow", "point", "2025-11-29", "2025-11-30"),
+        ("I'm leaving the day after tomorrow.", "the day after tomorrow", "point", "2025-11-29",
+         "2025-11-30"),
         # "a year ago" is this time last year (its month); more years, or "last year", the calendar year
         ("I started lifting a year ago.", "a year ago", "point", "2024-11-01", "2024-12-01"),
         ("I started one year ago.", "one year ago", "point", "2024-11-01", "2024-12-01"),
