@@ -527,8 +527,9 @@ class Memory:
                   edge: Literal["start", "end"] | None = None) -> TimePoint:
         """Read a time as people write it: the forms of :meth:`parse_time`, or an expression ("last week",
         "3 days ago", "先週") resolved against ``relative_to`` (now by default), never a range. An expression
-        of several months (a season: "last summer") is its first month for ``edge="start"`` (where a window
-        opens), its last for ``"end"`` (as of: what held by its end), and refused otherwise.
+        of several periods (a season, "last summer": three months; a weekend: two days) is its first for
+        ``edge="start"`` (where a window opens), its last for ``"end"`` (as of: what held by its end), and
+        refused otherwise.
 
         >>> mem = Memory.in_memory(extract=False)
         >>> str(mem.read_time("last month", relative_to="2025-12-10"))
@@ -541,8 +542,9 @@ class Memory:
             return first
         if edge == "end":
             return last
-        raise InvalidInput(f"{field} {text!r} names several months ({first.label(self.tz)} to "
-                           f"{last.label(self.tz)}); give one of them or a date", field=field)
+        raise InvalidInput(f"{field} {text!r} names several {first.granularity.value}s "
+                           f"({first.label(self.tz)} to {last.label(self.tz)}); give one of them or a date",
+                           field=field)
 
     def read_period(self, text: object, field: str = "period", *,
                     relative_to: object = None) -> tuple[TimePoint, TimePoint | None]:

@@ -67,6 +67,11 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
     with pytest.raises(InvalidInput) as raised:  # (one point of it: which one is for the caller to say)
         mem.read_time("last summer", "during", relative_to="2025-11-27")
     assert raised.value.field == "during" and "(2025-06 to 2025-08)" in str(raised.value)
+    # a weekend alike, in days: its Saturday through its Sunday
+    saturday, sunday = mem.read_period("last weekend", relative_to="2025-11-27")
+    assert (str(saturday), str(sunday)) == ("2025-11-22", "2025-11-23")
+    with pytest.raises(InvalidInput, match=r"several days \(2025-11-22 to 2025-11-23\)"):
+        mem.read_time("last weekend", "asOf", relative_to="2025-11-27")
     with pytest.raises(InvalidInput) as raised:
         mem.during("2025-08", through="2025-06")
     assert raised.value.field == "through"

@@ -6,6 +6,10 @@
 ``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity)
 ``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
 ``a year ago``                                          the month a year before (``2 years ago``: that year)
+``last weekend``, ``over the weekend``, ``two weekends   that weekend's Saturday and Sunday ("over the
+ago``, ``the weekend before last``                      weekend": the last one, or the next in a clause
+                                                        about the future)
+``in two weeks``, ``two weeks from now``                that week
 ``last summer``, ``this winter``, ``next spring``       that season's three months (northern hemisphere:
                                                         summer June-August, winter December-February); the
                                                         last one over, this year's, the next to open
@@ -17,6 +21,8 @@
                                                         future is the next one
 ``has lived there for 5 years``                         open interval from that long before (only in a
                                                         perfect tense: "was there for 5 days" is no time)
+``over the past 3 months``, ``in the last two years``   open interval from that long before
+``in mid-March``, ``mid-2024``                          that month, that year
 ``on the 15th``, ``August last year``                   that day of this month or the last; that month
 ``at the end of February``, ``the end of 2025``         the last week of the month; of a year or quarter,
                                                         its last month; of a week, its last day
@@ -114,23 +120,28 @@ _POINT_FORMS = [
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
     r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week|month|quarter|year)s?\s+ago)\b",
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|month|quarter|year)s?\s+ago)\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
-    rf"(?i:for\s+(?:the\s+(?:past|last)\s+)?(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
-    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b",
+    rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|month|quarter|year)s?\s+from\s+(?:now|today))\b",
+    rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
+    rf"(?P<dur_span>the\s+(?:past|last)\s+))"
+    rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
+    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b(?!\s+of\b)",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|"
     r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
     rf"(?i:(?P<sea_r>last|this\s+past|past|this|next|coming|upcoming)\s+(?P<sea>{_SEASON}))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
+    r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
+    r"(?i:(?:over|on|at|during)\s+the\s+(?P<wk>weekend))\b(?!\s+of\b)",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
     # a day of the month alone, before a clause goes on or ends ("on the 15th after my trip", not "on the 3rd
     # floor")
     r"(?i:on\s+the\s+(?P<od_d>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:and|after|before|"
     r"at|when|with|but|so|as|because|for|we|i|my|it|he|she|they|which|that|too)\b))",
     rf"(?<![\w-])(?P<mly_m>{_MON_FULL})\s+(?P<mly_r>(?i:last|this|next))\s+(?i:year)\b",
-    rf"(?<![\w-])(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",
-    r"(?<![\w-])(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
+    rf"(?:(?<![\w-])|(?<=mid-))(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",  # ("mid-March")
+    r"(?:(?<![\w-])|(?<=mid-))(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
 ]
 
 
@@ -158,11 +169,15 @@ _POINT = _gated(_POINT_FORMS)
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
-     "fourth", "for"]
+     "fourth", "for", "over", "during", "within", "at", "weekend"]
 )
+# opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
+# first, as they open most of all words that are no time
+_BEFORE_THE = frozenset(["at", "over", "during", "within"])
+_THE_NEXT = re.compile(r"\s+(?i:the)\b")
 _OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
 # what may stand right before a bare month name or year for it to be a time
-_BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?\s+$")
+_BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?(?:\s+|(?<=mid)-)$")
 
 # what says a clause speaks of the future ("will slip to March", "is moving there in June")
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
@@ -212,8 +227,12 @@ def _points(text: str) -> list[re.Match[str]]:
     end = 0
     for opening in _OPENINGS.finditer(text):
         at = opening.start()
-        if at < end or not text[at].isdigit() and opening[0].lower() not in _OPENING_WORDS:
+        if at < end:
             continue
+        if not text[at].isdigit():
+            word = opening[0].lower()
+            if word not in _OPENING_WORDS or word in _BEFORE_THE and not _THE_NEXT.match(text, opening.end()):
+                continue
         m = _POINT.match(text, at)
         if m is not None:
             found.append(m)
@@ -288,7 +307,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = _lacks_year(m) and _FUTURE.search(_clause_before(text[: m.start()])) is not None
+            ahead = ((_lacks_year(m) or bool(m["wk"]))
+                     and _FUTURE.search(_clause_before(text[: m.start()])) is not None)
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
             start = m.start()
@@ -297,6 +317,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             if m["sea"]:  # (a season: its three months)
                 opens, closes = _season(m["sea"].lower(), " ".join(m["sea_r"].lower().split()), at, tz)
                 period = Interval(start=opens, end=closes)
+            elif _is_weekend(m):  # (a weekend: its Saturday and Sunday)
+                period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=2), G.DAY, tz))
             else:
                 period = _period(point, tz)
             mentions.append(TimeMention(text[start : m.end()], start, m.end(), "point", period))
@@ -363,8 +385,10 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
     if m["bare_m"] or m["bare_y"] or (m["q"] and not m["q_y"]):
         return _lead(_BEFORE_BARE, text, m) is not None
-    if m["dur_n"]:  # a span dates only a perfect tense: "has lived here for 5 years", not "was there for"
-        return _PERFECT.search(_clause_before(text[: m.start()])) is not None
+    if m["dur_n"]:  # "over the past 3 years" runs up to now; "for 3 years" only in a perfect tense ("has
+        # lived here for 5 years", not "was there for 5 days")
+        return (bool(m["dur_the"] or m["dur_span"])
+                or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
         return not text[m.end() : m.end() + 1].isdigit()
     return True
@@ -396,6 +420,10 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
     if end_at.at < start_point.at:
         end_at = _end_of(start_point, tz)
     return TimeMention(text[start:end], start, end, "range", Interval(start=start_point, end=end_at))
+
+
+def _is_weekend(m: re.Match[str]) -> bool:
+    return bool(m["wk"] or m["wkb"] or (m["lnt_u"] or m["ago_u"] or "").lower() == "weekend")
 
 
 def _lacks_year(m: re.Match[str]) -> bool:
@@ -472,6 +500,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["bare_m"] or g["ja_m"]:
         month = _MONTH_NAMES[g["bare_m"].lower()] if g["bare_m"] else int(g["ja_m"])
         return _month(month, year, at, tz, prefer)
+    if g["ago_u"] and g["ago_u"].lower() == "weekend":  # "two weekends ago"
+        return _weekend(at, tz, -_count(g["ago_n"]))
     if g["ago_n"] or g["ja_ago_n"]:
         n = _count(g["ago_n"] or g["ja_ago_n"])
         unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
@@ -480,14 +510,19 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _shift(at, unit, -n, tz)
     if g["dur_n"]:
         return _shift(at, _UNITS[g["dur_u"].lower()], -_count(g["dur_n"]), tz)
-    if g["fut_n"]:
-        return _shift(at, _UNITS[g["fut_u"].lower()], _count(g["fut_n"]), tz)
+    if g["fut_n"] or g["fn_n"]:
+        return _shift(at, _UNITS[(g["fut_u"] or g["fn_u"]).lower()], _count(g["fut_n"] or g["fn_n"]), tz)
     if g["rel"] or g["ja_rel"]:
         return _relative_word((g["rel"] or g["ja_rel"]).lower(), at, tz)
     if g["sea"]:
         return _season(g["sea"].lower(), " ".join(g["sea_r"].lower().split()), at, tz)[0]
     if g["lnt"]:
         return _last_next(g["lnt"].lower(), g["lnt_u"].lower(), at, tz)
+    if g["wkb"]:  # "the weekend before last"
+        return _weekend(at, tz, -2)
+    if g["wk"]:  # "over the weekend": the last one (this one, said on it), or the next in a future clause
+        on_it = at.astimezone(tz).weekday() >= 5
+        return _weekend(at, tz, 0 if on_it or prefer == "future" else -1)
     if g["on_wd"]:
         return _weekday(_WEEKDAYS[g["on_wd"].lower()], at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
@@ -633,9 +668,13 @@ def _last_next(which: str, unit: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoi
             return _weekday(_WEEKDAYS[unit], at, tz, "nearest")
         return _weekday(_WEEKDAYS[unit], at, tz, "past" if step < 0 else "future")
     if unit == "weekend":
-        saturday = truncate(at, G.WEEK, tz) + dt.timedelta(days=5 + 7 * step)
-        return _tp(saturday, G.DAY, tz)
+        return _weekend(at, tz, step)
     return _shift(at, _UNITS[unit], step, tz)
+
+
+def _weekend(at: dt.datetime, tz: dt.tzinfo, step: int) -> TimePoint:
+    """The Saturday of this week's weekend (``step`` 0), of the one before (-1) or after (1)."""
+    return _tp(truncate(at, G.WEEK, tz) + dt.timedelta(days=5 + 7 * step), G.DAY, tz)
 
 
 def _weekday(weekday: int, at: dt.datetime, tz: dt.tzinfo, direction: str) -> TimePoint:

@@ -34,6 +34,16 @@ def _day(point):
         ("Skiing this winter.", "this winter", "point", "2025-12-01", "2026-03-01"),
         ("Back next spring.", "next spring", "point", "2026-03-01", "2026-06-01"),
         ("Here since last autumn.", "since last autumn", "since", "2024-09-01", None),
+        # a weekend is its Saturday and Sunday; "over the weekend" the last one, or the next in a clause about
+        # the future
+        ("That was last weekend.", "last weekend", "point", "2025-11-22", "2025-11-24"),
+        ("We went hiking over the weekend.", "over the weekend", "point", "2025-11-22", "2025-11-24"),
+        ("I'll rest over the weekend.", "over the weekend", "point", "2025-11-29", "2025-12-01"),
+        ("Two weekends ago we went skiing.", "Two weekends ago", "point", "2025-11-15", "2025-11-17"),
+        ("It was the weekend before last.", "the weekend before last", "point", "2025-11-15", "2025-11-17"),
+        ("The review is two weeks from now.", "two weeks from now", "point", "2025-12-08", "2025-12-15"),
+        ("We met in mid-March.", "March", "point", "2025-03-01", "2025-04-01"),
+        ("Sales grew mid-2024.", "2024", "point", "2024-01-01", "2025-01-01"),
         ("We shipped in Nov 2025.", "Nov 2025", "point", "2025-11-01", "2025-12-01"),
         ("The 2025-11 report is out.", "2025-11", "point", "2025-11-01", "2025-12-01"),
         ("Since March she lives there.", "Since March", "since", "2025-03-01", None),
@@ -82,6 +92,9 @@ def _day(point):
         ("She has known Kim for the past two years.", "for the past two years", "since", "2023-01-01", None),
         ("I've played for about four months now.", "for about four months", "since", "2025-07-01", None),
         ("Been playing it for a month now.", "for a month", "since", "2025-10-01", None),  # ("I've" left out)
+        # "the past/last" span runs up to the event in any tense
+        ("Prices rose over the last two years.", "over the last two years", "since", "2023-01-01", None),
+        ("I ran 40 km in the past 3 weeks.", "in the past 3 weeks", "since", "2025-11-03", None),
         # a day of the month alone: this month's, or the last one's while it is still to come
         ("We met back up on the 15th after my trip.", "on the 15th", "point", "2025-11-15", "2025-11-16"),
         ("It dropped on the 28th and sold out.", "on the 28th", "point", "2025-10-28", "2025-10-29"),
@@ -109,7 +122,10 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "See q1_report for details.", "A quarter of the budget went to ads.",
                                   "I was in Paris for 5 days.", "We waited for two weeks.",
                                   "He lives on the 3rd floor.", "It worked on the 2nd try.",
-                                  "Leaves fall in the autumn.", "The fall of Rome.", "Spring cleaning done."])
+                                  "Leaves fall in the autumn.", "The fall of Rome.", "Spring cleaning done.",
+                                  "We rested for the last 2 days of the trip.",
+                                  "The weekend of the fair was fun.", "It rose over 3 years.",
+                                  "He plays tennis on weekends.", "a mid-sized team"])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
@@ -144,7 +160,8 @@ _PIECES = ["yesterday", "Yesterday", "last", "week", "next", "Tuesday", "on", "i
            "2025-11-27", "2025-11", "T10:00Z", "Nov", "November", "March", "mar", "march", "May", "may", "Dec.",
            "5th", "of", "a", "few", "couple", "days", "ago", "years", "since", "until", "from", "to", "and",
            "several", "tonight", "this", "morning", "upcoming", "weekend", "x", "_", "-", "#", ".", ",", "abc",
-           "dec", "Sept", "12", "1999", "W07", "mid", "Mayday", "pastry", "ant"]
+           "dec", "Sept", "12", "1999", "W07", "mid", "Mayday", "pastry", "ant", "over", "At", "during",
+           "within", "THE", "past", "weekends", "before", "now", "from", "mid-"]
 
 
 @settings(max_examples=400, deadline=None)
