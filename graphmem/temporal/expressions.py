@@ -5,9 +5,12 @@
 =====================================================  ============================================
 ``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity)
 ``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
+``一昨年``, ``再来週``, ``先々月``, ``三日前``, ``3か月後``   two years, weeks, months away; a count in kanji
+``先週の金曜日``, ``月曜日に``, ``去年の3月``, ``来年の春``  that week's Friday (a bare weekday: the last one);
+                                                        that year's March, that year's spring
 ``a year ago``                                          the month a year before (``2 years ago``: that year)
-``last weekend``, ``over the weekend``, ``two weekends   that weekend's Saturday and Sunday ("over the
-ago``, ``the weekend before last``                      weekend": the last one, or the next in a clause
+``last weekend``, ``over the weekend``, ``先週末``,      that weekend's Saturday and Sunday ("over the
+``two weekends ago``, ``the weekend before last``       weekend": the last one, or the next in a clause
                                                         about the future)
 ``in two weeks``, ``two weeks from now``                that week
 ``last summer``, ``this winter``, ``next spring``       that season's three months (northern hemisphere:
@@ -97,6 +100,10 @@ _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?:spring|summer|fall|autumn|winter)"
 # the month a season opens with (the northern hemisphere's meteorological seasons: three months each)
 _SEASON_STARTS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+# a count in kanji, one numeral ("三日前"; "数日前", a few: three); none in a longer one ("二十日前")
+_JA_DIGITS = "一二三四五六七八九十"
+_JA_COUNT = rf"(?<![\d{_JA_DIGITS}百千])"
+_JA_UNIT = "日|週間|週|か月|ヶ月|カ月|ヵ月|年"
 _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
         r"mid|around|about|last|next|this|between)"
 
@@ -112,8 +119,17 @@ _POINT_FORMS = [
     r"(?P<ja_md_m>\d{1,2})月\s*(?P<ja_md_d>\d{1,2})日",
     r"(?P<ja_m>\d{1,2})月",
     r"(?P<ja_y>\d{4})年",
-    r"(?P<ja_rel>一昨日|おととい|昨日|きのう|今日|きょう|明日|あした|先週|今週|来週|先月|今月|来月|去年|昨年|今年|来年)",
-    r"(?P<ja_ago_n>\d+)\s*(?P<ja_ago_u>日|週間|週|か月|ヶ月|カ月|ヵ月|年)前",
+    # a month of a year, a season of one, a day of a week named by when it is ("去年の3月", "来年の春",
+    # "先週の金曜日"); these and the words after them open with a Japanese letter, tried only where one stands
+    r"(?P<ja_ry>一昨年|おととし|去年|昨年|今年|来年|再来年)の\s*(?:(?P<ja_ry_m>\d{1,2})月|(?P<ja_ry_s>[春夏秋冬]))",
+    r"(?<!毎)(?<!毎週)(?:(?P<ja_wd_w>先週|今週|来週)の?)?(?P<ja_wd>[月火水木金土日])曜(?:日)?",
+    r"(?P<ja_rel>一昨日|おととい|昨日|きのう|今日|きょう|明後日|あさって|明日|あした|昨夜|昨晩|ゆうべ|今朝|今夜|今晩|"
+    r"先週末|今週末|来週末|先々週|再来週|先週|今週|来週|先々月|再来月|先月|今月|来月|一昨年|おととし|去年|昨年|今年|"
+    r"再来年|来年)",
+    rf"(?=[\d{_JA_DIGITS}数]){_JA_COUNT}(?P<ja_ago_n>\d+|[{_JA_DIGITS}数])\s*"
+    rf"(?P<ja_ago_u>{_JA_UNIT})前",
+    rf"(?=[\d{_JA_DIGITS}数]){_JA_COUNT}(?P<ja_aft_n>\d+|[{_JA_DIGITS}数])\s*"
+    rf"(?P<ja_aft_u>{_JA_UNIT})後",
     rf"(?i:(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}(?:,?\s+(?P<mdy_y>\d{{4}}))?)\b",
     rf"(?i:(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?(?:,?\s+(?P<dmy_y>\d{{4}}))?)\b",
     rf"(?i:(?P<my_m>{_MON})\.?,?\s+(?P<my_y>\d{{4}}))\b",
@@ -148,10 +164,16 @@ _POINT_FORMS = [
 def _gated(forms: list[str]) -> re.Pattern[str]:
     """One alternation of ``forms``, in their order (at a position, the first form that matches wins).
     Neighbouring forms that open with a digit are tried only where a digit stands; the Latin word forms
-    only where no Latin letter precedes (a word starts there: "Sean 3", "adec 5" hold no time). The engine
-    would otherwise try each form at every character, which took most of the time of reading a text."""
+    only where no Latin letter precedes (a word starts there: "Sean 3", "adec 5" hold no time); the forms
+    that open with a Japanese letter only where a letter outside ASCII stands (a form that opens with its
+    own lookahead keeps it). The engine would otherwise try each form at every character, which took most
+    of the time of reading a text."""
     def gate(form: str) -> str:
-        return r"(?=\d)" if re.match(r"\(\?P<\w+>\\d", form) else r"(?<![A-Za-z])" if form.startswith("(?i:") else ""
+        if re.match(r"\(\?P<\w+>\\d", form):
+            return r"(?=\d)"
+        if form.startswith("(?i:"):
+            return r"(?<![A-Za-z])"
+        return r"(?=[^\x00-\x7f])" if not form[:12].isascii() and not form.startswith("(?=") else ""
 
     groups: list[tuple[str, list[str]]] = []
     for form in forms:
@@ -317,6 +339,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             if m["sea"]:  # (a season: its three months)
                 opens, closes = _season(m["sea"].lower(), " ".join(m["sea_r"].lower().split()), at, tz)
                 period = Interval(start=opens, end=closes)
+            elif m["ja_ry_s"]:  # ("来年の春": that year's season, its three months)
+                period = Interval(start=point, end=_shift(point.at, G.MONTH, 3, tz))
             elif _is_weekend(m):  # (a weekend: its Saturday and Sunday)
                 period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=2), G.DAY, tz))
             else:
@@ -423,7 +447,8 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
 
 
 def _is_weekend(m: re.Match[str]) -> bool:
-    return bool(m["wk"] or m["wkb"] or (m["lnt_u"] or m["ago_u"] or "").lower() == "weekend")
+    return bool(m["wk"] or m["wkb"] or (m["lnt_u"] or m["ago_u"] or "").lower() == "weekend"
+                or (m["ja_rel"] or "").endswith("週末"))
 
 
 def _lacks_year(m: re.Match[str]) -> bool:
@@ -476,6 +501,17 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _tp(_local(int(g["ja_y"]), 1, 1, tz), G.YEAR, tz)
     if g["bare_y"]:
         return _tp(_local(int(g["bare_y"]), 1, 1, tz), G.YEAR, tz)
+    if g["ja_ry"]:  # "去年の3月": that month of that year; "来年の春": its season's first month
+        year = _local_year(_relative_word(g["ja_ry"], at, tz), tz)
+        if g["ja_ry_m"]:
+            return _tp(_local(year, int(g["ja_ry_m"]), 1, tz), G.MONTH, tz)
+        return _tp(_local(year, _SEASON_STARTS[_JA_SEASONS[g["ja_ry_s"]]], 1, tz), G.MONTH, tz)
+    if g["ja_wd"]:  # "先週の金曜日": that week's; "金曜日に" alone the last one (the next in a future clause)
+        weekday = _JA_WEEKDAYS[g["ja_wd"]]
+        if g["ja_wd_w"]:
+            monday = truncate(at, G.WEEK, tz) + dt.timedelta(weeks=_JA_WORDS[g["ja_wd_w"]][1])
+            return _tp(monday + dt.timedelta(days=weekday), G.DAY, tz)
+        return _weekday(weekday, at, tz, "future" if prefer == "future" else "past")
     if g["ja_md_m"]:
         return _month_day(int(g["ja_md_m"]), int(g["ja_md_d"]), year, at, tz, prefer)
     if g["mdy_m"]:
@@ -510,8 +546,9 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _shift(at, unit, -n, tz)
     if g["dur_n"]:
         return _shift(at, _UNITS[g["dur_u"].lower()], -_count(g["dur_n"]), tz)
-    if g["fut_n"] or g["fn_n"]:
-        return _shift(at, _UNITS[(g["fut_u"] or g["fn_u"]).lower()], _count(g["fut_n"] or g["fn_n"]), tz)
+    if g["fut_n"] or g["fn_n"] or g["ja_aft_n"]:
+        unit = _UNITS[(g["fut_u"] or g["fn_u"] or g["ja_aft_u"]).lower()]
+        return _shift(at, unit, _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]), tz)
     if g["rel"] or g["ja_rel"]:
         return _relative_word((g["rel"] or g["ja_rel"]).lower(), at, tz)
     if g["sea"]:
@@ -530,6 +567,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
 
 def _count(word: str) -> int:
     word = " ".join(word.lower().split())
+    if word in _JA_DIGITS or word == "数":
+        return _JA_DIGITS.index(word) + 1 if word != "数" else _NUMBERS["a few"]
     return int(word) if word.isdigit() else _NUMBERS[word]
 
 
@@ -623,17 +662,23 @@ def _shift(at: dt.datetime, unit: Granularity, n: int, tz: dt.tzinfo) -> TimePoi
 
 _JA_WORDS = {
     "一昨日": ("day", -2), "おととい": ("day", -2), "昨日": ("day", -1), "きのう": ("day", -1), "今日": ("day", 0),
-    "きょう": ("day", 0), "明日": ("day", 1), "あした": ("day", 1), "先週": ("week", -1), "今週": ("week", 0),
-    "来週": ("week", 1), "先月": ("month", -1), "今月": ("month", 0), "来月": ("month", 1), "去年": ("year", -1),
-    "昨年": ("year", -1), "今年": ("year", 0), "来年": ("year", 1),
+    "きょう": ("day", 0), "明日": ("day", 1), "あした": ("day", 1), "明後日": ("day", 2), "あさって": ("day", 2),
+    "昨夜": ("day", -1), "昨晩": ("day", -1), "ゆうべ": ("day", -1), "今朝": ("day", 0), "今夜": ("day", 0),
+    "今晩": ("day", 0), "先々週": ("week", -2), "先週": ("week", -1), "今週": ("week", 0), "来週": ("week", 1),
+    "再来週": ("week", 2), "先週末": ("weekend", -1), "今週末": ("weekend", 0), "来週末": ("weekend", 1),
+    "先々月": ("month", -2), "先月": ("month", -1), "今月": ("month", 0), "来月": ("month", 1),
+    "再来月": ("month", 2), "一昨年": ("year", -2), "おととし": ("year", -2), "去年": ("year", -1),
+    "昨年": ("year", -1), "今年": ("year", 0), "来年": ("year", 1), "再来年": ("year", 2),
 }
+_JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
+_JA_SEASONS = {"春": "spring", "夏": "summer", "秋": "fall", "冬": "winter"}
 
 
 def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
     word = " ".join(word.split())
     if word in _JA_WORDS:
         unit, n = _JA_WORDS[word]
-        return _shift(at, _UNITS[unit], n, tz)
+        return _weekend(at, tz, n) if unit == "weekend" else _shift(at, _UNITS[unit], n, tz)
     offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
                "the day after tomorrow": 2}
     return _shift(at, G.DAY, offsets.get(word, 0), tz)

@@ -66,6 +66,23 @@ def _day(point):
         ("from May on", "from May on", "since", "2025-05-01", None),
         ("Busy for the upcoming week.", "upcoming week", "point", "2025-12-01", "2025-12-08"),
         ("私は先週東京へ", "先週", "point", "2025-11-17", "2025-11-24"),
+        # Japanese: two away ("一昨年" is not "昨年"), weekends, a week's day, a year's month or season, "...後"
+        ("一昨年に結婚した", "一昨年", "point", "2023-01-01", "2024-01-01"),
+        ("再来週に会う", "再来週", "point", "2025-12-08", "2025-12-15"),
+        ("先々月に始めた", "先々月", "point", "2025-09-01", "2025-10-01"),
+        ("先週末に京都へ行った", "先週末", "point", "2025-11-22", "2025-11-24"),
+        ("今週末は大阪", "今週末", "point", "2025-11-29", "2025-12-01"),
+        ("昨夜は雨だった", "昨夜", "point", "2025-11-26", "2025-11-27"),
+        ("明後日に出発", "明後日", "point", "2025-11-29", "2025-11-30"),
+        ("先週の金曜日に会った", "先週の金曜日", "point", "2025-11-21", "2025-11-22"),
+        ("来週の水曜に会う", "来週の水曜", "point", "2025-12-03", "2025-12-04"),
+        ("月曜日に会った", "月曜日", "point", "2025-11-24", "2025-11-25"),
+        ("去年の3月に入社した", "去年の3月", "point", "2024-03-01", "2024-04-01"),
+        ("来年の春に引っ越す", "来年の春", "point", "2026-03-01", "2026-06-01"),
+        ("三日前に会った", "三日前", "point", "2025-11-24", "2025-11-25"),
+        ("数日前に会った", "数日前", "point", "2025-11-24", "2025-11-25"),
+        ("3か月後に戻る", "3か月後", "point", "2026-02-01", "2026-03-01"),
+        ("去年の12月から東京にいる", "去年の12月から", "since", "2024-12-01", None),
         ("東京で3日前に会った", "3日前", "point", "2025-11-24", "2025-11-25"),
         # quarters: a bare one, as a bare month, after a time word only, this year's or the last
         ("We shipped it in Q3 2025.", "Q3 2025", "point", "2025-07-01", "2025-10-01"),
@@ -125,7 +142,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "Leaves fall in the autumn.", "The fall of Rome.", "Spring cleaning done.",
                                   "We rested for the last 2 days of the trip.",
                                   "The weekend of the fair was fun.", "It rose over 3 years.",
-                                  "He plays tennis on weekends.", "a mid-sized team"])
+                                  "He plays tennis on weekends.", "a mid-sized team", "毎週月曜日にジムへ行く",
+                                  "二十日前", "曜日を決める"])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
