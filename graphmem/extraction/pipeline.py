@@ -9,9 +9,9 @@ place; after a project cue: project; otherwise person), and a statement template
 object retypes it to the predicate's object type. When ``GRAPHMEM_SPACY_MODEL`` names an installed spaCy
 package, its statistical entities are used where no known name was found.
 
-Japanese text (detected by its script) does not go through spaCy unless the ``ja`` extra (sudachipy) is
-installed: without it, times, ``@mentions`` and gazetteer/place names are found by matching the text
-directly, and no statements are extracted; with it, the same plus tokenised gazetteer matching.
+Japanese text (detected by its script) does not go through spaCy: times, ``@mentions``, names with an
+honorific ("田中さん") and gazetteer/place names are found by matching the text directly, and statements by
+the endings of the rules' ``japanese`` section (graphmem/extraction/japanese.py).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from graphmem.extraction.japanese import line_speakers, read_japanese
 from graphmem.extraction.rules import Rules, Template, load_rules
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC
@@ -45,7 +46,9 @@ _NAMING = ("called", "named", "titled")  # words before a name given
 _OPEN_QUOTES = ("'", '"', "\u2018", "\u201c")
 _OWNS = ("'s", "\u2019s")  # after a name: what follows is its own ("Tom's notes") or the 's is "is"
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
-_JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|様|氏)")
+# a name and its honorific; not a word the honorific's character ends or opens ("仕様", "皆様", "様子", "彼氏")
+_JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|(?<![仕同模多異一皆王神])様(?![々子])|"
+                     r"(?<!彼)氏(?!名))")
 _CLAUSE_END = re.compile(r"[.;!?。！？\n]|,\s|\s[-\u2013\u2014]+\s|\s(?:and|but|because|since|until|from|in|on|"
                          r"at|after|before|when|over|than|instead|rather|more|so|as|while|though|although)\s")
 
@@ -229,6 +232,7 @@ class Extractor:
         result = Extraction(language=language, times=find_times(text, anchor, tz=tz), speaker=speaker)
         if language == "ja":
             result.entities = self._japanese_entities(text, result.times)
+            result.statements = self._japanese_statements(text, result)
             return result
         doc = self.nlp(text)
         tokens = _Tokens.of(text, doc, self._attrs, self._ends)
@@ -435,7 +439,45 @@ class Extractor:
             if taken.free(start, m.end(1)):  # "先週佐藤さん": the name starts after the time
                 found.append(EntityMention(text[start : m.end(1)], start, m.end(1), "person", "rule"))
                 taken.add(start, m.end(1))
+        for name, start, end in self._ja_speakers(text):
+            if taken.free(start, end):  # "田中: ..." (who says the line)
+                found.append(EntityMention(name, start, end, "person", "rule"))
+                taken.add(start, end)
         return sorted(found, key=lambda e: e.start)
+
+    def _ja_speakers(self, text: str) -> list[tuple[str, int, int]]:
+        """Who says each line of Japanese text (graphmem/extraction/japanese.py: :func:`line_speakers`)."""
+        people = [name for name, type_ in self._ja_names.items() if type_ == "person"]
+        return line_speakers(text, self.rules, people)
+
+    def _japanese_statements(self, text: str, ex: Extraction) -> list[Statement]:
+        """What Japanese text says (graphmem/extraction/japanese.py); who says a line, and what a statement
+        names, become entities too."""
+        out: list[Statement] = []
+        known = {e.name for e in ex.entities}
+        speakers = self._ja_speakers(text)
+        for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
+            valid_from = valid_to = None
+            start, end = r.span
+            if r.time is not None:
+                interval = r.time.interval
+                if r.action == "close":
+                    valid_to = interval.start or interval.end
+                else:
+                    valid_from = interval.start
+                    valid_to = interval.end if r.time.kind in ("until", "range") else None
+                start, end = min(start, r.time.start), max(end, r.time.end)  # (the span quotes its time)
+            if r.object_type is not None and r.object not in known:
+                at = r.object_start
+                ex.entities.append(EntityMention(r.object, at, at + len(r.object), r.object_type, "rule"))
+                known.add(r.object)
+            out.append(Statement(
+                subject=r.subject, predicate=r.predicate, object=r.object, action=r.action,
+                span=text[start:end], start=r.sentence_start, end=end,
+                confidence=CONFIDENCE["rule"] if r.named else CONFIDENCE["pronoun"],
+                valid_from=valid_from, valid_to=valid_to, subject_type="person", object_type=r.object_type))
+        ex.entities.sort(key=lambda e: e.start)
+        return out
 
     # -- statements ---------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["GAP", "GERUND_OBJECT", "Rules", "Template", "load_rules"]
+__all__ = ["GAP", "GERUND_OBJECT", "JapaneseRules", "Rules", "Template", "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("moved from {*} to")
 # "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
@@ -49,6 +49,35 @@ class Template:
         """Whether the phrase skips words (``{*}``): its object must then be a name ("switched from the night
         shift to mornings" says nothing of tools)."""
         return _ANY_GAP.search(self.phrase) is not None
+
+
+@dataclass(frozen=True)
+class JapaneseRules:
+    """The ``japanese`` section: statements read without a tokeniser (see graphmem/extraction/japanese.py)."""
+
+    endings: dict[str, tuple[str, str]]  # an ending ("に引っ越した") -> (predicate, "assert" | "close")
+    negations: tuple[str, ...]  # after an ending: it is negated ("好きじゃない")
+    not_after: tuple[str, ...]  # what may not follow an ending ("引っ越したい", "好きですか")
+    first_person: frozenset[str]  # who says the line ("私")
+    not_subjects: frozenset[str]  # words with は or が that speak of no one ("今は")
+    honorifics: tuple[str, ...]  # between a name and its particle ("さん")
+    not_objects: frozenset[str]  # words before an ending that name nothing of their own ("会社")
+    line_labels: frozenset[str]  # a line's label before a colon, not who says it ("メモ")
+    surnames: tuple[str, ...]  # family names: a line opened by one before a colon is that person's
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """An object (a run of kanji, katakana and Latin letters) right before an ending, longest first."""
+        if not self.endings:
+            return None
+        endings = "|".join(map(re.escape, sorted(self.endings, key=len, reverse=True)))
+        negations = "|".join(map(re.escape, sorted(self.negations, key=len, reverse=True))) or "(?!)"
+        return re.compile(rf"(?P<object>{_JA_OBJECT}+)(?P<ending>{endings})(?P<negated>{negations})?")
+
+
+# what an object in Japanese is made of: kanji, katakana, Latin letters and digits (one space between two
+# Latin words: "Acme Inc"), not hiragana, which ends a name
+_JA_OBJECT = r"(?:[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff々〇A-Za-z0-9&]|(?<=[A-Za-z0-9]) (?=[A-Za-z0-9]))"
 
 
 @dataclass(frozen=True)
@@ -91,6 +120,7 @@ class Rules:
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
     first_names: frozenset[str]  # given names: a person's even opening a sentence ("Carla called")
     common_nouns: frozenset[str]  # words that are no name alone, capitalised or not ("Life's too short")
+    japanese: JapaneseRules
 
 
 def _rules_path() -> Path:
@@ -107,6 +137,10 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
         unknown = sorted({t.predicate for t in rules.templates} - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
+        unknown = sorted({p for p, _ in rules.japanese.endings.values()} - set(ontology.predicates))
+        if unknown:
+            raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
+                                field="japanese.statements")
         types = sorted(set(rules.named_kinds.values()) - set(ontology.entity_types))
         if types:
             raise OntologyError(f"extraction rules: named_kinds names unknown entity type {types[0]!r}; "
@@ -253,7 +287,33 @@ def _read_rules(path: str) -> Rules:
         contraction_cues=_lowered_words(ent, "contraction_cues"),
         first_names=frozenset(ent.get("first_names") or ()),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
+        japanese=_japanese(raw.get("japanese") or {}),
     )
+
+
+def _japanese(raw: dict[str, Any]) -> JapaneseRules:
+    endings: dict[str, tuple[str, str]] = {}
+    statements = raw.get("statements") or {}
+    if not isinstance(raw, dict) or not isinstance(statements, dict) or not all(
+            isinstance(spec, dict) for spec in statements.values()):
+        raise OntologyError("extraction rules: japanese.statements must map each predicate to its actions' "
+                            "endings ('lives_in: {assert: [に住んでいる]}')", field="japanese.statements")
+    for predicate, spec in statements.items():
+        for action in spec:
+            if action not in ("assert", "close"):
+                raise OntologyError(f"japanese.statements.{predicate}: {action!r} is no action; write assert "
+                                    "or close", field=f"japanese.statements.{predicate}")
+            for ending in _word_list(f"japanese.statements.{predicate}.{action}", spec[action]):
+                endings[ending] = (predicate, action)
+    words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
+        "negations", "not_after", "first_person", "not_subjects", "honorifics", "not_objects", "line_labels",
+        "surnames")}
+    return JapaneseRules(
+        endings=endings, negations=tuple(words["negations"]), not_after=tuple(words["not_after"]),
+        first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
+        honorifics=tuple(sorted(words["honorifics"], key=len, reverse=True)),
+        not_objects=frozenset(words["not_objects"]), line_labels=frozenset(words["line_labels"]),
+        surnames=tuple(sorted(words["surnames"], key=len, reverse=True)))
 
 
 def _phrases_at_start(phrases: list[str]) -> re.Pattern[str] | None:

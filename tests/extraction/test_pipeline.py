@@ -55,6 +55,9 @@ def test_a_statements_span_is_words_of_its_text_that_name_its_object(extractor):
         typed = re.sub(r"[`´’]", "'", e.text)  # (the apostrophes extraction reads as one)
         for s in extractor.extract(e.text, A).statements:
             assert s.span in typed, (e.text, s.span)
+            if language_of(e.text) == "ja":  # (no spaces between words: the object is in the span)
+                assert s.object in s.span, (e.text, s.object, s.span)
+                continue
             words = {w.lower() for w in re.findall(r"\w+", s.object)} - {"of"}  # ("CTO of Acme": Acme's CTO)
             assert words <= set(re.findall(r"\w+", s.span.lower())), (e.text, s.object, s.span)
     later = extractor.extract("Maria: Thanks, John! I love the freedom. My snake Seraphim is cute.", A)
@@ -300,6 +303,14 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
         ("named_kinds: [game]\n", "named_kinds must map each thing to a list of words", "named_kinds"),
         ("named_kinds:\n  gadget: [phone]\n", "named_kinds names unknown entity type 'gadget'",
          "named_kinds"),
+        ("japanese:\n  statements:\n    lives_in:\n      maybe: [に住む]\n",
+         "'maybe' is no action; write assert", "japanese.statements.lives_in"),
+        ("japanese:\n  statements:\n    resides_in:\n      assert: [に住む]\n", "unknown predicate 'resides_in'",
+         "japanese.statements"),
+        ("japanese:\n  statements:\n    lives_in: [に住む]\n", "must map each predicate to its actions",
+         "japanese.statements"),
+        ("japanese:\n  negations: じゃない\n", "japanese.negations must be a list of words",
+         "japanese.negations"),
     ],
 )
 def test_rules_that_are_no_word_lists_are_refused_naming_the_field(tmp_path, yaml, error, field):
@@ -394,6 +405,27 @@ def test_japanese_without_the_extra_finds_times_mentions_and_known_places(extrac
     assert {(e.name, e.type) for e in ex.entities} == {("ken", "person"), ("田中", "person"), ("東京", "place")}
     assert [t.text for t in ex.times] == ["先週"]
     assert ex.statements == []
+
+
+def test_japanese_statements_are_said_of_who_is_named_or_who_says_the_line(extractor):
+    """Japanese leaves out who it speaks of: a statement with no one named is the speaker's (the line's, else
+    the event's), "私" too; with nobody known to say it, it is no one's."""
+    def said(text, speaker=None):
+        return [(s.subject, s.predicate, s.object, s.action, str(s.valid_from or s.valid_to), s.span,
+                 s.confidence) for s in extractor.extract(text, A, speaker=speaker).statements]
+
+    assert said("田中さんは3年前から東京に住んでいる。") == [
+        ("田中", "lives_in", "東京", "assert", "2022", "田中さんは3年前から東京に住んでいる", 0.75)]
+    assert said("先月Acme Incを辞めた。", speaker="user") == [
+        ("user", "works_at", "Acme Inc", "close", "2025-10", "先月Acme Incを辞めた", 0.55)]
+    assert said("私は納豆が苦手です。", speaker="user") == [
+        ("user", "dislikes", "納豆", "assert", "None", "納豆が苦手", 0.55)]
+    assert said("私は納豆が苦手です。") == []  # (who "私" is, nothing says)
+    ex = extractor.extract("Ken: 大阪に引っ越しました！\n佐藤：ラーメンが好き。", A)
+    assert [(s.subject, s.object) for s in ex.statements] == [("Ken", "大阪"), ("佐藤", "ラーメン")]
+    assert {("Ken", "person"), ("佐藤", "person"), ("大阪", "place")} <= {(e.name, e.type) for e in ex.entities}
+    # the line's speaker beats the event's; one named beats both
+    assert said("佐藤: 鈴木さんはGlobexに入社した。", speaker="user")[0][:3] == ("鈴木", "works_at", "Globex")
 
 
 @pytest.mark.skipif(not os.environ.get("GRAPHMEM_SPACY_MODEL")

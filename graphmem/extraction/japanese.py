@@ -1,0 +1,193 @@
+"""Statements in Japanese text, read without a tokeniser (the ``japanese`` section of the extraction rules).
+
+A statement is an object right before one of a predicate's endings, a particle and its verb ("大阪に引っ越した",
+"Acmeで働いている", "寿司が好き"), said of the person named before it in its sentence with は, が or も
+("田中さんは", "@ken は"; "田中さんと佐藤さんは": both), of who says the line when that is "私", "僕" ..., or
+when no one is named (Japanese leaves out who it speaks of: "先月大阪に引っ越した" in 田中's line, or in a
+message tagged as the user's, says where they live). Who says a line is the name before its colon ("田中:
+...", "田中：...", see :func:`line_speakers`; "メモ:", "場所:" are labels), else the event's speaker.
+
+Not a statement: an ending another word of a name follows (a clause that names: "東京に住んでいる人"), one a wish,
+a condition or a question goes on from ("引っ越したい", "引っ越したら", "好きですか"), an object the rules say
+names nothing ("会社に入社した"). A negation after it ("好きじゃない") makes it its predicate's opposite. A
+statement is dated by the time before its object since the statement before it in its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from graphmem.extraction.rules import Rules
+from graphmem.ontology import Ontology
+from graphmem.temporal.expressions import TimeMention
+
+__all__ = ["JapaneseReading", "line_speakers", "read_japanese"]
+
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
+# a word before a colon opening a line ("田中: "; not "10:30", "https://")
+_LINE_LABEL = re.compile(r"(?m)^[ \t]*((?!\d)[\w・ー]{1,16})[ \t]*[:：](?!//)")
+_PARTICLE = re.compile(r"\s*[はがも](?!っ)")  # (not "がっ": "がっかり")
+_NAME_CHAR = r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff々A-Za-z0-9]"
+# after an ending, a name it qualifies ("住んでいる人", "好きな人")
+_NAME_GOES_ON = re.compile(rf"な?{_NAME_CHAR}")
+# a word with は, が or も: whom a sentence speaks of ("息子は", "彼女が", "今は")
+_TOPIC = re.compile(rf"({_NAME_CHAR}+)\s*[はがも](?!っ)")
+
+
+@dataclass(frozen=True)
+class JapaneseReading:
+    """One statement read: who, what, which, from when, and the words that said it."""
+
+    subject: str
+    predicate: str
+    object: str
+    object_type: str | None
+    action: str
+    object_start: int
+    span: tuple[int, int]  # from who is named (or the object) to the ending's end
+    sentence_start: int
+    time: TimeMention | None
+    named: bool  # its subject was named in the sentence (not left out, nor "I")
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+
+
+def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_Named],
+                  speakers: Sequence[tuple[str, int, int]], rules: Rules, ontology: Ontology,
+                  speaker: str | None) -> list[JapaneseReading]:
+    """The statements of ``text``; ``entities``: those found in it; ``speakers``: who says its lines
+    (:func:`line_speakers`); ``speaker``: who says the text when no line says."""
+    ja = rules.japanese
+    if ja.pattern is None:
+        return []
+    people = [e for e in entities if e.type == "person" and e.start >= 0]
+    found: list[JapaneseReading] = []
+    for sentence in _SENTENCE.finditer(text):
+        s_start, s_end = sentence.span()
+        if "？" in sentence[0] or "?" in sentence[0]:
+            continue  # a question states nothing
+        clause = s_start  # where the words of the statement read next start (after the last one's ending)
+        for m in ja.pattern.finditer(text, s_start, s_end):
+            tail = text[m.end() : s_end].rstrip() + "。"
+            if _NAME_GOES_ON.match(tail) or tail.startswith(ja.not_after):
+                continue
+            start = m.start("object")
+            for t in times:  # "先週大阪": the object starts after the time
+                if t.start < m.end("object") and t.end > start:
+                    start = max(start, t.end)
+            value = text[start : m.end("object")].strip()
+            if not value or value in ja.not_objects or value.isdigit():
+                continue
+            predicate, action = ja.endings[m["ending"]]
+            if m["negated"]:
+                if action != "assert" or predicate not in rules.opposites:
+                    continue
+                predicate = rules.opposites[predicate]
+            who = _subjects(text, s_start, start, people, ja.first_person, ja.honorifics)
+            if not who and _someone_else(text, s_start, start, times, ja.not_subjects):
+                continue  # "息子は大阪に住んでいる": of someone memory cannot name
+            named = who not in ([], ["I"])
+            if not named:
+                line = text.rfind("\n", 0, m.start()) + 1
+                said = next((name for name, at, _ in speakers if line <= at < m.start()), speaker)
+                if said is None:
+                    continue
+                who = [said]
+            kind = ontology.predicate(predicate)
+            object_type = kind.object_types[0] if kind.object == "entity" and kind.object_types else None
+            # its time: the last one before its object since the statement before ("去年Acmeを辞めて、今は
+            # Globexで働いている": 去年 dates leaving Acme, not the job at Globex)
+            when = next((t for t in reversed(times) if clause <= t.start < start), None)
+            clause = m.end()
+            span_start = min([start, *(p.start for p in people
+                                       if p.name in who and s_start <= p.start < start)])
+            found.extend(JapaneseReading(
+                subject=name, predicate=predicate, object=value, object_type=object_type, action=action,
+                object_start=start, span=(span_start, m.end()), sentence_start=s_start, time=when,
+                named=named) for name in who)
+    return found
+
+
+def _subjects(text: str, s_start: int, before: int, people: Sequence[_Named], first_person: frozenset[str],
+              honorifics: tuple[str, ...]) -> list[str]:
+    """Who the sentence speaks of before ``before``: the last person (or "I") with は, が or も after their
+    name and its honorific, and those named with them by と; [] when no one is."""
+    marked: list[tuple[int, int, str]] = []  # (where the name starts, where its particle ends, name)
+    for p in people:
+        if s_start <= p.start and p.end <= before and (end := _marked(text, p.end, before, honorifics)):
+            marked.append((p.start, end, p.name))
+    for word in first_person:
+        for m in re.finditer(re.escape(word), text[s_start:before]):
+            at = s_start + m.start() + len(word)
+            if (end := _marked(text, at, before, ())) is not None:
+                marked.append((at - len(word), end, "I"))
+    if not marked:
+        return []
+    start, _, name = max(marked, key=lambda x: x[1])
+    who = [name]
+    while name != "I":  # "田中さんと佐藤さんは": both
+        joined = next((p for p in people if p.end <= start and p.name not in who
+                       and _past(text, p.end, honorifics, start).strip() == "と"), None)
+        if joined is None:
+            break
+        who.insert(0, joined.name)
+        start = joined.start
+    return who
+
+
+def _someone_else(text: str, s_start: int, before: int, times: Sequence[TimeMention],
+                  not_subjects: frozenset[str]) -> bool:
+    """Whether a word with は or が before ``before`` speaks of someone no name tells ("息子は", "彼女が"): not
+    a time ("去年は") nor a word that speaks of no one ("今は", "実は")."""
+    for m in _TOPIC.finditer(text, s_start, before):
+        word = m[1]
+        if word not in not_subjects and not any(t.start <= m.start(1) < t.end for t in times):
+            return True
+    return False
+
+
+def _marked(text: str, at: int, before: int, honorifics: tuple[str, ...]) -> int | None:
+    """Where the particle after a name ending at ``at`` ends (past its honorific), if one follows before
+    ``before``."""
+    m = _PARTICLE.match(text, _past_at(text, at, honorifics), before)
+    return m.end() if m else None
+
+
+def _past_at(text: str, at: int, honorifics: tuple[str, ...]) -> int:
+    """Where the words after a name ending at ``at`` start, past its honorific."""
+    return next((at + len(h) for h in honorifics if text.startswith(h, at)), at)
+
+
+def _past(text: str, at: int, honorifics: tuple[str, ...], end: int) -> str:
+    return text[_past_at(text, at, honorifics) : end]
+
+
+def line_speakers(text: str, rules: Rules, people: Collection[str]) -> list[tuple[str, int, int]]:
+    """Who says each line that a name opens before a colon, and where the name stands: one that opens with a
+    family name ("田中: ...", "山田太郎：..."), one of ``people`` (names memory knows as someone), one with an
+    honorific ("ケンさん:"; the name without it) or a capitalised name in Latin letters ("Ken:"), not a label
+    ("メモ:", "Note:")."""
+    ja = rules.japanese
+    found = []
+    for m in _LINE_LABEL.finditer(text):
+        label, start = m[1], m.start(1)
+        if label in ja.line_labels or label.capitalize() in rules.line_labels or label in rules.not_names:
+            continue
+        honorific = next((h for h in ja.honorifics if label.endswith(h) and len(label) > len(h)), None)
+        name = label.removesuffix(honorific) if honorific else label
+        if honorific or name in people or name.startswith(ja.surnames) or (
+                name.isascii() and name.isalpha() and name[:1].isupper() and not name.isupper()):
+            found.append((name, start, start + len(name)))
+    return found
