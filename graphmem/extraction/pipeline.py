@@ -42,6 +42,7 @@ CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
 VOCAB_GROWTH = 100_000  # new words spaCy may keep (~50 MB) before the pipeline is built afresh
 _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
 _NAMING = ("called", "named", "titled")  # words before a name given
 _OPEN_QUOTES = ("'", '"', "\u2018", "\u201c")
 _OWNS = ("'s", "\u2019s")  # after a name: what follows is its own ("Tom's notes") or the 's is "is"
@@ -96,8 +97,16 @@ class Extraction:
 
 
 def language_of(text: str) -> str:
-    """'ja' when the text is written in Japanese script, else 'en'."""
-    return "ja" if _JA.search(text) else "en"
+    """'ja' when the text is written in Japanese script, else 'en': an English sentence naming a place in it
+    ("Peter moved to 東京 last week") is English. A Japanese letter counts for three Latin ones (a word of
+    it is a letter or two).
+
+    >>> language_of("田中さんはAcme Incで働いている"), language_of("Peter moved to 東京 last week.")
+    ('ja', 'en')
+    """
+    if _JA.search(text) is None:
+        return "en"
+    return "ja" if 3 * len(_JA.findall(text)) >= len(_LATIN.findall(text)) else "en"
 
 
 def _import_spacy() -> Any:
@@ -166,9 +175,10 @@ class Extractor:
     # -- the gazetteer ------------------------------------------------------------------------------------
 
     def _base_patterns(self) -> list[tuple[list[str], str]]:
-        """The tool, place and concept lists, matched case-sensitively: "Go" the tool, not "go"."""
+        """The tool, place and concept lists, matched case-sensitively: "Go" the tool, not "go" (a place in
+        Japanese too: "moved to 東京")."""
         return [(t.split(), "tool") for t in self.rules.tools] + [
-            (p.split(), "place") for p in self.rules.places if not _JA.search(p)] + [
+            (p.split(), "place") for p in self.rules.places] + [
             (c.split(), "concept") for c in self.rules.concepts]
 
     def _pipeline(self) -> Any:
@@ -209,10 +219,9 @@ class Extractor:
             if not key or key in self._gazetteer or len(name) < 2:
                 continue
             self._gazetteer[key] = type_
-            if _JA.search(name):
+            if _JA.search(name):  # (found in Japanese text by itself, in English as a word: "met 田中 today")
                 self._ja_names[name] = type_
-            else:
-                self._names.add_known(name, type_)
+            self._names.add_known(name, type_)
 
     # -- extraction ---------------------------------------------------------------------------------------
 
