@@ -72,7 +72,9 @@ class JapaneseRules:
             return None
         endings = "|".join(map(re.escape, sorted(self.endings, key=len, reverse=True)))
         negations = "|".join(map(re.escape, sorted(self.negations, key=len, reverse=True))) or "(?!)"
-        return re.compile(rf"(?P<object>{_JA_OBJECT}+)(?P<ending>{endings})(?P<negated>{negations})?")
+        honorifics = "|".join(map(re.escape, self.honorifics))  # ("田中さんと結婚した": 田中)
+        return re.compile(rf"(?P<object>{_JA_OBJECT}+)(?:{honorifics})?(?P<ending>{endings})"
+                          rf"(?P<negated>{negations})?")
 
 
 # what an object in Japanese is made of: kanji, katakana, Latin letters and digits (one space between two
