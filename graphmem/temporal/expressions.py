@@ -13,9 +13,10 @@
 ``two weekends ago``, ``the weekend before last``       weekend": the last one, or the next in a clause
                                                         about the future)
 ``in two weeks``, ``two weeks from now``                that week
-``last summer``, ``this winter``, ``next spring``       that season's three months (northern hemisphere:
-                                                        summer June-August, winter December-February); the
-                                                        last one over, this year's, the next to open
+``last summer``, ``this winter``, ``next spring``       that season's three months (summer June-August,
+                                                        winter December-February; in a southern timezone
+                                                        the other way round); the last one over, this
+                                                        year's, the next to open
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
@@ -505,7 +506,7 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         year = _local_year(_relative_word(g["ja_ry"], at, tz), tz)
         if g["ja_ry_m"]:
             return _tp(_local(year, int(g["ja_ry_m"]), 1, tz), G.MONTH, tz)
-        return _tp(_local(year, _SEASON_STARTS[_JA_SEASONS[g["ja_ry_s"]]], 1, tz), G.MONTH, tz)
+        return _tp(_local(year, _season_start(_JA_SEASONS[g["ja_ry_s"]], tz), 1, tz), G.MONTH, tz)
     if g["ja_wd"]:  # "先週の金曜日": that week's; "金曜日に" alone the last one (the next in a future clause)
         weekday = _JA_WEEKDAYS[g["ja_wd"]]
         if g["ja_wd_w"]:
@@ -686,16 +687,18 @@ def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
 
 def _season(name: str, which: str, at: dt.datetime, tz: dt.tzinfo) -> tuple[TimePoint, TimePoint]:
     """The first and the month after the last of a season's three months: "last summer" the last one over by
-    ``at`` (said in October, this year's; in July, last year's), "this summer" this year's (a winter: the one
-    holding January and February), "next summer" the first to open after ``at``."""
+    ``at`` (said in October, this year's; in July, last year's), "this summer" this year's (the season that
+    opens in December: the one holding January and February), "next summer" the first to open after ``at``.
+    In a southern timezone the seasons are the other half of the year's (summer December to February)."""
     local = at.astimezone(tz)
+    opens = _season_start(name, tz)
 
     def months(year: int) -> tuple[dt.datetime, dt.datetime]:
-        first = year * 12 + _SEASON_STARTS[name] - 1
+        first = year * 12 + opens - 1
         start, end = (_local(m // 12, m % 12 + 1, 1, tz) for m in (first, first + 3))
         return start, end
 
-    year = local.year - 1 if name == "winter" and local.month <= 2 else local.year
+    year = local.year - 1 if opens == 12 and local.month <= 2 else local.year
     if which in ("last", "past", "this past"):
         while months(year)[1] > local:
             year -= 1
@@ -704,6 +707,23 @@ def _season(name: str, which: str, at: dt.datetime, tz: dt.tzinfo) -> tuple[Time
             year += 1
     start, end = months(year)
     return _tp(start, G.MONTH, tz), _tp(end, G.MONTH, tz)
+
+
+# timezones of the southern hemisphere (IANA names and prefixes), where summer is December to February
+_SOUTHERN_ZONES = ("Australia/", "Antarctica/", "Pacific/Auckland", "Pacific/Chatham", "NZ",
+                   "America/Argentina/", "America/Buenos_Aires", "America/Sao_Paulo", "Brazil/East",
+                   "America/Santiago", "Chile/", "America/Montevideo", "America/Asuncion",
+                   "Africa/Johannesburg", "Africa/Maputo", "Africa/Windhoek", "Africa/Harare",
+                   "Africa/Gaborone", "Africa/Maseru", "Africa/Mbabane", "Africa/Lusaka", "Indian/Mauritius",
+                   "Indian/Reunion", "Indian/Antananarivo")
+
+
+def _season_start(name: str, tz: dt.tzinfo) -> int:
+    """The month a season opens with where ``tz`` is: the northern hemisphere's, six months on in the
+    south."""
+    month = _SEASON_STARTS[name]
+    southern = str(getattr(tz, "key", "")).startswith(_SOUTHERN_ZONES)
+    return (month + 5) % 12 + 1 if southern else month
 
 
 def _last_next(which: str, unit: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:

@@ -154,6 +154,23 @@ def test_only_the_clause_that_speaks_of_the_future_looks_ahead():
         ("March", "2026-03-01"), ("March", "2025-03-01"), ("May", "2025-05-01")]
 
 
+@pytest.mark.parametrize(("zone", "text", "start", "end"), [
+    ("Australia/Sydney", "We went to the beach last summer.", "2024-12-01", "2025-03-01"),
+    ("Australia/Sydney", "Skiing this winter was fun.", "2025-06-01", "2025-09-01"),  # (this year's)
+    ("America/Sao_Paulo", "Back next spring.", "2026-09-01", "2026-12-01"),
+    ("Pacific/Auckland", "去年の夏に会った", "2024-12-01", "2025-03-01"),
+    ("Europe/Berlin", "We went to the beach last summer.", "2025-06-01", "2025-09-01"),
+])
+def test_seasons_are_the_hemispheres_of_the_timezone(zone, text, start, end):
+    """Summer is December to February in a southern timezone; the months are the zone's own."""
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(zone)
+    [found] = find_times(text, ANCHOR, tz=tz)
+    assert [p.at.astimezone(tz).date().isoformat() for p in (found.interval.start, found.interval.end)] == [
+        start, end]
+
+
 def test_the_anchor_not_the_wall_clock_decides():
     old = dt.datetime(2020, 3, 4, tzinfo=dt.UTC)
     [found] = find_times("She called yesterday.", old)
