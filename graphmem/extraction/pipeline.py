@@ -352,6 +352,9 @@ class Extractor:
                 # someone's ("then the school called Maria")
             elif prev in rules.title_cues and nxt not in _OWNS and not given:
                 type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
+            elif prev in rules.visit_cues and nxt not in _OWNS and not given and \
+                    tokens.lowered[i] not in rules.titles:
+                type_ = "place"  # "visited Zermatt"; not "visited Tom", "visited Grandma", "Tom's farm"
             elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
             elif prev in ("at", "of", "for"):

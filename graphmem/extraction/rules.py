@@ -110,6 +110,7 @@ class Rules:
     tool_cues: frozenset[str]  # ... and after which it is a tool ("migrated from Elasticsearch to Kuzu")
     project_cues: frozenset[str]
     title_cues: frozenset[str]  # words after which a name is a title or a game ("playing Fortnite")
+    visit_cues: frozenset[str]  # ... or a place ("visited Zermatt")
     brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
     thing_nouns: frozenset[str]  # ... and a thing named ("a Valorant tournament")
     name_particles: frozenset[str]  # lower-case words inside a name ("Ivo van Hove")
@@ -277,6 +278,7 @@ def _read_rules(path: str) -> Rules:
         tool_cues=_lowered_words(ent, "tool_cues"),
         project_cues=frozenset(ent.get("project_cues") or ()),
         title_cues=_lowered_words(ent, "title_cues"),
+        visit_cues=_lowered_words(ent, "visit_cues"),
         brand_nouns=_lowered_words(ent, "brand_nouns"),
         thing_nouns=_lowered_words(ent, "thing_nouns"),
         name_particles=_lowered_words(ent, "name_particles"),
