@@ -83,10 +83,7 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
             tail = text[m.end() : s_end].rstrip() + "。"
             if _NAME_GOES_ON.match(tail) or tail.startswith(ja.not_after):
                 continue
-            start = m.start("object")
-            for t in times:  # "先週大阪": the object starts after the time
-                if t.start < m.end("object") and t.end > start:
-                    start = max(start, t.end)
+            start = _object_start(text, m.start("object"), m.end("object"), times, entities, ja.adverbs)
             value = text[start : m.end("object")].strip()
             if not value or value in ja.not_objects or value.isdigit():
                 continue
@@ -118,6 +115,21 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
                 object_start=start, span=(span_start, m.end()), sentence_start=s_start, time=when,
                 named=named) for name in who)
     return found
+
+
+def _object_start(text: str, start: int, end: int, times: Sequence[TimeMention], entities: Sequence[_Named],
+                  adverbs: tuple[str, ...]) -> int:
+    """Where the object in the run ``start``-``end`` before an ending starts: after a time in it ("先週大阪"),
+    at a name memory knows that ends it, else past the adverbs that open it ("以前Globex")."""
+    for t in times:
+        if t.start < end and t.end > start:
+            start = max(start, t.end)
+    known = [e.start for e in entities if start <= e.start and e.end == end]
+    if known:
+        return min(known)
+    while (word := next((a for a in adverbs if text.startswith(a, start) and start + len(a) < end), None)):
+        start += len(word)
+    return start
 
 
 def _subjects(text: str, s_start: int, before: int, people: Sequence[_Named], first_person: frozenset[str],

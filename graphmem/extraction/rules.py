@@ -60,6 +60,7 @@ class JapaneseRules:
     not_after: tuple[str, ...]  # what may not follow an ending ("引っ越したい", "好きですか")
     first_person: frozenset[str]  # who says the line ("私")
     not_subjects: frozenset[str]  # words with は or が that speak of no one ("今は")
+    adverbs: tuple[str, ...]  # words that may open an object's run without being part of it ("以前")
     honorifics: tuple[str, ...]  # between a name and its particle ("さん")
     not_objects: frozenset[str]  # words before an ending that name nothing of their own ("会社")
     line_labels: frozenset[str]  # a line's label before a colon, not who says it ("メモ")
@@ -310,11 +311,12 @@ def _japanese(raw: dict[str, Any]) -> JapaneseRules:
             for ending in _word_list(f"japanese.statements.{predicate}.{action}", spec[action]):
                 endings[ending] = (predicate, action)
     words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
-        "negations", "not_after", "first_person", "not_subjects", "honorifics", "not_objects", "line_labels",
-        "surnames")}
+        "negations", "not_after", "first_person", "not_subjects", "adverbs", "honorifics", "not_objects",
+        "line_labels", "surnames")}
     return JapaneseRules(
         endings=endings, negations=tuple(words["negations"]), not_after=tuple(words["not_after"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
+        adverbs=tuple(sorted(words["adverbs"], key=len, reverse=True)),
         honorifics=tuple(sorted(words["honorifics"], key=len, reverse=True)),
         not_objects=frozenset(words["not_objects"]), line_labels=frozenset(words["line_labels"]),
         surnames=tuple(sorted(words["surnames"], key=len, reverse=True)))
