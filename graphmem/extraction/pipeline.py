@@ -311,6 +311,10 @@ class Extractor:
                 if j - i < 3 and candidate(j + 1):
                     j += 1
                     continue
+                glued = j + 2 < len(words) and starts[j + 2] == starts[j] + len(words[j]) + 1
+                if glued and words[j + 1] == "-" and candidate(j + 2):
+                    j += 2  # "Counter-Strike", "Spider-Man", "Jean-Luc": one name
+                    continue
                 k = self._past_particles(words, j + 1)
                 if j + 1 < k < len(words) and candidate(k):
                     j = k  # "Ivo van Hove", "Maria de la Cruz": one name
@@ -326,7 +330,7 @@ class Extractor:
             if i == j and words[i] in rules.common_nouns:
                 i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
                 continue
-            shouted = all(w.isupper() for w in words[i : j + 1])
+            shouted = all(w.isupper() or _plural_acronym(w) for w in words[i : j + 1])
             if shouted and (j > i or len(words[i].rstrip(".")) < 2 or shouting(i - 1) or shouting(i + 1)):
                 i = j + 1  # "JUST DOING IT", "I.": no name; "VR", "LGBTQ", "it's INTENSE": a thing named
                 continue
@@ -1323,6 +1327,11 @@ def _titled(text: str) -> bool:
     words = text.split()
     return 0 < len(words) <= 8 and words[0][:1].isupper() and all(
         w[:1].isupper() or w[:1].isdigit() or w in _TITLE_SMALL for w in words)
+
+
+def _plural_acronym(word: str) -> bool:
+    """"RPGs", "DIYs", "MOBAs": an acronym's plural, shouted as the acronym is."""
+    return len(word) > 2 and word.endswith("s") and word[:-1].isupper()
 
 
 def _name_word(word: str) -> bool:
