@@ -529,6 +529,8 @@ class Extractor:
                     read.append((v_start, one))
         if not words.isdisjoint(self.rules.titles):
             read.extend(self._titled(text, s_start, s_end, ex))
+        if "favorite" in words or "favourite" in words:
+            read.extend(self._favourites(text, s_start, s_end, ex))
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
         # where Peter lives
         claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
@@ -783,6 +785,37 @@ class Extractor:
                 subject_type="person", object_type=None if literal else object_type,
                 title=None if literal or owned else title.lower(),
                 object_title=title.lower() if owned else None)))
+        return out
+
+    def _favourites(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
+        """"My favorite color is blue", "Kenji's favourite film is Inception": likes, what is liked of that
+        kind (its ``object_title``: a movie; typed by ``named_kinds`` when they name the kind)."""
+        out: list[tuple[int, Statement]] = []
+        if "likes" not in self.ontology.predicates:  # (a vocabulary of one's own may have none)
+            return out
+        for m in _FAVOURITE.finditer(text, s_start, s_end):
+            if m["whose"]:
+                who = next((e for e in ex.entities if e.start == m.start("whose") and e.end == m.end("whose")
+                            and e.type == "person"), None)
+            else:
+                who = self._line_speaker(text, m.start(), ex)
+            stop = _CLAUSE_END.search(text, m.start("value"), s_end)
+            end = stop.start() if stop else s_end
+            value = _without_article(text[m.start("value") : end].strip(" \"'\u201c\u201d"))
+            kind = m["kind"].lower()
+            if who is None or not value or len(value.split()) > 6 or value.lower() in _NOT_A_FAVOURITE or \
+                    kind.split()[0] in _NOT_A_KIND:
+                continue
+            at = m.start("value")
+            named = next((e for e in ex.entities if at <= e.start and e.end <= end
+                          and text[at : e.start].strip(" \"'\u201c").lower() in ("", "the", "a", "an")),
+                         None)  # "is The Midnight Owls": the name found
+            out.append((m.start(), Statement(
+                subject=who.name, predicate="likes", object=named.name if named else value, action="assert",
+                span=text[max(s_start, m.start()) : end].strip(), start=s_start, end=end,
+                confidence=CONFIDENCE["rule"], subject_type="person",
+                object_type=self.rules.named_kinds.get(kind, named.type if named else None),
+                object_title=kind)))
         return out
 
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
@@ -1048,6 +1081,16 @@ _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
 _MINE = r"my\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"
 _MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)\s*,?\s+$")  # "my new puppy Toby"
 _MY_TITLE_AFTER = re.compile(rf"(?i)\s*,\s*{_MINE}([\w-]+)(?=\s*(?:[,.;:!?)]|$))")  # "Toby, my puppy."
+# "my favorite color is", "Kenji's favourite film was": whose, what kind, and the value after
+_FAVOURITE = re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)\s+"
+                        r"(?i:(?:all[- ]time|absolute|current|new|personal|very)\s+)?(?i:favou?rite)\s+"
+                        r"(?P<kind>[a-z]+(?:[ -][a-z]+)?)\s+"
+                        r"(?i:is|was|has\s+to\s+be|would\s+(?:have\s+to\s+)?be)\s+(?P<value>\S)")
+_NOT_A_FAVOURITE = frozenset(["this", "that", "it", "one", "the one", "this one", "that one", "probably",
+                              "definitely", "still", "hard to pick", "tough", "a secret"])
+# kinds that name a piece of something said before, not a thing liked ("my favorite part was the ending")
+_NOT_A_KIND = frozenset(["part", "parts", "thing", "things", "moment", "moments", "bit", "bits", "way",
+                         "memory", "memories", "aspect", "time", "times", "one", "ones", "day"])
 # a name and a colon opening a line: who says the line ("Caroline: I went ...")
 _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 # where a clause "I" may open starts: after a comma, a dash, "and" or "but" right before it, a word that
