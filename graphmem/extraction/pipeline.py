@@ -240,8 +240,9 @@ class Extractor:
         language = language_of(text)
         result = Extraction(language=language, times=find_times(text, anchor, tz=tz), speaker=speaker)
         if language == "ja":
-            result.entities = self._japanese_entities(text, result.times)
-            result.statements = self._japanese_statements(text, result)
+            speakers = self._ja_speakers(text)
+            result.entities = self._japanese_entities(text, result.times, speakers)
+            result.statements = self._japanese_statements(text, result, speakers)
             return result
         doc = self.nlp(text)
         tokens = _Tokens.of(text, doc, self._attrs, self._ends)
@@ -439,7 +440,8 @@ class Extractor:
                     return type_
         return None
 
-    def _japanese_entities(self, text: str, times: Sequence[TimeMention]) -> list[EntityMention]:
+    def _japanese_entities(self, text: str, times: Sequence[TimeMention],
+                           speakers: Sequence[tuple[str, int, int]]) -> list[EntityMention]:
         found: list[EntityMention] = []
         taken = _Spans(times)
         for m in _MENTION.finditer(text):
@@ -455,7 +457,7 @@ class Extractor:
             if taken.free(start, m.end(1)):  # "先週佐藤さん": the name starts after the time
                 found.append(EntityMention(text[start : m.end(1)], start, m.end(1), "person", "rule"))
                 taken.add(start, m.end(1))
-        for name, start, end in self._ja_speakers(text):
+        for name, start, end in speakers:
             if taken.free(start, end):  # "田中: ..." (who says the line)
                 found.append(EntityMention(name, start, end, "person", "rule"))
                 taken.add(start, end)
@@ -466,23 +468,17 @@ class Extractor:
         people = [name for name, type_ in self._ja_names.items() if type_ == "person"]
         return line_speakers(text, self.rules, people)
 
-    def _japanese_statements(self, text: str, ex: Extraction) -> list[Statement]:
-        """What Japanese text says (graphmem/extraction/japanese.py); who says a line, and what a statement
-        names, become entities too."""
+    def _japanese_statements(self, text: str, ex: Extraction,
+                             speakers: Sequence[tuple[str, int, int]]) -> list[Statement]:
+        """What Japanese text says (graphmem/extraction/japanese.py); what a statement names becomes an
+        entity too."""
         out: list[Statement] = []
         known = {e.name for e in ex.entities}
-        speakers = self._ja_speakers(text)
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
-            valid_from = valid_to = None
+            valid_from, valid_to = _dated(r.time, r.action)
             start, end = r.span
-            if r.time is not None:
-                interval = r.time.interval
-                if r.action == "close":
-                    valid_to = interval.start or interval.end
-                else:
-                    valid_from = interval.start
-                    valid_to = interval.end if r.time.kind in ("until", "range") else None
-                start, end = min(start, r.time.start), max(end, r.time.end)  # (the span quotes its time)
+            if r.time is not None:  # (the span quotes its time)
+                start, end = min(start, r.time.start), max(end, r.time.end)
             if r.object_type is not None and r.object not in known:
                 at = r.object_start
                 ex.entities.append(EntityMention(r.object, at, at + len(r.object), r.object_type, "rule"))
@@ -572,13 +568,7 @@ class Extractor:
         else:
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
                 [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
-        valid_from = valid_to = None
-        if times:
-            t = times[0]
-            if action == "close":
-                valid_to = t.interval.start or t.interval.end
-            else:
-                valid_from, valid_to = t.interval.start, (t.interval.end if t.kind in ("until", "range") else None)
+        valid_from, valid_to = _dated(times[0] if times else None, action)
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
         named = _owned_pattern(nouns).match(text, v_end, s_end) if nouns and obj_text[:1].isupper() else None
@@ -1004,6 +994,16 @@ def _without_when(raw: str, *, timed: bool = True) -> str:
     while (tail := _WHEN_TAIL.search(raw) or (_BEFORE_TIME.search(raw) if timed else None)) is not None:
         raw = raw[: tail.start()]
     return raw
+
+
+def _dated(time: TimeMention | None, action: str) -> tuple[TimePoint | None, TimePoint | None]:
+    """A statement's valid_from and valid_to from the time said with it: a close ends at it; an assert starts
+    at it, and ends at its end too when it says so ("until June", "from May to July")."""
+    if time is None:
+        return None, None
+    if action == "close":
+        return None, time.interval.start or time.interval.end
+    return time.interval.start, time.interval.end if time.kind in ("until", "range") else None
 
 
 def _without_article(value: str) -> str:
