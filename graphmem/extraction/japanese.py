@@ -24,7 +24,7 @@ from graphmem.extraction.rules import Rules
 from graphmem.ontology import Ontology
 from graphmem.temporal.expressions import TimeMention
 
-__all__ = ["JapaneseReading", "line_speakers", "read_japanese"]
+__all__ = ["JapaneseReading", "JapaneseTitle", "line_speakers", "read_japanese", "read_titles"]
 
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 # a word before a colon opening a line ("田中: "; not "10:30", "https://")
@@ -51,6 +51,19 @@ class JapaneseReading:
     sentence_start: int
     time: TimeMention | None
     named: bool  # its subject was named in the sentence (not left out, nor "I")
+
+
+@dataclass(frozen=True)
+class JapaneseTitle:
+    """What one named is to another ("妻の花子": 花子, married_to, who says the line, 妻)."""
+
+    subject: str
+    subject_start: int
+    predicate: str
+    object: str
+    title: str
+    span: tuple[int, int]
+    sentence_start: int
 
 
 class _Named(Protocol):
@@ -115,6 +128,53 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
                 object_start=start, span=(span_start, m.end()), sentence_start=s_start, time=when,
                 named=named) for name in who)
     return found
+
+
+def read_titles(text: str, entities: Sequence[_Named], speakers: Sequence[tuple[str, int, int]], rules: Rules,
+                speaker: str | None) -> list[JapaneseTitle]:
+    """What one named is to another, said with a title and の before the name: "妻の花子が" (the wife of who
+    says the line), "田中さんの妹の花子さん" (田中's sister), "同僚の佐藤さん". The name is one found, one with an
+    honorific, or one は, が, と or も follow that is no one's thing ("妻の誕生日" names no one)."""
+    ja = rules.japanese
+    if not ja.titles:
+        return []
+    people = [e for e in entities if e.type == "person" and e.start >= 0]
+    titles = "|".join(map(re.escape, sorted(ja.titles, key=len, reverse=True)))
+    honorifics = "|".join(map(re.escape, ja.honorifics))
+    pattern = re.compile(rf"(?P<title>{titles})の\s*(?P<name>{_NAME_CHAR}{{1,8}})(?P<honorific>{honorifics})?"
+                         rf"(?=(?P<particle>[はがとも](?!っ))?)")
+    found: list[JapaneseTitle] = []
+    for sentence in _SENTENCE.finditer(text):
+        s_start, s_end = sentence.span()
+        for m in pattern.finditer(text, s_start, s_end):
+            name, at = m["name"], m.start("name")
+            known = next((p for p in people if p.start == at), None)
+            if known is not None:
+                name = known.name
+            elif not m["honorific"] and (not m["particle"] or name in ja.not_names or name in ja.not_objects):
+                continue
+            owner = _owner(text, m.start(), s_start, people, ja.first_person, ja.honorifics)
+            if owner is None:  # (no one named before the title: who says the line's)
+                line = text.rfind("\n", 0, m.start()) + 1
+                owner = next((n for n, a, _ in speakers if line <= a < m.start()), speaker)
+            if owner is None or owner == name:
+                continue
+            start = min([m.start(), *(p.start for p in people
+                                      if p.name == owner and s_start <= p.start < m.start())])
+            found.append(JapaneseTitle(subject=name, subject_start=at, predicate=ja.titles[m["title"]],
+                                       object=owner, title=m["title"], span=(start, m.end("name")),
+                                       sentence_start=s_start))
+    return found
+
+
+def _owner(text: str, at: int, s_start: int, people: Sequence[_Named], first_person: frozenset[str],
+           honorifics: tuple[str, ...]) -> str | None:
+    """Whose a title right after ``at`` is: a person named right before it with の ("田中さんの妹"), "私の"
+    (None: who says the line's), or no one named (None too)."""
+    for p in people:
+        if s_start <= p.start and p.end <= at and text[_past_at(text, p.end, honorifics) : at] == "の":
+            return p.name
+    return None
 
 
 def _object_start(text: str, start: int, end: int, times: Sequence[TimeMention], entities: Sequence[_Named],

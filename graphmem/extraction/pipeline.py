@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from graphmem.extraction.japanese import line_speakers, read_japanese
+from graphmem.extraction.japanese import line_speakers, read_japanese, read_titles
 from graphmem.extraction.rules import Rules, Template, load_rules
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC
@@ -474,6 +474,16 @@ class Extractor:
         entity too."""
         out: list[Statement] = []
         known = {e.name for e in ex.entities}
+        # what one named is to another first: the name it tells ("妻の花子が") may say more ("大阪に引っ越した")
+        for t in read_titles(text, ex.entities, speakers, self.rules, ex.speaker):
+            if t.subject not in known:
+                ex.entities.append(EntityMention(t.subject, t.subject_start, t.subject_start + len(t.subject),
+                                                 "person", "rule"))
+                known.add(t.subject)
+            out.append(Statement(
+                subject=t.subject, predicate=t.predicate, object=t.object, action="assert",
+                span=text[t.span[0] : t.span[1]], start=t.sentence_start, end=t.span[1],
+                confidence=CONFIDENCE["rule"], subject_type="person", object_type="person", title=t.title))
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
             valid_from, valid_to = _dated(r.time, r.action)
             start, end = r.span

@@ -65,6 +65,8 @@ class JapaneseRules:
     not_objects: frozenset[str]  # words before an ending that name nothing of their own ("会社")
     line_labels: frozenset[str]  # a line's label before a colon, not who says it ("メモ")
     surnames: tuple[str, ...]  # family names: a line opened by one before a colon is that person's
+    titles: dict[str, str]  # a title ("妹") -> its predicate ("family_of")
+    not_names: frozenset[str]  # words after a title and の that name no one ("妻の誕生日")
 
     @cached_property
     def pattern(self) -> re.Pattern[str] | None:
@@ -145,6 +147,10 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
                                 field="japanese.statements")
+        unknown = sorted(set(rules.japanese.titles.values()) - set(ontology.predicates))
+        if unknown:
+            raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
+                                field="japanese.titles")
         types = sorted(set(rules.named_kinds.values()) - set(ontology.entity_types))
         if types:
             raise OntologyError(f"extraction rules: named_kinds names unknown entity type {types[0]!r}; "
@@ -312,14 +318,18 @@ def _japanese(raw: dict[str, Any]) -> JapaneseRules:
                 endings[ending] = (predicate, action)
     words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
         "negations", "not_after", "first_person", "not_subjects", "adverbs", "honorifics", "not_objects",
-        "line_labels", "surnames")}
+        "line_labels", "surnames", "not_names")}
     return JapaneseRules(
         endings=endings, negations=tuple(words["negations"]), not_after=tuple(words["not_after"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
         adverbs=tuple(sorted(words["adverbs"], key=len, reverse=True)),
         honorifics=tuple(sorted(words["honorifics"], key=len, reverse=True)),
         not_objects=frozenset(words["not_objects"]), line_labels=frozenset(words["line_labels"]),
-        surnames=tuple(sorted(words["surnames"], key=len, reverse=True)))
+        surnames=tuple(sorted(words["surnames"], key=len, reverse=True)),
+        titles={title: predicate
+                for predicate, titles in _word_lists("japanese.titles", raw.get("titles") or {})
+                for title in titles},
+        not_names=frozenset(words["not_names"]))
 
 
 def _phrases_at_start(phrases: list[str]) -> re.Pattern[str] | None:
