@@ -11,6 +11,9 @@ Not a statement: an ending another word of a name follows (a clause that names: 
 a condition or a question goes on from ("引っ越したい", "引っ越したら", "好きですか"), an object the rules say
 names nothing ("会社に入社した"). A negation after it ("好きじゃない") makes it its predicate's opposite. A
 statement is dated by the time before its object since the statement before it in its sentence.
+
+Two more readings: a title and の before a name (:func:`read_titles`: "妻の花子", "田中さんの妹の花子さん"), and
+a claim before "と思う" (:func:`read_beliefs`: what someone thinks).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from graphmem.extraction.rules import Rules
 from graphmem.ontology import Ontology
 from graphmem.temporal.expressions import TimeMention
 
-__all__ = ["JapaneseReading", "JapaneseTitle", "line_speakers", "read_japanese", "read_titles"]
+__all__ = ["JapaneseBelief", "JapaneseReading", "JapaneseTitle", "line_speakers", "read_beliefs",
+           "read_japanese", "read_titles"]
 
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 # a word before a colon opening a line ("田中: "; not "10:30", "https://")
@@ -64,6 +68,17 @@ class JapaneseTitle:
     title: str
     span: tuple[int, int]
     sentence_start: int
+
+
+@dataclass(frozen=True)
+class JapaneseBelief:
+    """A claim someone holds ("新しいプランは良いと思う")."""
+
+    subject: str
+    claim: str
+    span: tuple[int, int]
+    sentence_start: int
+    named: bool  # its holder was named in the sentence
 
 
 class _Named(Protocol):
@@ -165,6 +180,61 @@ def read_titles(text: str, entities: Sequence[_Named], speakers: Sequence[tuple[
                                        object=owner, title=m["title"], span=(start, m.end("name")),
                                        sentence_start=s_start))
     return found
+
+
+def read_beliefs(text: str, entities: Sequence[_Named], speakers: Sequence[tuple[str, int, int]],
+                 rules: Rules, speaker: str | None) -> list[JapaneseBelief]:
+    """What someone thinks: the claim before "と思う" and its kin, from the start of its sentence (past a
+    line's speaker), or past who is named holding it ("田中さんは", "私は") when the sentence opens so."""
+    ja = rules.japanese
+    if not ja.beliefs:
+        return []
+    people = [e for e in entities if e.type == "person" and e.start >= 0]
+    found: list[JapaneseBelief] = []
+    for sentence in _SENTENCE.finditer(text):
+        s_start, s_end = sentence.span()
+        if "？" in sentence[0] or "?" in sentence[0]:
+            continue
+        line = text.rfind("\n", 0, s_start) + 1
+        said = next((n for n, a, _ in speakers if line <= a < s_end), None)
+        label = _LINE_LABEL.match(text, s_start) if said is not None else None
+        claim_start = label.end() if label is not None else s_start  # ("田中: ...": after the colon)
+        while claim_start < s_end and text[claim_start] in " \t、":
+            claim_start += 1
+        holder, named = _holder(text, claim_start, s_end, people, ja.first_person, ja.honorifics)
+        if holder is not None and holder[0] != "I":
+            who: str | None = holder[0]
+        else:
+            who = said if said is not None else speaker
+            named = False
+        if holder is not None:
+            claim_start = holder[1]
+        for ending in ja.beliefs:
+            at = text.find(ending, claim_start, s_end)
+            if at < 0:
+                continue
+            claim = text[claim_start:at].strip(" 、,")
+            if (who is None or len(claim) < 3 or claim.startswith(ja.belief_not_first)
+                    or claim.endswith(ja.volitional)):
+                break
+            found.append(JapaneseBelief(subject=who, claim=claim, span=(s_start if named else claim_start,
+                                                                        at + len(ending)),
+                                        sentence_start=s_start, named=named))
+            break
+    return found
+
+
+def _holder(text: str, at: int, end: int, people: Sequence[_Named], first_person: frozenset[str],
+            honorifics: tuple[str, ...]) -> tuple[tuple[str, int] | None, bool]:
+    """Who a sentence opening at ``at`` says holds what follows (their name, where the claim starts): a person
+    named with は or が there, or "I" ("私は")."""
+    for p in people:
+        if p.start == at and (after := _marked(text, p.end, end, honorifics)):
+            return (p.name, after), True
+    for word in first_person:
+        if text.startswith(word, at) and (after := _marked(text, at + len(word), end, ())):
+            return ("I", after), False
+    return None, False
 
 
 def _owner(text: str, at: int, s_start: int, people: Sequence[_Named], first_person: frozenset[str],

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from graphmem.extraction.japanese import line_speakers, read_japanese, read_titles
+from graphmem.extraction.japanese import line_speakers, read_beliefs, read_japanese, read_titles
 from graphmem.extraction.rules import Rules, Template, load_rules
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC
@@ -498,6 +498,12 @@ class Extractor:
                 span=text[start:end], start=r.sentence_start, end=end,
                 confidence=CONFIDENCE["rule"] if r.named else CONFIDENCE["pronoun"],
                 valid_from=valid_from, valid_to=valid_to, subject_type="person", object_type=r.object_type))
+        if "believes" in self.ontology.predicates:  # (a vocabulary of one's own may have none)
+            out.extend(Statement(
+                subject=b.subject, predicate="believes", object=b.claim, action="assert",
+                span=text[b.span[0] : b.span[1]], start=b.sentence_start, end=b.span[1],
+                confidence=CONFIDENCE["rule"] if b.named else CONFIDENCE["pronoun"], subject_type="person")
+                for b in read_beliefs(text, ex.entities, speakers, self.rules, ex.speaker))
         ex.entities.sort(key=lambda e: e.start)
         return out
 

@@ -66,6 +66,9 @@ class JapaneseRules:
     line_labels: frozenset[str]  # a line's label before a colon, not who says it ("メモ")
     surnames: tuple[str, ...]  # family names: a line opened by one before a colon is that person's
     titles: dict[str, str]  # a title ("妹") -> its predicate ("family_of")
+    beliefs: tuple[str, ...]  # what follows a claim someone holds ("と思う")
+    belief_not_first: tuple[str, ...]  # words a claim may not open with ("そう思う")
+    volitional: tuple[str, ...]  # how a claim that is what one means to do ends ("行こうと思う")
     not_names: frozenset[str]  # words after a title and の that name no one ("妻の誕生日")
 
     @cached_property
@@ -318,7 +321,7 @@ def _japanese(raw: dict[str, Any]) -> JapaneseRules:
                 endings[ending] = (predicate, action)
     words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
         "negations", "not_after", "first_person", "not_subjects", "adverbs", "honorifics", "not_objects",
-        "line_labels", "surnames", "not_names")}
+        "line_labels", "surnames", "not_names", "beliefs", "belief_not_first", "volitional")}
     return JapaneseRules(
         endings=endings, negations=tuple(words["negations"]), not_after=tuple(words["not_after"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
@@ -329,7 +332,9 @@ def _japanese(raw: dict[str, Any]) -> JapaneseRules:
         titles={title: predicate
                 for predicate, titles in _word_lists("japanese.titles", raw.get("titles") or {})
                 for title in titles},
-        not_names=frozenset(words["not_names"]))
+        not_names=frozenset(words["not_names"]),
+        beliefs=tuple(sorted(words["beliefs"], key=len, reverse=True)),
+        belief_not_first=tuple(words["belief_not_first"]), volitional=tuple(words["volitional"]))
 
 
 def _phrases_at_start(phrases: list[str]) -> re.Pattern[str] | None:
