@@ -23,8 +23,9 @@
 ``the third quarter of 2024``                           only after a time word, as a bare month)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
                                                         future is the next one
-``has lived there for 5 years``                         open interval from that long before (only in a
-                                                        perfect tense: "was there for 5 days" is no time)
+``has lived there for 5 years``, ``5年間住んでいる``       open interval from that long before (only in a
+                                                        perfect tense, or a clause in ている: "was there
+                                                        for 5 days", "2週間滞在した" are no times)
 ``over the past 3 months``, ``in the last two years``   open interval from that long before
 ``in mid-March``, ``mid-2024``                          that month, that year
 ``on the 15th``, ``August last year``                   that day of this month or the last; that month
@@ -131,6 +132,9 @@ _POINT_FORMS = [
     rf"(?P<ja_ago_u>{_JA_UNIT})前",
     rf"(?=[\d{_JA_DIGITS}数]){_JA_COUNT}(?P<ja_aft_n>\d+|[{_JA_DIGITS}数])\s*"
     rf"(?P<ja_aft_u>{_JA_UNIT})後",
+    # "5年間東京に住んでいる": since that long before, in a clause going on to now ("ている")
+    rf"(?=[\d{_JA_DIGITS}数]){_JA_COUNT}(?P<ja_dur_n>\d+|[{_JA_DIGITS}数])\s*"
+    rf"(?P<ja_dur_u>年|か月|ヶ月|カ月|ヵ月|週間|日)間",
     rf"(?i:(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}(?:,?\s+(?P<mdy_y>\d{{4}}))?)\b",
     rf"(?i:(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?(?:,?\s+(?P<dmy_y>\d{{4}}))?)\b",
     rf"(?i:(?P<my_m>{_MON})\.?,?\s+(?P<my_y>\d{{4}}))\b",
@@ -306,7 +310,7 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             mentions.append(_range(text, m, nxt, at, tz))
             i += 2
             continue
-        if m["dur_n"]:  # "has lived there for 5 years": since five years before the event
+        if m["dur_n"] or m["ja_dur_n"]:  # "has lived there for 5 years": since five years before the event
             mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=past[m.start()])))
             i += 1
             continue
@@ -414,9 +418,20 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
         # lived here for 5 years", not "was there for 5 days")
         return (bool(m["dur_the"] or m["dur_span"])
                 or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
+    if m["ja_dur_n"]:  # "5年間住んでいる": a span dates only a clause that goes on to now
+        return _JA_GOING_ON.search(text, m.end(), _clause_end(text, m.end())) is not None
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
         return not text[m.end() : m.end() + 1].isdigit()
     return True
+
+
+# a Japanese clause that goes on to now: "住んでいる", "働いています", "使ってる"
+_JA_GOING_ON = re.compile(r"[てで](?:いる|います|る|ます)")
+
+
+def _clause_end(text: str, at: int) -> int:
+    """Where the clause that goes on at ``at`` ends."""
+    return min((i for mark in _CLAUSE_MARKS if (i := text.find(mark, at)) >= 0), default=len(text))
 
 
 def _clause_of(text: str, m: re.Match[str]) -> str:
@@ -545,8 +560,9 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         if unit is G.YEAR and n == 1:  # "a year ago": this time last year, its month ("last year": the year)
             return _shift(at, G.MONTH, -12, tz)
         return _shift(at, unit, -n, tz)
-    if g["dur_n"]:
-        return _shift(at, _UNITS[g["dur_u"].lower()], -_count(g["dur_n"]), tz)
+    if g["dur_n"] or g["ja_dur_n"]:
+        unit = _UNITS[(g["dur_u"] or g["ja_dur_u"]).lower()]
+        return _shift(at, unit, -_count(g["dur_n"] or g["ja_dur_n"]), tz)
     if g["fut_n"] or g["fn_n"] or g["ja_aft_n"]:
         unit = _UNITS[(g["fut_u"] or g["fn_u"] or g["ja_aft_u"]).lower()]
         return _shift(at, unit, _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]), tz)

@@ -83,6 +83,8 @@ def _day(point):
         ("数日前に会った", "数日前", "point", "2025-11-24", "2025-11-25"),
         ("3か月後に戻る", "3か月後", "point", "2026-02-01", "2026-03-01"),
         ("去年の12月から東京にいる", "去年の12月から", "since", "2024-12-01", None),
+        ("5年間東京に住んでいる", "5年間", "since", "2020-01-01", None),  # (a span going on to now)
+        ("3年間Acmeで働いています", "3年間", "since", "2022-01-01", None),
         ("東京で3日前に会った", "3日前", "point", "2025-11-24", "2025-11-25"),
         # quarters: a bare one, as a bare month, after a time word only, this year's or the last
         ("We shipped it in Q3 2025.", "Q3 2025", "point", "2025-07-01", "2025-10-01"),
@@ -143,7 +145,7 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "We rested for the last 2 days of the trip.",
                                   "The weekend of the fair was fun.", "It rose over 3 years.",
                                   "He plays tennis on weekends.", "a mid-sized team", "毎週月曜日にジムへ行く",
-                                  "二十日前", "曜日を決める"])
+                                  "二十日前", "曜日を決める", "2週間東京に滞在した", "5年間大阪に住んでいた"])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
