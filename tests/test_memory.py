@@ -320,6 +320,22 @@ def test_a_speaker_tag_says_who_i_is_in_what_an_event_says(mem):
     assert mem.stats().events == 1
 
 
+def test_japanese_text_grows_the_graph_as_english_does(mem):
+    """A move said in Japanese supersedes the one before, a title is kept with its tie, the user's message
+    speaks for the user, and what someone thinks is their opinion."""
+    mem.record(content="田中さんは2023年から東京に住んでいる。", occurred_at="2025-11-27")
+    mem.record(content="田中さんの妻の花子さんは先週大阪に引っ越した。", occurred_at="2025-11-27")
+    mem.record(content="先月Globexを辞めた。今はHooliで働いています。", occurred_at="2025-11-27", tags=["speaker:user"])
+    mem.record(content="田中さんは日本経済は回復すると思っている。", occurred_at="2025-11-27")
+    assert [(s.object, s.valid_from.label()) for s in mem.timeline("田中", "lives_in")] == [("東京", "2023")]
+    assert [(s.object, s.valid_from.label()) for s in mem.timeline("花子", "lives_in")] == [("大阪", "2025-W47")]
+    [wife] = [s for s in mem.as_of("2025-11-28").states("花子") if s.predicate == "married_to"]
+    assert (wife.object, wife.payload) == ("田中", {"title": "妻"})
+    assert [(s.object, s.status) for s in mem.timeline("user", "works_at")] == [("Hooli", StateStatus.ACTIVE)]
+    [claim] = [s for s in mem.as_of("2025-11-28").states("田中") if s.predicate == "believes"]
+    assert claim.object == "日本経済は回復する"
+
+
 def test_recording_is_idempotent_and_append_only(mem):
     a = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")
     b = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")
