@@ -305,11 +305,13 @@ def _read_rules(path: str) -> Rules:
     )
 
 
-def _japanese(raw: dict[str, Any]) -> JapaneseRules:
+def _japanese(raw: Any) -> JapaneseRules:
+    if not isinstance(raw, dict):
+        raise OntologyError("extraction rules: japanese must map its parts ('statements', 'titles', ...) to "
+                            "what they hold", field="japanese")
     endings: dict[str, tuple[str, str]] = {}
     statements = raw.get("statements") or {}
-    if not isinstance(raw, dict) or not isinstance(statements, dict) or not all(
-            isinstance(spec, dict) for spec in statements.values()):
+    if not isinstance(statements, dict) or not all(isinstance(spec, dict) for spec in statements.values()):
         raise OntologyError("extraction rules: japanese.statements must map each predicate to its actions' "
                             "endings ('lives_in: {assert: [に住んでいる]}')", field="japanese.statements")
     for predicate, spec in statements.items():

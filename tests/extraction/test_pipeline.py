@@ -314,6 +314,7 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
         ("japanese:\n  titles:\n    sibling_of: [妹]\n", "unknown predicate 'sibling_of'", "japanese.titles"),
         ("japanese:\n  titles: [妹]\n", "japanese.titles must map each thing to a list of words",
          "japanese.titles"),
+        ("japanese: [に住んでいる]\n", "japanese must map its parts", "japanese"),
     ],
 )
 def test_rules_that_are_no_word_lists_are_refused_naming_the_field(tmp_path, yaml, error, field):
