@@ -134,7 +134,7 @@ _POINT_FORMS = [
     rf"(?P<ja_aft_u>{_JA_UNIT})後",
     # "5年間東京に住んでいる": since that long before, in a clause going on to now ("ている")
     rf"(?=[\d{_JA_DIGITS}数]){_JA_COUNT}(?P<ja_dur_n>\d+|[{_JA_DIGITS}数])\s*"
-    rf"(?P<ja_dur_u>年|か月|ヶ月|カ月|ヵ月|週間|日)間",
+    rf"(?P<ja_dur_u>年|か月|ヶ月|カ月|ヵ月|週|日)間",
     rf"(?i:(?P<mdy_m>{_MON})\.?\s+(?P<mdy_d>\d{{1,2}}){_ORD}(?:,?\s+(?P<mdy_y>\d{{4}}))?)\b",
     rf"(?i:(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmy_m>{_MON})\.?(?:,?\s+(?P<dmy_y>\d{{4}}))?)\b",
     rf"(?i:(?P<my_m>{_MON})\.?,?\s+(?P<my_y>\d{{4}}))\b",
@@ -436,8 +436,7 @@ def _clause_end(text: str, at: int) -> int:
 
 def _clause_of(text: str, m: re.Match[str]) -> str:
     """The clause a time stands in: from the mark before it to the mark after it."""
-    ends = [i for mark in _CLAUSE_MARKS if (i := text.find(mark, m.end())) >= 0]
-    return _clause_before(text[: m.start()]) + text[m.start() : min(ends, default=len(text))]
+    return _clause_before(text[: m.start()]) + text[m.start() : _clause_end(text, m.end())]
 
 
 def _clause_before(before: str) -> str:

@@ -85,6 +85,7 @@ def _day(point):
         ("去年の12月から東京にいる", "去年の12月から", "since", "2024-12-01", None),
         ("5年間東京に住んでいる", "5年間", "since", "2020-01-01", None),  # (a span going on to now)
         ("3年間Acmeで働いています", "3年間", "since", "2022-01-01", None),
+        ("2週間東京に住んでいる", "2週間", "since", "2025-11-10", None),
         ("東京で3日前に会った", "3日前", "point", "2025-11-24", "2025-11-25"),
         # quarters: a bare one, as a bare month, after a time word only, this year's or the last
         ("We shipped it in Q3 2025.", "Q3 2025", "point", "2025-07-01", "2025-10-01"),
