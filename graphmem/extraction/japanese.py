@@ -23,7 +23,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from graphmem.extraction.rules import Rules
+from graphmem.extraction.rules import JA_NAME_CHAR, Rules
 from graphmem.ontology import Ontology
 from graphmem.temporal.expressions import TimeMention
 
@@ -34,11 +34,10 @@ _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 # a word before a colon opening a line ("田中: "; not "10:30", "https://")
 _LINE_LABEL = re.compile(r"(?m)^[ \t]*((?!\d)[\w・ー]{1,16})[ \t]*[:：](?!//)")
 _PARTICLE = re.compile(r"\s*[はがも](?!っ)")  # (not "がっ": "がっかり")
-_NAME_CHAR = r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff々A-Za-z0-9]"
 # after an ending, a name it qualifies ("住んでいる人", "好きな人")
-_NAME_GOES_ON = re.compile(rf"な?{_NAME_CHAR}")
+_NAME_GOES_ON = re.compile(rf"な?{JA_NAME_CHAR}")
 # a word with は, が or も: whom a sentence speaks of ("息子は", "彼女が", "今は")
-_TOPIC = re.compile(rf"({_NAME_CHAR}+)\s*[はがも](?!っ)")
+_TOPIC = re.compile(rf"({JA_NAME_CHAR}+)\s*[はがも](?!っ)")
 
 
 @dataclass(frozen=True)
@@ -100,7 +99,7 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
     ja = rules.japanese
     if ja.pattern is None:
         return []
-    people = [e for e in entities if e.type == "person" and e.start >= 0]
+    people = _people(entities)
     found: list[JapaneseReading] = []
     for sentence in _SENTENCE.finditer(text):
         s_start, s_end = sentence.span()
@@ -151,24 +150,20 @@ def read_titles(text: str, entities: Sequence[_Named], speakers: Sequence[tuple[
     says the line), "田中さんの妹の花子さん" (田中's sister), "同僚の佐藤さん". The name is one found, one with an
     honorific, or one は, が, と or も follow that is no one's thing ("妻の誕生日" names no one)."""
     ja = rules.japanese
-    if not ja.titles:
+    if ja.title_pattern is None:
         return []
-    people = [e for e in entities if e.type == "person" and e.start >= 0]
-    titles = "|".join(map(re.escape, sorted(ja.titles, key=len, reverse=True)))
-    honorifics = "|".join(map(re.escape, ja.honorifics))
-    pattern = re.compile(rf"(?P<title>{titles})の\s*(?P<name>{_NAME_CHAR}{{1,8}})(?P<honorific>{honorifics})?"
-                         rf"(?=(?P<particle>[はがとも](?!っ))?)")
+    people = _people(entities)
     found: list[JapaneseTitle] = []
     for sentence in _SENTENCE.finditer(text):
         s_start, s_end = sentence.span()
-        for m in pattern.finditer(text, s_start, s_end):
+        for m in ja.title_pattern.finditer(text, s_start, s_end):
             name, at = m["name"], m.start("name")
             known = next((p for p in people if p.start == at), None)
             if known is not None:
                 name = known.name
             elif not m["honorific"] and (not m["particle"] or name in ja.not_names or name in ja.not_objects):
                 continue
-            owner = _owner(text, m.start(), s_start, people, ja.first_person, ja.honorifics)
+            owner = _owner(text, m.start(), s_start, people, ja.honorifics)
             if owner is None:  # (no one named before the title: who says the line's)
                 line = text.rfind("\n", 0, m.start()) + 1
                 owner = next((n for n, a, _ in speakers if line <= a < m.start()), speaker)
@@ -189,7 +184,7 @@ def read_beliefs(text: str, entities: Sequence[_Named], speakers: Sequence[tuple
     ja = rules.japanese
     if not ja.beliefs:
         return []
-    people = [e for e in entities if e.type == "person" and e.start >= 0]
+    people = _people(entities)
     found: list[JapaneseBelief] = []
     for sentence in _SENTENCE.finditer(text):
         s_start, s_end = sentence.span()
@@ -217,11 +212,16 @@ def read_beliefs(text: str, entities: Sequence[_Named], speakers: Sequence[tuple
             if (who is None or len(claim) < 3 or claim.startswith(ja.belief_not_first)
                     or claim.endswith(ja.volitional)):
                 break
-            found.append(JapaneseBelief(subject=who, claim=claim, span=(s_start if named else claim_start,
-                                                                        at + len(ending)),
-                                        sentence_start=s_start, named=named))
+            span = (s_start if named else claim_start, at + len(ending))  # (from the holder named)
+            found.append(JapaneseBelief(subject=who, claim=claim, span=span, sentence_start=s_start,
+                                        named=named))
             break
     return found
+
+
+def _people(entities: Sequence[_Named]) -> list[_Named]:
+    """The people named in the text (not a speaker known only from outside it)."""
+    return [e for e in entities if e.type == "person" and e.start >= 0]
 
 
 def _holder(text: str, at: int, end: int, people: Sequence[_Named], first_person: frozenset[str],
@@ -237,7 +237,7 @@ def _holder(text: str, at: int, end: int, people: Sequence[_Named], first_person
     return None, False
 
 
-def _owner(text: str, at: int, s_start: int, people: Sequence[_Named], first_person: frozenset[str],
+def _owner(text: str, at: int, s_start: int, people: Sequence[_Named],
            honorifics: tuple[str, ...]) -> str | None:
     """Whose a title right after ``at`` is: a person named right before it with の ("田中さんの妹"), "私の"
     (None: who says the line's), or no one named (None too)."""

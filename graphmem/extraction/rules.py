@@ -14,7 +14,7 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["GAP", "GERUND_OBJECT", "JapaneseRules", "Rules", "Template", "load_rules"]
+__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "JapaneseRules", "Rules", "Template", "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("moved from {*} to")
 # "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
@@ -82,10 +82,21 @@ class JapaneseRules:
         return re.compile(rf"(?P<object>{_JA_OBJECT}+)(?:{honorifics})?(?P<ending>{endings})"
                           rf"(?P<negated>{negations})?")
 
+    @cached_property
+    def title_pattern(self) -> re.Pattern[str] | None:
+        """A title, の and the name after it (its honorific, and a particle after: "妻の花子が")."""
+        if not self.titles:
+            return None
+        titles = "|".join(map(re.escape, sorted(self.titles, key=len, reverse=True)))
+        honorifics = "|".join(map(re.escape, self.honorifics))
+        return re.compile(rf"(?P<title>{titles})の\s*(?P<name>{JA_NAME_CHAR}{{1,8}})"
+                          rf"(?P<honorific>{honorifics})?(?=(?P<particle>[はがとも](?!っ))?)")
+
 
 # what an object in Japanese is made of: kanji, katakana, Latin letters and digits (one space between two
 # Latin words: "Acme Inc"), not hiragana, which ends a name
 _JA_OBJECT = r"(?:[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff々〇A-Za-z0-9&]|(?<=[A-Za-z0-9]) (?=[A-Za-z0-9]))"
+JA_NAME_CHAR = r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff々A-Za-z0-9]"  # (a name's: no hiragana)
 
 
 @dataclass(frozen=True)
