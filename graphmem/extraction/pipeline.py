@@ -46,6 +46,9 @@ _LATIN = re.compile(r"[A-Za-z]")
 _NAMING = ("called", "named", "titled")  # words before a name given
 _OPEN_QUOTES = ("'", '"', "\u2018", "\u201c")
 _OWNS = ("'s", "\u2019s")  # after a name: what follows is its own ("Tom's notes") or the 's is "is"
+_POSSESSIVES = frozenset(["my", "our", "your", "his", "her", "their"])
+_BEFORE_OWNED = frozenset(["new", "old", "little", "beloved", "trusty", "first", "second", "favorite",
+                           "favourite"])  # (between a possessive and what is owned: "my new Prius")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
 # a name and its honorific; not a word the honorific's character ends or opens ("仕様", "皆様", "様子", "彼氏")
 _JA_SAN = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fff]{1,6})(?:さん|くん|(?<![仕同模多異一皆王神])様(?![々子])|"
@@ -360,6 +363,8 @@ class Extractor:
             elif prev in rules.visit_cues and nxt not in _OWNS and not given and \
                     tokens.lowered[i] not in rules.titles:
                 type_ = "place"  # "visited Zermatt"; not "visited Tom", "visited Grandma", "Tom's farm"
+            elif self._possessed(tokens.lowered, i) and not given and tokens.lowered[i] not in rules.titles:
+                type_ = "concept"  # "my new Prius", "my Ferrari": a thing of theirs; not "my Tom", "my Mom"
             elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
             elif prev in ("at", "of", "for"):
@@ -384,6 +389,13 @@ class Extractor:
             taken.add(start, end)
             i = j + 1
         return found
+
+    @staticmethod
+    def _possessed(lowered: Sequence[str], at: int) -> bool:
+        """Whether the name at word ``at`` follows a possessive, maybe a word such as "new" between ("my new
+        Prius")."""
+        k = at - 1 - (at >= 2 and lowered[at - 1] in _BEFORE_OWNED)
+        return k >= 0 and lowered[k] in _POSSESSIVES
 
     def _named_as(self, lowered: Sequence[str], at: int) -> str | None:
         """The type of the name at word ``at`` when it is "called" or "named" after a word the rules say what
