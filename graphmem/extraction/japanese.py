@@ -19,7 +19,7 @@ a claim before "と思う" (:func:`read_beliefs`: what someone thinks).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -101,10 +101,7 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
         return []
     people = _people(entities)
     found: list[JapaneseReading] = []
-    for sentence in _SENTENCE.finditer(text):
-        s_start, s_end = sentence.span()
-        if "？" in sentence[0] or "?" in sentence[0]:
-            continue  # a question states nothing
+    for s_start, s_end in _sentences(text, questions=False):
         clause = s_start  # where the words of the statement read next start (after the last one's ending)
         for m in ja.pattern.finditer(text, s_start, s_end):
             tail = text[m.end() : s_end].rstrip() + "。"
@@ -154,8 +151,7 @@ def read_titles(text: str, entities: Sequence[_Named], speakers: Sequence[tuple[
         return []
     people = _people(entities)
     found: list[JapaneseTitle] = []
-    for sentence in _SENTENCE.finditer(text):
-        s_start, s_end = sentence.span()
+    for s_start, s_end in _sentences(text):
         for m in ja.title_pattern.finditer(text, s_start, s_end):
             name, at = m["name"], m.start("name")
             known = next((p for p in people if p.start == at), None)
@@ -186,10 +182,7 @@ def read_beliefs(text: str, entities: Sequence[_Named], speakers: Sequence[tuple
         return []
     people = _people(entities)
     found: list[JapaneseBelief] = []
-    for sentence in _SENTENCE.finditer(text):
-        s_start, s_end = sentence.span()
-        if "？" in sentence[0] or "?" in sentence[0]:
-            continue
+    for s_start, s_end in _sentences(text, questions=False):
         line = text.rfind("\n", 0, s_start) + 1
         said = next((n for n, a, _ in speakers if line <= a < s_end), None)
         label = _LINE_LABEL.match(text, s_start) if said is not None else None
@@ -217,6 +210,13 @@ def read_beliefs(text: str, entities: Sequence[_Named], speakers: Sequence[tuple
                                         named=named))
             break
     return found
+
+
+def _sentences(text: str, *, questions: bool = True) -> Iterator[tuple[int, int]]:
+    """Where each sentence of ``text`` starts and ends (a question states nothing: left out unless asked)."""
+    for sentence in _SENTENCE.finditer(text):
+        if questions or ("？" not in sentence[0] and "?" not in sentence[0]):
+            yield sentence.span()
 
 
 def _people(entities: Sequence[_Named]) -> list[_Named]:
