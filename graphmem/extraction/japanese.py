@@ -105,7 +105,7 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
         clause = s_start  # where the words of the statement read next start (after the last one's ending)
         for m in ja.pattern.finditer(text, s_start, s_end):
             tail = text[m.end() : s_end].rstrip() + "。"
-            if _NAME_GOES_ON.match(tail) or tail.startswith(ja.not_after):
+            if _NAME_GOES_ON.match(tail) and not tail.startswith(ja.plans) or tail.startswith(ja.not_after):
                 continue
             start = _object_start(text, m.start("object"), m.end("object"), times, entities, ja.adverbs)
             value = text[start : m.end("object")].strip()

@@ -58,6 +58,7 @@ class JapaneseRules:
     endings: dict[str, tuple[str, str]]  # an ending ("に引っ越した") -> (predicate, "assert" | "close")
     negations: tuple[str, ...]  # after an ending: it is negated ("好きじゃない")
     not_after: tuple[str, ...]  # what may not follow an ending ("引っ越したい", "好きですか")
+    plans: tuple[str, ...]  # what may follow one though a name's character opens it ("引っ越す予定")
     first_person: frozenset[str]  # who says the line ("私")
     not_subjects: frozenset[str]  # words with は or が that speak of no one ("今は")
     adverbs: tuple[str, ...]  # words that may open an object's run without being part of it ("以前")
@@ -333,10 +334,11 @@ def _japanese(raw: Any) -> JapaneseRules:
             for ending in _word_list(f"japanese.statements.{predicate}.{action}", spec[action]):
                 endings[ending] = (predicate, action)
     words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
-        "negations", "not_after", "first_person", "not_subjects", "adverbs", "honorifics", "not_objects",
-        "line_labels", "surnames", "not_names", "beliefs", "belief_not_first", "volitional")}
+        "negations", "not_after", "plans", "first_person", "not_subjects", "adverbs", "honorifics",
+        "not_objects", "line_labels", "surnames", "not_names", "beliefs", "belief_not_first", "volitional")}
     return JapaneseRules(
         endings=endings, negations=tuple(words["negations"]), not_after=tuple(words["not_after"]),
+        plans=tuple(words["plans"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
         adverbs=tuple(sorted(words["adverbs"], key=len, reverse=True)),
         honorifics=tuple(sorted(words["honorifics"], key=len, reverse=True)),

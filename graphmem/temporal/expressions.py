@@ -22,7 +22,8 @@
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
 ``the third quarter of 2024``                           only after a time word, as a bare month)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
-                                                        future is the next one
+``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
+                                                        plain verb ending the clause after it)
 ``has lived there for 5 years``, ``5年間住んでいる``       open interval from that long before (only in a
                                                         perfect tense, or a clause in ている: "was there
                                                         for 5 days", "2週間滞在した" are no times)
@@ -334,8 +335,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = ((_lacks_year(m) or bool(m["wk"]))
-                     and _FUTURE.search(_clause_before(text[: m.start()])) is not None)
+            ahead = (_lacks_year(m) or bool(m["wk"])) and (
+                _FUTURE.search(_clause_before(text[: m.start()])) is not None  # ("will slip to March")
+                or _JA_FUTURE.search(text, m.end(), _clause_end(text, m.end())) is not None)  # ("6月に...予定")
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
             start = m.start()
@@ -425,6 +427,10 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
     return True
 
 
+# a Japanese clause about the future: its plan said after the time ("6月に大阪に引っ越す予定")
+# (or a plain verb ending the clause, not one going on: "6月に引っ越します", not "住んでいます")
+_JA_FUTURE = re.compile(r"予定|つもり|見込み|計画"
+                        r"|(?<![てで]い)(?<![てで]いま)(?:ます|[うくぐすつぬぶむる])(?:よ|ね|な|わ)?$")
 # a Japanese clause that goes on to now: "住んでいる", "働いています", "使ってる"
 _JA_GOING_ON = re.compile(r"[てで](?:いる|います|る|ます)")
 
