@@ -19,7 +19,7 @@ a claim before "と思う" (:func:`read_beliefs`: what someone thinks).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -316,9 +316,9 @@ def _past(text: str, at: int, honorifics: tuple[str, ...], end: int) -> str:
     return text[_past_at(text, at, honorifics) : end]
 
 
-def line_speakers(text: str, rules: Rules, people: Collection[str]) -> list[tuple[str, int, int]]:
+def line_speakers(text: str, rules: Rules, known: Callable[[str], bool]) -> list[tuple[str, int, int]]:
     """Who says each line that a name opens before a colon, and where the name stands: one that opens with a
-    family name ("田中: ...", "山田太郎：..."), one of ``people`` (names memory knows as someone), one with an
+    family name ("田中: ...", "山田太郎：..."), one ``known`` as someone's (by memory), one with an
     honorific ("ケンさん:"; the name without it) or a capitalised name in Latin letters ("Ken:"), not a label
     ("メモ:", "Note:")."""
     ja = rules.japanese
@@ -329,7 +329,7 @@ def line_speakers(text: str, rules: Rules, people: Collection[str]) -> list[tupl
             continue
         honorific = next((h for h in ja.honorifics if label.endswith(h) and len(label) > len(h)), None)
         name = label.removesuffix(honorific) if honorific else label
-        if honorific or name in people or name.startswith(ja.surnames) or (
+        if honorific or known(name) or name.startswith(ja.surnames) or (
                 name.isascii() and name.isalpha() and name[:1].isupper() and not name.isupper()):
             found.append((name, start, start + len(name)))
     return found

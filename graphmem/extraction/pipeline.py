@@ -173,6 +173,7 @@ class Extractor:
         self._gazetteer: dict[str, str] = {}
         self._turn = threading.RLock()  # one thread at a time in the pipeline (it may be built afresh)
         self._ja_names: dict[str, str] = {p: "place" for p in self.rules.places if _JA.search(p)}
+        self._ja_longest_first: list[str] | None = None  # (the names above, longest first: made on use)
         self.add_known(known)
 
     # -- the gazetteer ------------------------------------------------------------------------------------
@@ -224,6 +225,7 @@ class Extractor:
             self._gazetteer[key] = type_
             if _JA.search(name):  # (found in Japanese text by itself, in English as a word: "met 田中 today")
                 self._ja_names[name] = type_
+                self._ja_longest_first = None
             self._names.add_known(name, type_)
 
     # -- extraction ---------------------------------------------------------------------------------------
@@ -459,7 +461,9 @@ class Extractor:
         for m in _MENTION.finditer(text):
             found.append(EntityMention(m[0], m.start(), m.end(), "person", "mention"))
             taken.add(m.start(), m.end())
-        for name in sorted(self._ja_names, key=len, reverse=True):
+        if self._ja_longest_first is None:
+            self._ja_longest_first = sorted(self._ja_names, key=len, reverse=True)
+        for name in self._ja_longest_first:
             for m in re.finditer(re.escape(name), text):
                 if taken.free(m.start(), m.end()):
                     found.append(EntityMention(name, m.start(), m.end(), self._ja_names[name], "gazetteer"))
@@ -477,8 +481,7 @@ class Extractor:
 
     def _ja_speakers(self, text: str) -> list[tuple[str, int, int]]:
         """Who says each line of Japanese text (graphmem/extraction/japanese.py: :func:`line_speakers`)."""
-        people = [name for name, type_ in self._ja_names.items() if type_ == "person"]
-        return line_speakers(text, self.rules, people)
+        return line_speakers(text, self.rules, lambda name: self._ja_names.get(name) == "person")
 
     def _japanese_statements(self, text: str, ex: Extraction,
                              speakers: Sequence[tuple[str, int, int]]) -> list[Statement]:
