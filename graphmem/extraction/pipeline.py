@@ -678,13 +678,17 @@ class Extractor:
         wanted = self.rules.object_words.get(predicate)
         if wanted is not None and not wanted.intersection(words):
             return False
+        if words and words[-1] in self.rules.object_not_heads.get(predicate, ()):
+            return False  # "I like the structure", "I love the idea of ...": a reply to what was offered
+        back = self.rules.object_points_back.get(predicate, ())
+        if any(_opens(words, w) for w in back) and not _says_what(words):
+            return False  # "I think it's worth it": not "it's important to ...", where what "it" is follows
         return not self._opens_refused(predicate, words)
 
     def _opens_refused(self, predicate: str, words: Sequence[str]) -> bool:
         """Whether a value of ``predicate`` (its lower-cased ``words``) opens with words its object may not
         open with ("thinks about", "thinks I'll": no claim)."""
-        return any(tuple(words[: len(refused)]) == refused
-                   for refused in self.rules.object_not_first.get(predicate, ()))
+        return any(_opens(words, refused) for refused in self.rules.object_not_first.get(predicate, ()))
 
     def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction,
                  verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:
@@ -1146,6 +1150,8 @@ _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "her", "you", "me", 
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
                        "both", "lots", "so", "too"])
 # (not "his", "her", "their": "I love their work" likes no work of one's own)
+# "it is" in a claim whose "it" stands for what follows "to" or "that" ("it's important to rest")
+_IT_IS = frozenset(["it's", "its", "is", "was", "be"])
 _DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "also", "both", "either"])
 _ADDING = frozenset(["too", "also"])
 # a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
@@ -1209,6 +1215,19 @@ _SAID_TO = re.compile(r"\s*(?:[!?.]|$)")
 _ONE_NAMED = frozenset(["person", "org", "place", "project"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
+
+
+def _opens(words: Sequence[str], opening: tuple[str, ...]) -> bool:
+    """Whether ``words`` open with the words of ``opening``."""
+    return tuple(words[: len(opening)]) == opening
+
+
+def _says_what(words: Sequence[str]) -> bool:
+    """Whether a claim's "it" stands for what follows: "it's important to rest", "it is clear that ...",
+    "it would be nice to ..." (not "it might need to be replaced", not "they ...")."""
+    near = words[:5]
+    cut = next((i for i, w in enumerate(near) if w in ("to", "that")), 0)
+    return near[0] in ("it", "it's", "its") and not _IT_IS.isdisjoint(near[:cut])
 
 
 @dataclass(frozen=True)

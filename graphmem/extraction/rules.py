@@ -108,6 +108,9 @@ class Rules:
     opposites: dict[str, str]
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
     object_not_first: dict[str, frozenset[tuple[str, ...]]]  # predicate -> words its object may not open with
+    # predicate -> words its object opens with only when what they stand for follows ("it's important to ...")
+    object_points_back: dict[str, frozenset[tuple[str, ...]]]
+    object_not_heads: dict[str, frozenset[str]]  # predicate -> words its object may not end with ("the idea")
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
@@ -194,6 +197,8 @@ def _read_rules(path: str) -> Rules:
     opposites: dict[str, str] = {}
     object_words: dict[str, frozenset[str]] = {}
     object_not_first: dict[str, frozenset[tuple[str, ...]]] = {}
+    object_points_back: dict[str, frozenset[tuple[str, ...]]] = {}
+    object_not_heads: dict[str, frozenset[str]] = {}
     titles: dict[str, str] = {}
     object_nouns: dict[str, tuple[str, ...]] = {}
     object_drop_first: dict[str, frozenset[str]] = {}
@@ -209,6 +214,11 @@ def _read_rules(path: str) -> Rules:
         if spec.get("object_not_first"):
             object_not_first[predicate] = frozenset(tuple(w.lower().split())
                                                     for w in spec["object_not_first"])
+        if spec.get("object_points_back"):
+            object_points_back[predicate] = frozenset(tuple(w.lower().split())
+                                                      for w in spec["object_points_back"])
+        if spec.get("object_not_heads"):
+            object_not_heads[predicate] = frozenset(w.lower() for w in spec["object_not_heads"])
         for title in spec.get("titles") or ():
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
@@ -279,6 +289,8 @@ def _read_rules(path: str) -> Rules:
         opposites=opposites,
         object_words=object_words,
         object_not_first=object_not_first,
+        object_points_back=object_points_back,
+        object_not_heads=object_not_heads,
         object_nouns=object_nouns,
         object_drop_first=object_drop_first,
         object_stops=object_stops,

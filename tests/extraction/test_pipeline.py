@@ -330,14 +330,17 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
     rules.write_text('version: 1\nentities:\n  not_names: [Hi, "Yes", "No"]\n'
                      '  title_cues: [Playing, watched]\nkinds_of:\n  Movies: [Action, "on"]\n'
                      'named_kinds:\n  concept: [Game]\nstatements:\n  believes:\n'
-                     '    assert: ["{S} thinks {O}"]\n    object_not_first: [About, I will]\n',
-                     encoding="utf-8")
+                     '    assert: ["{S} thinks {O}"]\n    object_not_first: [About, I will]\n'
+                     '    object_points_back: [They, "It\'s"]\n  likes:\n    assert: ["{S} likes {O}"]\n'
+                     '    object_not_heads: [Idea]\n', encoding="utf-8")
     loaded = load_rules(load_ontology(), path=str(rules))
     assert {"Yes", "No"} <= loaded.not_names
     assert loaded.title_cues == {"playing", "watched"}
     assert loaded.kinds_of == {"movies": frozenset({"action", "on"})}
     assert loaded.named_kinds == {"game": "concept"}
     assert loaded.object_not_first == {"believes": {("about",), ("i", "will")}}
+    assert loaded.object_points_back == {"believes": {("they",), ("it's",)}}
+    assert loaded.object_not_heads == {"likes": {"idea"}}
 
 
 @pytest.mark.parametrize(
