@@ -799,8 +799,12 @@ class Extractor:
                 continue
             literal = predicate.object != "entity"
             if literal and whose.type == "person" and whose.source in ("rule", "initial") and \
-                    whose.text not in self.rules.first_names:  # "Globex's CEO John Smith": Globex is a firm
-                ex.entities[ex.entities.index(whose)] = replace(whose, type="org")
+                    whose.text.split()[0] not in self.rules.first_names:  # "Globex's CEO John Smith": a firm
+                ex.entities[ex.entities.index(whose)] = whose = replace(whose, type="org")
+            if literal and whose.type == "person":  # "Peter's manager Anna": no post Anna holds, a tie
+                if "knows" not in self.ontology.predicates:
+                    continue
+                predicate, literal, object_type = self.ontology.predicate("knows"), False, "person"
             # (a line's speaker is quoted in its first sentence only: "Caroline: My mom Linda", "my aunt Jo")
             start = min(p for p in (at, who.start, whose.start) if p >= s_start)
             out.append((at, Statement(
