@@ -56,7 +56,7 @@ def quality() -> dict:
 
     extractor = Extractor(load_ontology())
     anchor = dt.datetime.fromisoformat(ANCHOR.replace("Z", "+00:00"))
-    totals = {k: [0, 0, 0] for k in ("entities", "times", "states")}
+    totals = {k: [0, 0, 0] for k in ("entities", "times", "states", "aliases")}
     misses: list[str] = []
     examples = corpus()
     for ex in examples:
@@ -64,6 +64,7 @@ def quality() -> dict:
         found = {
             "entities": {(e.name.casefold(), e.type) for e in out.entities},
             "times": {(t.text.casefold(), _day(t.interval.start), _day(t.interval.end)) for t in out.times},
+            "aliases": {(a.name.casefold(), a.alias.casefold()) for a in out.aliases},
             "states": {(s.subject.casefold(), s.predicate, s.object.casefold(), s.action,
                         _day(s.valid_from) if s.action == "assert" else None,
                         _day(s.valid_to) if s.action == "close" else _day(s.valid_to))
@@ -72,6 +73,7 @@ def quality() -> dict:
         gold = {
             "entities": {(n.casefold(), t) for n, t in ex.entities},
             "times": {(t.casefold(), _gold_day(s), _gold_day(e)) for t, s, e in ex.times},
+            "aliases": {(n.casefold(), a.casefold()) for n, a in ex.aliases},
             "states": {(s.casefold(), p, o.casefold(), a, _gold_day(f) if a == "assert" else None, _gold_day(u))
                        for s, p, o, a, f, u in ex.states},
         }
@@ -203,7 +205,8 @@ def main() -> None:
     print(f"{res['examples']} labelled sentences\n")
     print(table(["what", "precision", "recall", "F1", "tp / fp / fn"], [
         [k, f"{res[k]['precision']:.3f}", f"{res[k]['recall']:.3f}", f"{res[k]['f1']:.3f}",
-         f"{res[k]['tp']} / {res[k]['fp']} / {res[k]['fn']}"] for k in ("entities", "times", "states")]))
+         f"{res[k]['tp']} / {res[k]['fp']} / {res[k]['fn']}"] for k in ("entities", "times", "states",
+                                                                         "aliases")]))
     if res["misses"]:
         print("\nfirst misses:")
         for m in res["misses"]:

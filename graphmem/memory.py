@@ -902,9 +902,11 @@ class Memory:
                 batch.threads.append(Thread(key=thread, created_at=now))
             self._known_threads.add(thread)  # pending in this batch, or stored
             batch.in_thread.append((event.id, thread))
+        extraction: Extraction | None = item.get("_extraction")
+        for said in extraction.aliases if extraction else ():  # (first: "Pete" below is then Peter Smith)
+            entities.alias(said.name, said.alias, said.type)
         for name in event.entities:
             batch.mentions.append((event.id, entities.resolve(name, None, field="entities")))
-        extraction: Extraction | None = item.get("_extraction")
         for mention in extraction.entities if extraction else ():
             batch.mentions.append((event.id, entities.resolve(mention.name, mention.type, field="content")))
         targets: list[tuple[str, str]] = []
@@ -2901,6 +2903,20 @@ class _EntityCache:
             self._refine(found, type_)
         self._by_key[key] = found
         return found
+
+    def alias(self, name: str, alias: str, type_: str) -> None:
+        """``alias`` another name of the entity ``name`` names (made when new), as a text says outright; not
+        when it names another entity already: two become one only by a merge."""
+        entity_id = self.resolve(name, type_, field="content")
+        key = name_key(alias)
+        owner = self._by_key.get(key) or self._memory._entity_ids.get(key)
+        if owner is None and key not in self._checked_keys:
+            owner = self._memory.store.entity_id_for_key(key)
+        if owner is not None or not key:
+            return
+        self._batch.aliases.append((key, entity_id))
+        self._change(entity_id, lambda e: {"aliases": (*e.aliases, _clean_name(alias))})
+        self._by_key[key] = entity_id
 
     def _join(self, name: str, type_: str) -> str | None:
         """An entity of ``type_`` this new name is (a typo, a legal suffix), by the ontology's resolution rule;

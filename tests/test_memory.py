@@ -521,6 +521,22 @@ def test_aliases_resolve_to_one_entity(mem):
         mem.entity("Gotham")
 
 
+def test_a_name_said_to_be_another_name_of_someone_is_their_alias(mem):
+    mem.record(content="Peter Smith, also known as Pete, joined Acme.", occurred_at="2025-11-01")
+    mem.record(content="Pete moved to Lisbon last week.", occurred_at="2025-11-27")
+    page = mem.entity("Pete")
+    assert (page.entity.name, page.entity.aliases) == ("Peter Smith", ("Pete",))
+    assert {(s.predicate, s.object) for s in mem.as_of("2025-11-30").states("Peter Smith")} == {
+        ("works_at", "Acme"), ("lives_in", "Lisbon")}
+    # a name another entity holds stays that one's: two entities become one only by a merge
+    mem.record(content="Anna Lee moved to Porto.", occurred_at="2025-11-01")
+    mem.record(content="Robert Lee, also known as Anna Lee, joined Globex.", occurred_at="2025-11-02")
+    assert mem.resolve_entity("Anna Lee") == "anna-lee"
+    assert mem.entity("Robert Lee").entity.aliases == ()
+    mem.record(content="Call me Sam.", occurred_at="2025-11-03", tags=["speaker:user"])
+    assert mem.resolve_entity("Sam") == mem.resolve_entity("user")
+
+
 def test_timezone_is_applied_to_naive_input():
     with Memory.in_memory(timezone="Asia/Tokyo") as mem:
         ev = mem.record(content="x", occurred_at="2025-11-27T09:00")

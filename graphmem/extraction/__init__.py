@@ -1,12 +1,20 @@
 """Offline extraction: entities, times and statements from text, and structured inputs agents write."""
 
 from graphmem.extraction.markdown import Note, front_matter, parse_notes
-from graphmem.extraction.pipeline import EntityMention, Extraction, Extractor, Statement, language_of
+from graphmem.extraction.pipeline import (
+    AliasMention,
+    EntityMention,
+    Extraction,
+    Extractor,
+    Statement,
+    language_of,
+)
 from graphmem.extraction.retain import RETAIN_KINDS, RetainItem, parse_retain
 from graphmem.extraction.rules import Rules, load_rules
 
 __all__ = [
     "RETAIN_KINDS",
+    "AliasMention",
     "EntityMention",
     "Extraction",
     "Extractor",

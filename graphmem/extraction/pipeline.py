@@ -90,12 +90,23 @@ class Statement:
     object_title: str | None = None  # what the object is to the subject ("my dog Max": dog)
 
 
+@dataclass(frozen=True)
+class AliasMention:
+    """Another name of something named, said outright: "Peter Smith, also known as Pete" (``alias`` Pete)."""
+
+    name: str
+    alias: str
+    type: str
+    span: str
+
+
 @dataclass
 class Extraction:
     language: str
     entities: list[EntityMention] = field(default_factory=list)
     times: list[TimeMention] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
+    aliases: list[AliasMention] = field(default_factory=list)
     speaker: str | None = None  # who "I" is in a line no name opens ("Caroline: ..."), if the text says so
 
 
@@ -292,7 +303,27 @@ class Extractor:
             if e.source in ("rule", "initial") else e
             for e in result.entities if e.source != "initial" or e.name in stated
         ]
+        result.aliases = self._aliases(text, result)
         return result
+
+    def _aliases(self, text: str, ex: Extraction) -> list[AliasMention]:
+        """Other names said outright (the rules' ``aliases``): "Peter Smith, also known as Pete", "Robert goes
+        by Bob", "Caroline: my name is Carrie" (who says the line). Of two names of different types the later
+        must be a guess from its capitals ("Kubernetes, aka K8s": a tool too)."""
+        between, of_speaker = self.rules.alias_between, self.rules.alias_of_speaker
+        out: list[AliasMention] = []
+        for one, other in itertools.pairwise(ex.entities):
+            said = between is not None and between.fullmatch(text, one.end, other.start) is not None
+            if said and one.name != other.name and (one.type == other.type or other.source == "rule"):
+                out.append(AliasMention(one.name, other.name, one.type, text[one.start : other.end]))
+        if of_speaker is None:
+            return out
+        for e in ex.entities:
+            said = of_speaker.search(text, max(0, e.start - 30), e.start)
+            who = self._line_speaker(text, e.start, ex) if said else None
+            if said and who is not None and who.name != e.name and e.type in ("person", "concept"):
+                out.append(AliasMention(who.name, e.name, "person", text[said.start() : e.end]))
+        return out
 
     def _capitalised_runs(self, tokens: _Tokens, taken: _Spans) -> list[EntityMention]:
         found: list[EntityMention] = []
@@ -699,6 +730,13 @@ class Extractor:
         """
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
         span_start = before[-1].start if before else s_start
+        # "William Chen, who goes by Bill, works at ...": the one the clause is said of, for both its verbs
+        said_of = _WHO_CLAUSE.search(text, s_start, v_start)
+        named = next((e for e in before if e.end == said_of.start() and e.type == "person"), None) \
+            if said_of else None
+        if named is not None:
+            conf = CONFIDENCE["gazetteer" if named.source in ("gazetteer", "mention", "list") else "rule"]
+            return named.name, named.type, conf, named.start
         if before:
             e = before[-1]
             gap = text[e.end : v_start]
@@ -856,8 +894,9 @@ class Extractor:
             return self._pair(predicate, text, s_start, v_start, v_end, ex)
         subject = (self._speaker(text, s_start, v_start, ex) if template.first_person
                    else self._subject(text, s_start, v_start, ex, verbs))
-        if subject is None:
-            return None
+        if subject is None or subject[1] not in (*predicate.subject_types, "person", "concept") and \
+                predicate.subject_types:
+            return None  # ("The man who lives in Rome works at Acme": no place works anywhere)
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
                            names=not template.nouns_only, gerund=template.gerund)
         return None if obj is None else (subject, obj)
@@ -1115,6 +1154,9 @@ _AND_BEFORE = re.compile(r",\s*$")  # a name listed before the pair
 # ("Anna, Peter's wife,"), and "my" and a title before one ("my husband Tom") or after it ("Toby, my puppy")
 _OWNERS_TITLE = re.compile(r"['\u2019]s\s+([\w-]+)(?:\s*,?\s+|\s+(?:is|was)\s+)")
 _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
+# a clause said of someone named right before it, up to a verb: ", who lives in Porto" ("William Chen, who
+# lives in Porto"), ", who goes by Bill, " ("William Chen, who goes by Bill, works at")
+_WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
 _MINE = r"my\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"

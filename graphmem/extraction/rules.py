@@ -144,6 +144,10 @@ class Rules:
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
     first_names: frozenset[str]  # given names: a person's even opening a sentence ("Carla called")
     common_nouns: frozenset[str]  # words that are no name alone, capitalised or not ("Life's too short")
+    # "Peter Smith, also known as Pete": what stands between a name and another name of it, whole (None: no
+    # such phrases)
+    alias_between: re.Pattern[str] | None
+    alias_of_speaker: re.Pattern[str] | None  # "my name is Sam": what says a name is who says the line's
     japanese: JapaneseRules
 
 
@@ -279,6 +283,10 @@ def _read_rules(path: str) -> Rules:
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = {key: _word_list(f"entities.{key}", value) for key, value in (raw.get("entities") or {}).items()}
+    aliases = raw.get("aliases") or {}
+    if not isinstance(aliases, dict):
+        raise OntologyError("extraction rules: aliases must map 'between' and 'of_speaker' to lists of "
+                            "phrases", field="aliases")
     by_first_word: dict[str, list[int]] = {}
     for index, template in enumerate(templates):
         by_first_word.setdefault(_key_words(template)[0], []).append(index)
@@ -325,8 +333,20 @@ def _read_rules(path: str) -> Rules:
         contraction_cues=_lowered_words(ent, "contraction_cues"),
         first_names=frozenset(ent.get("first_names") or ()),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
+        alias_between=_alias_pattern(aliases, "between", r"[\s,(]*(?:{listed})\s+"),
+        alias_of_speaker=_alias_pattern(aliases, "of_speaker", r"\b(?:{listed})\s+$"),
         japanese=_japanese(raw.get("japanese") or {}),
     )
+
+
+def _alias_pattern(section: dict[str, Any], key: str, form: str) -> re.Pattern[str] | None:
+    """The phrases of the rules' ``aliases.<key>`` in ``form`` (their alternation at ``{listed}``), longest
+    first; a space in a phrase is any run of spaces."""
+    phrases = _word_list(f"aliases.{key}", section.get(key) or [])
+    if not phrases:
+        return None
+    listed = "|".join(r"\s+".join(map(re.escape, p.split())) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(form.replace("{listed}", listed), re.IGNORECASE)
 
 
 def _japanese(raw: Any) -> JapaneseRules:

@@ -315,6 +315,8 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
         ("japanese:\n  titles: [妹]\n", "japanese.titles must map each thing to a list of words",
          "japanese.titles"),
         ("japanese: [に住んでいる]\n", "japanese must map its parts", "japanese"),
+        ("aliases: [aka]\n", "aliases must map 'between' and 'of_speaker'", "aliases"),
+        ("aliases:\n  between: aka\n", "aliases.between must be a list of words", "aliases.between"),
     ],
 )
 def test_rules_that_are_no_word_lists_are_refused_naming_the_field(tmp_path, yaml, error, field):
@@ -652,3 +654,28 @@ if importlib.util.find_spec("torch") is not None:
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("text", "aliases"),
+    [
+        ("Peter Smith, also known as Pete, joined Acme.", [("Peter Smith", "Pete", "person")]),
+        ("Peter Smith (aka Pete) moved to Lisbon.", [("Peter Smith", "Pete", "person")]),
+        ("Robert goes by Bob.", [("Robert", "Bob", "person")]),
+        ("Kenji's nickname is Ken.", [("Kenji", "Ken", "person")]),
+        ("Kubernetes, also called K8s, runs the cluster.", [("Kubernetes", "K8s", "tool")]),
+        ("Caroline: My name is Carrie, by the way.", [("Caroline", "Carrie", "person")]),
+        ("Peter met Anna at the airport.", []),  # two names, no other name of either
+        ("Peter called Anna.", []),
+        ("Acme hired Anna, also known as the fixer.", []),  # no name
+        ("My name is Sam.", []),  # no one says the line
+    ],
+)
+def test_another_name_said_outright_is_an_alias(extractor, text, aliases):
+    out = extractor.extract(text, A)
+    assert [(a.name, a.alias, a.type) for a in out.aliases] == aliases
+
+
+def test_who_says_the_line_is_named_by_my_name_is(extractor):
+    out = extractor.extract("Call me Sam. My name is Samantha Reyes.", A, speaker="user")
+    assert [(a.name, a.alias) for a in out.aliases] == [("user", "Sam"), ("user", "Samantha Reyes")]
