@@ -313,8 +313,8 @@ class Extractor:
         between, of_speaker = self.rules.alias_between, self.rules.alias_of_speaker
         out: list[AliasMention] = []
         for one, other in itertools.pairwise(ex.entities):
-            said = between is not None and between.fullmatch(text, one.end, other.start) is not None
-            if said and one.name != other.name and (one.type == other.type or other.source == "rule"):
+            joined = between is not None and between.fullmatch(text, one.end, other.start) is not None
+            if joined and one.name != other.name and (one.type == other.type or other.source == "rule"):
                 out.append(AliasMention(one.name, other.name, one.type, text[one.start : other.end]))
         if of_speaker is None:
             return out
