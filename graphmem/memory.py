@@ -3073,13 +3073,17 @@ def _state_indexable(s: State) -> Indexable:
 
 
 def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
-    """State requests for the statements read out of an event's text, dated by the event when undated."""
+    """State requests for the statements read out of an event's text, dated by the event when undated; one
+    said to have held until a time before the event, with no start, holds since before anything recorded
+    ("lived in Paris until 2019"; "works at Acme until June" starts at the event)."""
     out = []
     for s in extraction.statements:
         closing = s.action == "close"
+        ended = s.valid_to is not None and s.valid_to.at <= event.occurred_at.at
         out.append(StateInput(
             subject=s.subject, predicate=s.predicate, object=s.object,
-            valid_from=None if closing else (s.valid_from or event.occurred_at),
+            valid_from=None if closing or (s.valid_from is None and ended)
+            else (s.valid_from or event.occurred_at),
             valid_to=(s.valid_to or event.occurred_at) if closing else s.valid_to,
             evidence=(event.id,), confidence=s.confidence, text=s.span, scope=event.scope,
             private=event.visibility is Visibility.PRIVATE, reason=f"extracted from: {s.span}"[:200],

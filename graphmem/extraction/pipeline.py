@@ -630,6 +630,13 @@ class Extractor:
         else:
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
                 [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
+        if action == "close" and times and times[0].kind == "range" and template.phrase.lower().startswith(
+                "used to"):  # ("used to work at Acme from 2015 to 2018": held then)
+            action = "past"
+        if action == "past":  # held over the period said, and only then: "lived in Paris from 2015 to 2019"
+            if negated or not times or times[0].kind not in _BOUNDING:
+                return None
+            action = "assert"
         valid_from, valid_to = _dated(times[0] if times else None, action)
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
@@ -1072,6 +1079,10 @@ def _without_when(raw: str, *, timed: bool = True) -> str:
     while (tail := _WHEN_TAIL.search(raw) or (_BEFORE_TIME.search(raw) if timed else None)) is not None:
         raw = raw[: tail.start()]
     return raw
+
+
+# the times that end what a past phrase says held: a range ("from 2015 to 2019"), or up to one ("until 2019")
+_BOUNDING = frozenset(["range", "until"])
 
 
 def _dated(time: TimeMention | None, action: str) -> tuple[TimePoint | None, TimePoint | None]:

@@ -428,7 +428,9 @@ def _word_list(field: str, value: Any) -> list[str]:
 
 
 # the keys of a predicate's templates: (key, what they do, read only with an object noun)
-_TEMPLATE_KEYS = (("assert", "assert", False), ("close", "close", False), ("assert_nouns", "assert", True))
+# (a `past` phrase holds over the period its clause gives: "lived in Paris from 2015 to 2019")
+_TEMPLATE_KEYS = (("assert", "assert", False), ("close", "close", False), ("assert_nouns", "assert", True),
+                  ("past", "past", False))
 
 
 def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | None:
