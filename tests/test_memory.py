@@ -549,6 +549,15 @@ def test_a_past_state_said_with_its_period_holds_over_it(mem):
     assert mem.as_of("2025-11-30").states("Peter") == []
 
 
+def test_the_user_of_an_agents_notes_is_who_says_the_users_messages(mem):
+    mem.record(content="The user moved to Denver last month.", occurred_at="2025-11-27", agent_id="claude")
+    mem.record(content="I love hiking.", occurred_at="2025-11-28", tags=["speaker:user"])
+    mem.record(content="Drop the user table before the migration.", occurred_at="2025-11-28")
+    assert {(s.predicate, s.object) for s in mem.as_of("2025-11-30").states("user")} == {
+        ("lives_in", "Denver"), ("likes", "hiking")}
+    assert mem.stats().entities == 3  # (user, Denver, hiking)
+
+
 def test_timezone_is_applied_to_naive_input():
     with Memory.in_memory(timezone="Asia/Tokyo") as mem:
         ev = mem.record(content="x", occurred_at="2025-11-27T09:00")

@@ -288,6 +288,7 @@ class Extractor:
             result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
             taken.add(ent.start_char, ent.end_char)
         result.entities += self._capitalised_runs(tokens, taken)
+        result.entities += self._the_named(text, taken)
         result.entities.sort(key=lambda e: e.start)
         said: list[Statement] = []
         for start_char, end_char in tokens.sentences():
@@ -305,6 +306,19 @@ class Extractor:
         ]
         result.aliases = self._aliases(text, result)
         return result
+
+    def _the_named(self, text: str, taken: _Spans) -> list[EntityMention]:
+        """"The user" where it names the one an agent serves (the rules' ``the_named``): before a possessive
+        or a word opening a statement's phrase ("The user prefers", "the user's wife", "the user no longer
+        works at"); not "the user table"."""
+        found: list[EntityMention] = []
+        pattern = self.rules.the_named
+        for m in pattern.finditer(text) if pattern is not None else ():
+            after = (m[2] or "").lower().replace("\u2019", "'")
+            if m[2] is None or after in self.rules.by_first_word or after in _BEFORE_A_VERB:
+                if taken.free(m.start(1), m.end(1)):
+                    found.append(EntityMention(m[1].lower(), m.start(1), m.end(1), "person", "rule"))
+        return found
 
     def _aliases(self, text: str, ex: Extraction) -> list[AliasMention]:
         """Other names said outright (the rules' ``aliases``): "Peter Smith, also known as Pete", "Robert goes
@@ -581,6 +595,8 @@ class Extractor:
                 if listed:
                     st, *listed = self._sharing_a_head([st, *listed], text)
                 also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
+                if template.also and m.group("also") and all(a.predicate != template.also for a in also):
+                    continue  # ("is a regular at Joe's": "{*role}" words naming no post, no job)
                 for one in (st, *also):
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
                                 for name, kind in others)
@@ -1207,6 +1223,10 @@ _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "her", "you", "me", 
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
                        "both", "lots", "so", "too"])
 # (not "his", "her", "their": "I love their work" likes no work of one's own)
+# words between a subject and its verb ("the user no longer works at", "the user also likes")
+_BEFORE_A_VERB = frozenset(["no", "now", "also", "still", "just", "recently", "already", "never", "doesn't",
+                            "does", "didn't", "did", "isn't", "wasn't", "finally", "currently", "really",
+                            "mostly", "usually", "often", "always", "only"])
 # "it is" in a claim whose "it" stands for what follows "to" or "that" ("it's important to rest")
 _IT_IS = frozenset(["it's", "its", "is", "was", "be"])
 _DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "also", "both", "either"])

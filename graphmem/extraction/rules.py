@@ -143,6 +143,7 @@ class Rules:
     line_labels: frozenset[str]  # words that open a line as a label, not as who says it ("Note: I moved ...")
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
     first_names: frozenset[str]  # given names: a person's even opening a sentence ("Carla called")
+    the_named: re.Pattern[str] | None  # "the user": the entity "user", before a verb or a possessive
     common_nouns: frozenset[str]  # words that are no name alone, capitalised or not ("Life's too short")
     # "Peter Smith, also known as Pete": what stands between a name and another name of it, whole (None: no
     # such phrases)
@@ -332,11 +333,21 @@ def _read_rules(path: str) -> Rules:
         line_labels=frozenset(ent.get("line_labels") or ()),
         contraction_cues=_lowered_words(ent, "contraction_cues"),
         first_names=frozenset(ent.get("first_names") or ()),
+        the_named=_the_named(ent.get("the_named") or []),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
         alias_between=_alias_pattern(aliases, "between", r"[\s,(]*(?:{listed})\s+"),
         alias_of_speaker=_alias_pattern(aliases, "of_speaker", r"\b(?:{listed})\s+$"),
         japanese=_japanese(raw.get("japanese") or {}),
     )
+
+
+def _the_named(words: list[str]) -> re.Pattern[str] | None:
+    """Where "the" and one of ``words`` name someone: before "'s" or a word (the caller checks it opens a
+    statement's phrase); the word in group 1, the next word in group 2."""
+    if not words:
+        return None
+    listed = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?i)\bthe\s+({listed})(?:['\u2019]s\b|\s+([\w'\u2019]+))")
 
 
 def _alias_pattern(section: dict[str, Any], key: str, form: str) -> re.Pattern[str] | None:
@@ -447,14 +458,23 @@ def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | N
 
 
 def _phrase_regex(phrase: str) -> str:
-    """The phrase's words, any spacing between them, ``{*}`` one to five words within the clause.
+    """The phrase's words, any spacing between them, ``{*}`` one to five words within the clause, and up to
+    two adverbs after an auxiliary opening it ("is now based in", "has also worked at").
 
     >>> bool(re.search(_phrase_regex("moved from {*} to"), "Ana moved from New York to Oslo"))
     True
     >>> bool(re.search(_phrase_regex("moved from {*} to"), "Ana moved from Rome. She went to Oslo"))
     False
+    >>> bool(re.search(_phrase_regex("is based in"), "Ana is currently based in Oslo"))
+    True
     """
+    first, _, rest = phrase.partition(" ")
+    if rest and first.lower() in _AUXILIARIES:
+        return r"(?i)(?<![\w@])" + _words(first) + _I_ADVERBS + r"\s+" + _words(rest) + _WORD_END
     return r"(?i)(?<![\w@])" + _words(phrase) + _WORD_END
+
+
+_AUXILIARIES = frozenset(["is", "are", "was", "were", "has", "have", "had"])
 
 
 _MUTUAL = "{S} and {O} "  # how a template that names both before its phrase opens ("{S} and {O} got married")
@@ -474,7 +494,7 @@ _FIRST_PERSON_FORMS = {"is": "am", "has": "have", "does": "do", "doesn't": "don'
 _I = r"(?:I|we)"
 _I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 _I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
-             r"then|totally|definitely|always)){0,2}"
+             r"then|totally|definitely|always|currently|previously|formerly)){0,2}"
 
 
 def _key_words(template: Template) -> list[str]:
