@@ -597,6 +597,7 @@ class Extractor:
                 also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
                 if template.also and m.group("also") and all(a.predicate != template.also for a in also):
                     continue  # ("is a regular at Joe's": "{*role}" words naming no post, no job)
+                also += self._switched_from(template, st, v_start, v_end, ex)
                 for one in (st, *also):
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
                                 for name, kind in others)
@@ -664,6 +665,18 @@ class Extractor:
             subject_type=subject_type, object_type=obj_type,
             object_title=named[2].lower() if named and named[3] == obj_text else None,
         )
+
+    def _switched_from(self, template: Template, st: Statement, v_start: int, v_end: int,
+                       ex: Extraction) -> list[Statement]:
+        """What a switch to something leaves, of a predicate that holds many at once ("switched from VS Code
+        to Neovim": VS Code no longer used, from when Neovim is); of a single-valued one, the new one ends
+        it."""
+        if st.action != "assert" or " from {*} to" not in template.phrase or \
+                self.ontology.predicate(st.predicate).single_valued:
+            return []
+        return [replace(st, object=e.name, action="close", valid_from=None, valid_to=st.valid_from,
+                        object_type=None)
+                for e in ex.entities if v_start < e.start and e.end < v_end and e.name != st.object]
 
     def _also(self, template: Template, m: re.Match[str], st: Statement, text: str, v_end: int, s_end: int,
               ex: Extraction) -> list[Statement]:

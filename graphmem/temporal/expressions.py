@@ -335,7 +335,7 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = (_lacks_year(m) or bool(m["wk"])) and (
+            ahead = (_lacks_year(m) or bool(m["wk"] or m["on_wd"])) and (
                 _FUTURE.search(_clause_before(text[: m.start()])) is not None  # ("will slip to March")
                 or _JA_FUTURE.search(text, m.end(), _clause_end(text, m.end())) is not None)  # ("6月に...予定")
             prefer: Preference = "future" if ahead else "past"

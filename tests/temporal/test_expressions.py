@@ -105,6 +105,7 @@ def _day(point):
         ("That was two quarters ago.", "two quarters ago", "point", "2025-04-01", "2025-07-01"),
         # a clause about the future speaks of the next such month, day or quarter
         ("The launch will slip to March.", "March", "point", "2026-03-01", "2026-04-01"),
+        ("Peter will start at Globex on Monday.", "on Monday", "point", "2025-12-01", "2025-12-02"),
         ("Sofia is moving to Madrid in June.", "June", "point", "2026-06-01", "2026-07-01"),
         ("We'll meet on Oct 3rd.", "Oct 3rd", "point", "2026-10-03", "2026-10-04"),
         ("The migration is going to take until Q2.", "until Q2", "until", None, "2026-04-01"),
