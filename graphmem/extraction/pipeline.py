@@ -597,7 +597,8 @@ class Extractor:
                 also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
                 if template.also and m.group("also") and all(a.predicate != template.also for a in also):
                     continue  # ("is a regular at Joe's": "{*role}" words naming no post, no job)
-                also += self._switched_from(template, st, v_start, v_end, ex)
+                if template.leaves:
+                    also += self._left(st, s_start + m.start("left"), s_start + m.end("left"), ex)
                 for one in (st, *also):
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
                                 for name, kind in others)
@@ -666,17 +667,16 @@ class Extractor:
             object_title=named[2].lower() if named and named[3] == obj_text else None,
         )
 
-    def _switched_from(self, template: Template, st: Statement, v_start: int, v_end: int,
-                       ex: Extraction) -> list[Statement]:
-        """What a switch to something leaves, of a predicate that holds many at once ("switched from VS Code
-        to Neovim": VS Code no longer used, from when Neovim is); of a single-valued one, the new one ends
-        it."""
-        if st.action != "assert" or " from {*} to" not in template.phrase or \
-                self.ontology.predicate(st.predicate).single_valued:
+    def _left(self, st: Statement, start: int, end: int, ex: Extraction) -> list[Statement]:
+        """What the subject leaves for ``st``'s new value, named between ``start`` and ``end`` (a template's
+        ``{-}``): no longer held from when the new one is ("switched from VS Code to Neovim": VS Code no
+        longer used, which nothing else would end, as uses holds many at once)."""
+        if st.action != "assert":
             return []
+        wanted = self.ontology.predicate(st.predicate).object_types
         return [replace(st, object=e.name, action="close", valid_from=None, valid_to=st.valid_from,
-                        object_type=None)
-                for e in ex.entities if v_start < e.start and e.end < v_end and e.name != st.object]
+                        object_type=e.type if e.type in wanted or not wanted else wanted[0])
+                for e in ex.entities if start <= e.start and e.end <= end and e.name != st.object]
 
     def _also(self, template: Template, m: re.Match[str], st: Statement, text: str, v_end: int, s_end: int,
               ex: Extraction) -> list[Statement]:
@@ -1000,8 +1000,10 @@ class Extractor:
                     len(between) > 1 and between[0] in _POINTING)  # (not "I love watching LeBron.")
                 if said_to and e.type == "person" and _SAID_TO.match(text, e.end, s_end):
                     return None  # "I love the thought Nate!", "I love it, Nate": said to Nate
-            # a known name's type, and a project's (named so: "the Atlas project"), are not guessed
-            firm = e.source in ("gazetteer", "list") or e.type == "project"
+            # a known name's type, a project's (named so: "the Atlas project") and a given name's alone ("to
+            # join Anna": no firm) are not guessed
+            firm = e.source in ("gazetteer", "list") or e.type == "project" or \
+                e.text in self.rules.first_names
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
             if wanted and firm and e.type not in wanted and predicate.kind != "preference":
                 return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined

@@ -16,10 +16,11 @@ from graphmem.ontology.vocabulary import read_yaml
 
 __all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "JapaneseRules", "Rules", "Template", "load_rules"]
 
-GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("moved from {*} to")
+GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("got {*} job at")
 # "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
 _NAMED_GAP = re.compile(r"^\{\*(\w+)\}$")
-_ANY_GAP = re.compile(r"\{\*\w*\}")
+LEFT = "{-}"  # a few words naming what the subject leaves ("switched from {-} to"): ended as the new starts
+_ANY_GAP = re.compile(r"\{\*\w*\}|\{-\}")
 GERUND_OBJECT = "{O-ing}"  # a template's object that opens with an -ing word ("{S} started {O-ing}")
 _GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
 
@@ -39,6 +40,11 @@ class Template:
     nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
     gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
     also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
+
+    @property
+    def leaves(self) -> bool:
+        """``{-}``: the phrase names what its subject leaves ("switched from {-} to")."""
+        return LEFT in self.phrase
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -259,9 +265,9 @@ def _read_rules(path: str) -> Rules:
                         f"template {template!r}: {GAP} stands between two words of the phrase",
                         field=f"statements.{predicate}.{key}")
                 named = [m[1] for w in words if (m := _NAMED_GAP.match(w))]
-                if len(named) > 1:
-                    raise OntologyError(f"template {template!r}: one {{*predicate}} a template at most",
-                                        field=f"statements.{predicate}.{key}")
+                if len(named) > 1 or words.count(LEFT) > 1:
+                    raise OntologyError(f"template {template!r}: one {{*predicate}} and one {LEFT} a "
+                                        "template at most", field=f"statements.{predicate}.{key}")
                 also = named[0] if named else None
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
                                           nouns_only=nouns_only, gerund=gerund, also=also))
@@ -483,7 +489,8 @@ _WORD_END = r"(?![\w'’])"
 
 
 def _words(phrase: str) -> str:
-    return r"\s+".join(_GAP_WORDS if w == GAP else f"(?P<also>{_GAP_WORDS})" if _NAMED_GAP.match(w)
+    return r"\s+".join(_GAP_WORDS if w == GAP else f"(?P<left>{_GAP_WORDS})" if w == LEFT
+                       else f"(?P<also>{_GAP_WORDS})" if _NAMED_GAP.match(w)
                        else re.escape(w).replace("'", "['’]")
                        for w in phrase.split())
 

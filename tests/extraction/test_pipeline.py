@@ -256,6 +256,8 @@ def test_quarters_and_halves_are_not_names(extractor):
     # a template skipping words says its first and last word
     ("{S} {*} moved to {O}", r"\{\*\} stands between two words"),
     ("{S} moved to {*} {O}", r"\{\*\} stands between two words"),
+    ("{S} moved from {-} {O}", r"\{\*\} stands between two words"),
+    ("{S} moved from {-} via {-} to {O}", r"one \{\*predicate\} and one \{-\} a template at most"),
 ])
 def test_a_malformed_template_is_refused_naming_what_a_template_reads(tmp_path, template, error):
     rules = tmp_path / "extraction.yaml"
