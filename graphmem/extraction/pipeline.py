@@ -172,6 +172,9 @@ class Extractor:
         self.nlp = self._pipeline()
         self._fresh_strings = len(self.nlp.vocab.strings)
         self._names = _Names(self.nlp.tokenizer)
+        # a sentence holding one of these may say what one is to another ("kids": "has two kids, Leo and Mia")
+        self._title_words = frozenset(self.rules.titles) | {f"{t}s" for t in self.rules.titles} | {
+            f"{t}ren" for t in self.rules.titles}
         # a pipeline that splits sentences itself (a model's parser) marks where each starts; otherwise the rule
         # of spaCy's sentencizer is applied to the token table (its component reads one Token object a word)
         splits = bool({"sentencizer", "parser", "senter"} & set(self.nlp.pipe_names))
@@ -603,7 +606,7 @@ class Extractor:
                     read.extend((v_start, replace(one, subject=name, subject_type=kind))
                                 for name, kind in others)
                     read.append((v_start, one))
-        if not words.isdisjoint(self.rules.titles):
+        if not words.isdisjoint(self._title_words):
             read.extend(self._titled(text, s_start, s_end, ex))
         if "favorite" in words or "favourite" in words:
             read.extend(self._favourites(text, s_start, s_end, ex))
@@ -860,6 +863,7 @@ class Extractor:
                 owner = self._line_speaker(text, e.start, ex) if titled else None
                 if mine and owner:
                     found.append((mine.start(), end, e, owner, mine[1]))
+        found += self._kin_had(text, s_start, s_end, ex, names)
         out: list[tuple[int, Statement]] = []
         for at, end, who, whose, title in found:
             predicate = self.ontology.predicate(self.rules.titles[title.lower()])
@@ -889,6 +893,32 @@ class Extractor:
                 title=None if literal or owned else title.lower(),
                 object_title=title.lower() if owned else None)))
         return out
+
+    def _kin_had(self, text: str, s_start: int, s_end: int, ex: Extraction,
+                 names: list[EntityMention]) -> list[tuple[int, int, EntityMention, EntityMention, str]]:
+        """Those someone has, named after the title ("Peter has two kids, Leo and Mia", "I have a daughter
+        named Emma", "has three dogs, Rex, Bo and Max"): each is the title to them (kid, daughter, dog)."""
+        found: list[tuple[int, int, EntityMention, EntityMention, str]] = []
+        for m in _HAS_TITLED.finditer(text, s_start, s_end):
+            word = m["title"].lower()
+            title = next((t for t in (word, word.removesuffix("ren"), word.removesuffix("s"))
+                          if t in self.rules.titles), None)
+            if m["i"]:
+                owner = self._line_speaker(text, m.start(), ex)
+            else:
+                owner = next((e for e in reversed(names) if e.end <= m.start()), None)
+                if owner is not None and text[owner.end : m.start()].strip():
+                    owner = None  # ("Peter has", not "Peter said she has")
+            listed = [e for e in names if e.start >= m.end()]
+            if title is None or owner is None or not listed or listed[0].start != m.end():
+                continue
+            kin = [listed[0]]
+            for e in listed[1:]:
+                if not _LISTED.fullmatch(text, kin[-1].end, e.start):
+                    break
+                kin.append(e)
+            found += [(m.start("title"), e.end, e, owner, title) for e in kin if e.type == "person"]
+        return found
 
     def _favourites(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
         """"My favorite color is blue", "Kenji's favourite film is Inception": likes, what is liked of that
@@ -1201,6 +1231,11 @@ _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
+# "has two kids, Leo and Mia", "I have a daughter named Emma": who has them, the title, and where names start
+_HAS_TITLED = re.compile(r"(?i)(?<!\w)(?:(?P<i>I\s+have|I['\u2019]ve\s+got|I\s+have\s+got)|has|has\s+got)\s+"
+                         r"(?:a|an|one|two|three|four|five|six|\d+)\s+(?:(?:little|young|older|younger|baby|"
+                         r"grown|adult|teenage|twin|lovely|beautiful|wonderful|amazing)\s+)?"
+                         r"(?P<title>[a-z-]+)\s*(?:,|:|\(|-|\s+(?:named|called))\s*")
 _MINE = r"my\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"
 _MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)\s*,?\s+$")  # "my new puppy Toby"
 _MY_TITLE_AFTER = re.compile(rf"(?i)\s*,\s*{_MINE}([\w-]+)(?=\s*(?:[,.;:!?)]|$))")  # "Toby, my puppy."
