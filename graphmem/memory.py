@@ -3073,9 +3073,9 @@ def _state_indexable(s: State) -> Indexable:
 
 
 def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
-    """State requests for the statements read out of an event's text, dated by the event when undated; one
-    said to have held until a time before the event, with no start, holds since before anything recorded
-    ("lived in Paris until 2019"; "works at Acme until June" starts at the event)."""
+    """State requests for the statements read out of an event's text, dated by the event when undated ("works
+    at Acme until June" starts at the event); one with no start that ended before the event holds since
+    before anything recorded (from the event, it would start after it ended)."""
     out = []
     for s in extraction.statements:
         closing = s.action == "close"

@@ -538,12 +538,13 @@ def test_a_name_said_to_be_another_name_of_someone_is_their_alias(mem):
 
 
 def test_a_past_state_said_with_its_period_holds_over_it(mem):
-    mem.record(content="Peter lived in Paris until 2019.", occurred_at="2025-11-01")
+    mem.record(content="Peter moved to Paris in 2012.", occurred_at="2012-06-01")
+    mem.record(content="Peter lived in Paris until 2019.", occurred_at="2025-11-01")  # (ends what is held)
     mem.record(content="Peter lived in Berlin from 2019 to 2023.", occurred_at="2025-11-02")
     mem.record(content="Peter worked at Acme between 2015 and 2018.", occurred_at="2025-11-03")
     mem.record(content="Peter worked at Globex.", occurred_at="2025-11-04")  # (when: not said)
     assert [(s.object, str(s.valid_from), str(s.valid_to)) for s in mem.timeline("Peter", "lives_in")] == [
-        ("Paris", "None", "2019"), ("Berlin", "2019", "2024")]
+        ("Paris", "2012", "2019"), ("Berlin", "2019", "2024")]
     assert {s.object for s in mem.as_of("2017").states("Peter")} == {"Paris", "Acme"}
     assert {s.object for s in mem.as_of("2021").states("Peter")} == {"Berlin"}
     assert mem.as_of("2025-11-30").states("Peter") == []

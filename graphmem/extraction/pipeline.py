@@ -548,7 +548,9 @@ class Extractor:
                 span=text[t.span[0] : t.span[1]], start=t.sentence_start, end=t.span[1],
                 confidence=CONFIDENCE["rule"], subject_type="person", object_type="person", title=t.title))
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
-            valid_from, valid_to = _dated(r.time, r.action)
+            # ("住んでいた": held over the period said with it, else ended)
+            action = r.action if r.action != "past" else _past_action(r.time)
+            valid_from, valid_to = _dated(r.time, action)
             start, end = r.span
             if r.time is not None:  # (the span quotes its time)
                 start, end = min(start, r.time.start), max(end, r.time.end)
@@ -557,7 +559,7 @@ class Extractor:
                 ex.entities.append(EntityMention(r.object, at, at + len(r.object), r.object_type, "rule"))
                 known.add(r.object)
             out.append(Statement(
-                subject=r.subject, predicate=r.predicate, object=r.object, action=r.action,
+                subject=r.subject, predicate=r.predicate, object=r.object, action=action,
                 span=text[start:end], start=r.sentence_start, end=end,
                 confidence=CONFIDENCE["rule"] if r.named else CONFIDENCE["pronoun"],
                 valid_from=valid_from, valid_to=valid_to, subject_type="person", object_type=r.object_type))
@@ -657,7 +659,7 @@ class Extractor:
         if action == "past":  # held over the period said, and only then: "lived in Paris from 2015 to 2019"
             if negated or not times or times[0].kind not in _BOUNDING:
                 return None
-            action = "assert"
+            action = _past_action(times[0])
         valid_from, valid_to = _dated(times[0] if times else None, action)
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
@@ -1144,6 +1146,13 @@ def _without_when(raw: str, *, timed: bool = True) -> str:
 
 # the times that end what a past phrase says held: a range ("from 2015 to 2019"), or up to one ("until 2019")
 _BOUNDING = frozenset(["range", "until"])
+
+
+def _past_action(time: TimeMention | None) -> str:
+    """What a past phrase says with ``time``: it held over a range ("lived in Paris from 2015 to 2019"); it
+    ended at what else ends it ("until 2019": what memory holds ends then, as "left" ends it; a state with no
+    start would be one held before everything memory holds, and so ended by it, not ending it)."""
+    return "assert" if time is not None and time.kind == "range" else "close"
 
 
 def _dated(time: TimeMention | None, action: str) -> tuple[TimePoint | None, TimePoint | None]:

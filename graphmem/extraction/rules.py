@@ -61,7 +61,7 @@ class Template:
 class JapaneseRules:
     """The ``japanese`` section: statements read without a tokeniser (see graphmem/extraction/japanese.py)."""
 
-    endings: dict[str, tuple[str, str]]  # an ending ("に引っ越した") -> (predicate, "assert" | "close")
+    endings: dict[str, tuple[str, str]]  # an ending ("に引っ越した") -> (predicate, "assert" | "close" | "past")
     negations: tuple[str, ...]  # after an ending: it is negated ("好きじゃない")
     not_after: tuple[str, ...]  # what may not follow an ending ("引っ越したい", "好きですか")
     plans: tuple[str, ...]  # what may follow one though a name's character opens it ("引っ越す予定")
@@ -377,9 +377,9 @@ def _japanese(raw: Any) -> JapaneseRules:
                             "endings ('lives_in: {assert: [に住んでいる]}')", field="japanese.statements")
     for predicate, spec in statements.items():
         for action in spec:
-            if action not in ("assert", "close"):
-                raise OntologyError(f"japanese.statements.{predicate}: {action!r} is no action; write assert "
-                                    "or close", field=f"japanese.statements.{predicate}")
+            if action not in ("assert", "close", "past"):
+                raise OntologyError(f"japanese.statements.{predicate}: {action!r} is no action; write "
+                                    "assert, close or past", field=f"japanese.statements.{predicate}")
             for ending in _word_list(f"japanese.statements.{predicate}.{action}", spec[action]):
                 endings[ending] = (predicate, action)
     words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
