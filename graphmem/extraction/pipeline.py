@@ -294,7 +294,7 @@ class Extractor:
         result.entities += self._the_named(text, taken)
         result.entities.sort(key=lambda e: e.start)
         said: list[Statement] = []
-        for start_char, end_char in tokens.sentences():
+        for start_char, end_char in _items(text, tokens.sentences()):
             kept, believed = self._statements(text, start_char, end_char, result)
             result.statements += kept
             said += kept + believed
@@ -378,9 +378,9 @@ class Extractor:
                 if tokens.lowered[j + 1] != "of" or k >= len(words) or not candidate(k):
                     break
                 j, joined = k, True
-            if j > i and words[i].lower().endswith("ing") and words[i] not in rules.first_names and \
-                    _opens_line(tokens, i):
-                i += 1  # "Learning German has been tough", "Adding NYC to my list": the name follows
+            if j > i and words[i] not in rules.first_names and _opens_line(tokens, i) and (
+                    words[i].lower().endswith("ing") or _a_verb(tokens.lowered[i], rules)):
+                i += 1  # "Learning German has been tough", "Joined Acme in March": the name follows
             if i == j and words[i] in rules.common_nouns:
                 i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
                 continue
@@ -808,6 +808,13 @@ class Extractor:
                     "," not in gap or set_off or appositive):
                 conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
                 return e.name, e.type, conf, span_start
+        if not before and not text[s_start:v_start].strip(" \t\n-*+\u2022\u2013") and \
+                not text[v_start:v_start + 6].lower().startswith(_IT_VERBS):
+            # a sentence with no subject ("Moved to Berlin last week", "- Lives in Berlin since 2021"): of
+            # who says the line, when the line or the event says who ("Feels great" leaves out "it")
+            said = self._line_speaker(text, v_start, ex)
+            if said is not None:
+                return said.name, "person", CONFIDENCE["pronoun"], v_start
         words = text[s_start:v_start].split()
         if words and words[-1].lower() in self.rules.pronouns:
             # ("James: Yeah, he loves playing in the water": whoever says a line is "I" in it, never "he")
@@ -1523,12 +1530,21 @@ class _Spans:
         self._spans.append((start, end))
 
 
+def _a_verb(word: str, rules: Rules) -> bool:
+    """Whether ``word`` opens a statement's phrase in a form that is no name ("joined", "lives"; not "will").
+    """
+    return len(word) > 3 and word.endswith(("ed", "s")) and word in rules.by_first_word
+
+
 def _opens_line(tokens: _Tokens, i: int) -> bool:
-    """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, or after a colon
-    ("Caroline: Absolutely, ..."), an ellipsis ("never-ending... Trying my best") or a paragraph break and a
-    bracket ("\n\n[Shares a photo ...]")."""
+    """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, after a line break (and a
+    list's bullet: "- Lives in Berlin"), a colon ("Caroline: Absolutely, ..."), an ellipsis ("never-ending...
+    Trying my best") or a bracket ("\n\n[Shares a photo ...]")."""
     k = i
-    while k > 0 and (tokens.words[k - 1].isspace() or tokens.words[k - 1] in _OPENING_MARKS):
+    while k > 0 and (tokens.words[k - 1].isspace() or tokens.words[k - 1] in _OPENING_MARKS
+                     or tokens.words[k - 1] in _BULLETS and _starts_line(tokens, k - 1)):
+        if "\n" in tokens.words[k - 1]:
+            return True  # (a line's first word: "\n- Started at Globex")
         k -= 1
     return any(tokens.opens[k : i + 1]) or (k > 0 and tokens.words[k - 1] in (":", "...", "\u2026"))
 
@@ -1538,6 +1554,30 @@ _TITLE_SMALL = frozenset(["of", "the", "a", "an", "and", "with", "in", "on", "to
                           "or", "&", "-", "vs", "vs."])
 _FIRST_PERSON = re.compile(r"(?i)\b(?:I|I['\u2019](?:m|ve|d|ll)|me|my|we|we['\u2019](?:re|ve|d|ll)|us|our)\b")
 _OPENING_MARKS = frozenset("([{\"'\u201c\u2018")
+_IT_VERBS = ("feels", "seems", "looks", "sounds")  # (what "it" does, left out: "Feels great to be back")
+_BULLETS = frozenset(["-", "*", "+", "\u2022", "\u2013"])  # what opens a list's item ("- Lives in Berlin")
+
+
+_ITEM = re.compile(r"\n[ \t]*(?=[-*+\u2022\u2013][ \t])")  # where an item of a list opens a line
+
+
+def _items(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``sentences`` (character spans) with each item of a list a sentence of its own: "- Loves hiking\n-
+    Started at Globex" is two, though no full stop ends the first."""
+    if "\n" not in text:
+        return sentences
+    out: list[tuple[int, int]] = []
+    for start, end in sentences:
+        cuts = [m.end() for m in _ITEM.finditer(text, start, end)]
+        bounds = [start, *cuts, end]
+        out += [(a, b) for a, b in itertools.pairwise(bounds) if text[a:b].strip()]
+    return out
+
+
+def _starts_line(tokens: _Tokens, k: int) -> bool:
+    """Whether token ``k`` is the first of its line (spaces before it aside)."""
+    return not tokens.text[: tokens.starts[k]].rstrip(" \t") or tokens.text[: tokens.starts[k]].rstrip(
+        " \t").endswith("\n")
 
 
 @lru_cache(maxsize=4)

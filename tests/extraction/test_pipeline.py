@@ -680,6 +680,17 @@ def test_another_name_said_outright_is_an_alias(extractor, text, aliases):
     assert [(a.name, a.alias, a.type) for a in out.aliases] == aliases
 
 
+def test_a_note_with_no_subject_is_of_who_says_it(extractor):
+    """A user's (or a diary's) lines leave "I" out ("Moved to Berlin last week", "- Lives in Berlin since
+    2021"): of who says the text when the event says who; of no one otherwise."""
+    text = "Moved to Berlin last week.\n- Loves hiking and jazz\n- Started at Globex on Monday"
+    assert _states(extractor.extract(text, A, speaker="user")) == {
+        ("user", "lives_in", "Berlin", "assert"), ("user", "likes", "hiking", "assert"),
+        ("user", "likes", "jazz", "assert"), ("user", "works_at", "Globex", "assert")}
+    said = extractor.extract(text, A)
+    assert said.statements == [] and {e.name for e in said.entities} == {"Berlin", "Globex"}
+
+
 def test_who_says_the_line_is_named_by_my_name_is(extractor):
     out = extractor.extract("Call me Sam. My name is Samantha Reyes.", A, speaker="user")
     assert [(a.name, a.alias) for a in out.aliases] == [("user", "Sam"), ("user", "Samantha Reyes")]
