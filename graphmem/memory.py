@@ -903,7 +903,11 @@ class Memory:
             self._known_threads.add(thread)  # pending in this batch, or stored
             batch.in_thread.append((event.id, thread))
         extraction: Extraction | None = item.get("_extraction")
-        for said in extraction.aliases if extraction else ():  # (first: "Pete" below is then Peter Smith)
+        # (first: "Pete" below is then Peter Smith). Entities are shared: only a public event of the shared
+        # scope names them so, as only a writer of that scope may add_alias (a private note's other name
+        # would show on every reader's page)
+        shared = event.scope == "global" and event.visibility is not Visibility.PRIVATE
+        for said in extraction.aliases if extraction and shared else ():
             entities.alias(said.name, said.alias, said.type)
         for name in event.entities:
             batch.mentions.append((event.id, entities.resolve(name, None, field="entities")))

@@ -535,6 +535,10 @@ def test_a_name_said_to_be_another_name_of_someone_is_their_alias(mem):
     assert mem.entity("Robert Lee").entity.aliases == ()
     mem.record(content="Call me Sam.", occurred_at="2025-11-03", tags=["speaker:user"])
     assert mem.resolve_entity("Sam") == mem.resolve_entity("user")
+    # entities are shared: a private note, or one of another scope, gives no other name to all readers
+    mem.record(content="Kim Park, also known as Kimmy, joined Acme.", privacy=["private"])
+    mem.record(content="Lee Wong, also known as Leo, joined Acme.", scope="project:apollo")
+    assert mem.entity("Kim Park").entity.aliases == mem.entity("Lee Wong").entity.aliases == ()
 
 
 def test_a_past_state_said_with_its_period_holds_over_it(mem):
