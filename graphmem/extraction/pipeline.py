@@ -1553,7 +1553,7 @@ _QUOTED = re.compile(r"[\"“]([A-Z0-9][^\"”“\n]{0,80})[\"”]")
 _TITLE_SMALL = frozenset(["of", "the", "a", "an", "and", "with", "in", "on", "to", "for", "at", "by", "from",
                           "or", "&", "-", "vs", "vs."])
 _FIRST_PERSON = re.compile(r"(?i)\b(?:I|I['\u2019](?:m|ve|d|ll)|me|my|we|we['\u2019](?:re|ve|d|ll)|us|our)\b")
-_OPENING_MARKS = frozenset("([{\"'\u201c\u2018")
+_OPENING_MARKS = frozenset("([{\"'\u201c\u2018*_#`")  # (and Markdown's: "**Tips**", "## Plan")
 _IT_VERBS = ("feels", "seems", "looks", "sounds")  # (what "it" does, left out: "Feels great to be back")
 _BULLETS = frozenset(["-", "*", "+", "\u2022", "\u2013"])  # what opens a list's item ("- Lives in Berlin")
 
