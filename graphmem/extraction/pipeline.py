@@ -1546,7 +1546,9 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
         if "\n" in tokens.words[k - 1]:
             return True  # (a line's first word: "\n- Started at Globex")
         k -= 1
-    return any(tokens.opens[k : i + 1]) or (k > 0 and tokens.words[k - 1] in (":", "...", "\u2026"))
+    # (a colon glued to a mark is one token: "issues:** Use satire")
+    before = tokens.text[max(0, tokens.starts[i] - 12) : tokens.starts[i]].rstrip(" \t*_#`\"'([{\u201c\u2018")
+    return any(tokens.opens[k : i + 1]) or before.endswith((":", "...", "\u2026"))
 
 
 _QUOTED = re.compile(r"[\"“]([A-Z0-9][^\"”“\n]{0,80})[\"”]")
