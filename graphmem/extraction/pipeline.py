@@ -786,6 +786,8 @@ class Extractor:
                 named = before[-2]  # "Anna, Peter's wife, moved": Anna moved
                 conf = CONFIDENCE["gazetteer" if named.source in ("gazetteer", "mention", "list") else "rule"]
                 return named.name, named.type, conf, named.start
+            if _POSSESSED.match(gap):
+                return None  # "Peter's wife is a nurse", "Peter's team moved to Berlin": of no one named
             # "Our CTO, Sam, moved": a name set off by commas is what the words before it name
             appositive = (re.fullmatch(r",\s*", gap) is not None
                           and text[s_start : e.start].rstrip().endswith(","))
@@ -1245,6 +1247,7 @@ _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 # a clause said of someone named right before it, up to a verb: ", who lives in Porto" ("William Chen, who
 # lives in Porto"), ", who goes by Bill, " ("William Chen, who goes by Bill, works at")
 _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
+_POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
 # "has two kids, Leo and Mia", "I have a daughter named Emma": who has them, the title, and where names start

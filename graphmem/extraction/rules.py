@@ -473,10 +473,15 @@ def _phrase_regex(phrase: str) -> str:
     False
     >>> bool(re.search(_phrase_regex("is based in"), "Ana is currently based in Oslo"))
     True
+    >>> bool(re.search(_phrase_regex("has been living in"), "Ana's been living in Oslo"))
+    True
     """
     first, _, rest = phrase.partition(" ")
     if rest and first.lower() in _AUXILIARIES:
-        return r"(?i)(?<![\w@])" + _words(first) + _I_ADVERBS + r"\s+" + _words(rest) + _WORD_END
+        # ("Peter's been living in", "Anna's based in": "has" and "is" glued to the subject as "'s")
+        glued = r"|(?<=\w)['’]s" if first.lower() in ("is", "has") else ""
+        return r"(?i)(?:(?<![\w@])" + _words(first) + glued + ")" + _I_ADVERBS + r"\s+" + _words(rest) + \
+            _WORD_END
     return r"(?i)(?<![\w@])" + _words(phrase) + _WORD_END
 
 
@@ -508,10 +513,14 @@ def _key_words(template: Template) -> list[str]:
     """The words a sentence must hold for ``template`` to be tried, the first indexing it: its phrase's, or
     for one said by "I" those after "I" and "am" or "have" (which "I'm" and "I've" hold): "moved", "to" of "I
     moved to", "based", "in" of "I am based in". (Most sentences of a conversation hold "I", "is" or "have":
-    each such phrase tried on each of them made reading a turn three times slower.)"""
+    each such phrase tried on each of them made reading a turn three times slower.) A phrase of three words or
+    more opening with "is" or "has" is tried without it, which may be glued to the subject ("Ana's been
+    living in")."""
     words = _PHRASE_WORD.findall(_ANY_GAP.sub(" ", template.phrase.lower().replace("’", "'")))
     if template.first_person:
         words = words[2:] if words[1] in _I_LEADS and len(words) > 2 else words[1:]
+    elif words[0] in ("is", "has") and len(words) > 2:
+        words = words[1:]  # ("Peter's been living in" holds no "has"; "is the" keeps "is": "the" is in most)
     return words
 
 
