@@ -476,7 +476,8 @@ class Extractor:
 
     def _says_line(self, tokens: _Tokens, i: int) -> bool:
         """Whether the word ``i``, with a colon after it, names who says its line: it opens the text or a
-        line, is no label ("Note:") and the line speaks as "I" or "we" ("Omar: I have to walk the dog")."""
+        line, is no label ("Note:") and the line speaks as "I" or "we" ("Omar: I have to walk the dog"), or
+        other lines open so too (a transcript: "Zara: shipped the exporter\nTomasz: reviewing the PR")."""
         words = tokens.words
         if i + 1 >= len(words) or words[i + 1] != ":" or words[i] in self.rules.line_labels:
             return False
@@ -485,7 +486,10 @@ class Extractor:
         if before and not before.endswith("\n"):
             return False
         end = tokens.text.find("\n", start)
-        return _FIRST_PERSON.search(tokens.text, start, end if end >= 0 else len(tokens.text)) is not None
+        if _FIRST_PERSON.search(tokens.text, start, end if end >= 0 else len(tokens.text)) is not None:
+            return True
+        return "\n" in tokens.text and sum(m[1] not in self.rules.line_labels
+                                           for m in _LINE_SAID.finditer(tokens.text)) > 1
 
     def _pointed_at(self, tokens: _Tokens, at: int) -> str | None:
         """What the "to" or "from" at token ``at`` points at, told by the nearest word before it in its clause
@@ -1247,6 +1251,7 @@ _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 # a clause said of someone named right before it, up to a verb: ", who lives in Porto" ("William Chen, who
 # lives in Porto"), ", who goes by Bill, " ("William Chen, who goes by Bill, works at")
 _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
+_LINE_SAID = re.compile(r"(?m)^[ \t]*([A-Z][\w'\u2019-]*):")  # a line a one-word name says ("Zara: ...")
 _POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
