@@ -657,9 +657,9 @@ class Extractor:
         else:
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
                 [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
-        if action == "close" and times and times[0].kind == "range" and template.phrase.lower().startswith(
-                "used to"):  # ("used to work at Acme from 2015 to 2018": held then)
-            action = "past"
+        if action == "close" and times and times[0].kind == "range" and \
+                template.phrase.lower().removeprefix("i ").startswith("used to"):
+            action = "past"  # ("used to work at Acme from 2015 to 2018", "I used to ...": held then)
         if action == "past":  # held over the period said, and only then: "lived in Paris from 2015 to 2019"
             if negated or not times or times[0].kind not in _BOUNDING:
                 return None
@@ -1296,13 +1296,13 @@ _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "her", "you", "me", 
                         "yourself"])
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
                        "both", "lots", "so", "too"])
-# (not "his", "her", "their": "I love their work" likes no work of one's own)
 # words between a subject and its verb ("the user no longer works at", "the user also likes")
 _BEFORE_A_VERB = frozenset(["no", "now", "also", "still", "just", "recently", "already", "never", "doesn't",
                             "does", "didn't", "did", "isn't", "wasn't", "finally", "currently", "really",
                             "mostly", "usually", "often", "always", "only"])
 # "it is" in a claim whose "it" stands for what follows "to" or "that" ("it's important to rest")
 _IT_IS = frozenset(["it's", "its", "is", "was", "be"])
+# (not "his", "her", "their": "I love their work" likes no work of one's own)
 _DETERMINERS = frozenset(["the", "a", "an", "some", "my", "our", "also", "both", "either"])
 _ADDING = frozenset(["too", "also"])
 # a literal object of one of these words says nothing by itself: the rest of it was cut at a clause's end
