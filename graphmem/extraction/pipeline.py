@@ -299,8 +299,9 @@ class Extractor:
             result.statements += kept
             said += kept + believed
         # a statement's object type is better evidence than capitalisation: "left Initech" -> org (so is one
-        # inside an opinion, which is not kept as a fact)
-        retype = {s.object: s.object_type for s in said if s.object_type}
+        # inside an opinion, which is not kept as a fact), as is its subject's ("Acme was headquartered in")
+        retype = {s.subject: s.subject_type for s in said if s.subject_type} | {
+            s.object: s.object_type for s in said if s.object_type}
         stated = {s.subject for s in said} | {s.object for s in said}
         result.entities = [
             EntityMention(e.text, e.start, e.end, retype.get(e.name, e.type), "rule")
@@ -978,6 +979,14 @@ class Extractor:
         if subject is None or subject[1] not in (*predicate.subject_types, "person", "concept") and \
                 predicate.subject_types:
             return None  # ("The man who lives in Rome works at Acme": no place works anywhere)
+        name, type_, confidence, start = subject
+        guessed = type_ in ("person", "concept") and not any(
+            e.name == name and (e.source not in ("rule", "initial") or e.text in self.rules.first_names)
+            for e in ex.entities)
+        if guessed and predicate.subject_types and type_ not in predicate.subject_types:
+            # ("Acme was headquartered in": a firm, the likeliest of what a capitalised name not someone's is)
+            kinds = predicate.subject_types
+            subject = name, "org" if "org" in kinds else kinds[0], confidence, start
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
                            names=not template.nouns_only, gerund=template.gerund)
         return None if obj is None else (subject, obj)
