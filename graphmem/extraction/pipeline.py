@@ -893,7 +893,8 @@ class Extractor:
                 continue
             literal = predicate.object != "entity"
             if literal and whose.type == "person" and whose.source in ("rule", "initial") and \
-                    whose.text.split()[0] not in self.rules.first_names:  # "Globex's CEO John Smith": a firm
+                    whose.text.split()[0] not in self.rules.first_names and \
+                    whose.name.lower() not in self.rules.the_named_words:  # "Globex's CEO John Smith": a firm
                 ex.entities[ex.entities.index(whose)] = whose = replace(whose, type="org")
             if literal and whose.type == "person":  # "Peter's manager Anna": no post Anna holds, a tie
                 if "knows" not in self.ontology.predicates:

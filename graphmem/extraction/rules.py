@@ -150,6 +150,7 @@ class Rules:
     contraction_cues: frozenset[str]  # after "X's": the 's is "is" or "has", not a possessive
     first_names: frozenset[str]  # given names: a person's even opening a sentence ("Carla called")
     the_named: re.Pattern[str] | None  # "the user": the entity "user", before a verb or a possessive
+    the_named_words: frozenset[str]  # ("user", lower-cased): someone, however written ("User's manager")
     common_nouns: frozenset[str]  # words that are no name alone, capitalised or not ("Life's too short")
     # "Peter Smith, also known as Pete": what stands between a name and another name of it, whole (None: no
     # such phrases)
@@ -340,6 +341,7 @@ def _read_rules(path: str) -> Rules:
         contraction_cues=_lowered_words(ent, "contraction_cues"),
         first_names=frozenset(ent.get("first_names") or ()),
         the_named=_the_named(ent.get("the_named") or []),
+        the_named_words=_lowered_words(ent, "the_named"),
         common_nouns=frozenset(ent.get("common_nouns") or ()),
         alias_between=_alias_pattern(aliases, "between", r"[\s,(]*(?:{listed})\s+"),
         alias_of_speaker=_alias_pattern(aliases, "of_speaker", r"\b(?:{listed})\s+$"),
