@@ -319,7 +319,9 @@ class Extractor:
         pattern = self.rules.the_named
         for m in pattern.finditer(text) if pattern is not None else ():
             after = (m[2] or "").lower().replace("\u2019", "'")
-            if m[2] is None or after in self.rules.by_first_word or after in _BEFORE_A_VERB:
+            # ("the user and his wife moved")
+            theirs = after == "and" and _AND_THEIRS.match(text, m.end(1)) is not None
+            if m[2] is None or after in self.rules.by_first_word or after in _BEFORE_A_VERB or theirs:
                 if taken.free(m.start(1), m.end(1)):
                     found.append(EntityMention(m[1].lower(), m.start(1), m.end(1), "person", "rule"))
         return found
@@ -373,6 +375,10 @@ class Extractor:
                 k = self._past_particles(words, j + 1)
                 if j + 1 < k < len(words) and candidate(k):
                     j = k  # "Ivo van Hove", "Maria de la Cruz": one name
+                    continue
+                if j + 2 < len(words) and words[j + 1] in ("'s", "\u2019s") and candidate(j + 2) and \
+                        starts[j + 1] == starts[j] + len(words[j]) and words[j + 2] in rules.org_suffixes:
+                    j += 2  # "St Mary's Hospital", "Joe's Cafe": one name (not "Peter's Tesla")
                     continue
                 # "University of Tokyo", "Bank of America", "Lord of the Rings": one name across "of (the)"
                 k = j + 3 if j + 3 < len(words) and tokens.lowered[j + 2] == "the" else j + 2
@@ -793,6 +799,9 @@ class Extractor:
                 return named.name, named.type, conf, named.start
             if _POSSESSED.match(gap):
                 return None  # "Peter's wife is a nurse", "Peter's team moved to Berlin": of no one named
+            if _AND_THEIRS.fullmatch(gap) and e.type == "person":
+                conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
+                return e.name, e.type, conf, e.start  # "Peter and his wife moved to Denver": Peter did too
             # "Our CTO, Sam, moved": a name set off by commas is what the words before it name
             appositive = (re.fullmatch(r",\s*", gap) is not None
                           and text[s_start : e.start].rstrip().endswith(","))
@@ -1262,6 +1271,7 @@ _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 # lives in Porto"), ", who goes by Bill, " ("William Chen, who goes by Bill, works at")
 _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _LINE_SAID = re.compile(r"(?m)^[ \t]*([A-Z][\w'\u2019-]*):")  # a line a one-word name says ("Zara: ...")
+_AND_THEIRS = re.compile(r"\s+and\s+(?:his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s+")  # "and his wife"
 _POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
