@@ -787,21 +787,17 @@ class Extractor:
         named = next((e for e in before if e.end == said_of.start() and e.type == "person"), None) \
             if said_of else None
         if named is not None:
-            conf = CONFIDENCE["gazetteer" if named.source in ("gazetteer", "mention", "list") else "rule"]
-            return named.name, named.type, conf, named.start
+            return _named_subject(named, named.start)
         if before:
             e = before[-1]
             gap = text[e.end : v_start]
             if len(before) > 1 and _OWNED_APPOSITION.fullmatch(gap) and \
                     re.fullmatch(r"\s*,\s*", text[before[-2].end : e.start]):
-                named = before[-2]  # "Anna, Peter's wife, moved": Anna moved
-                conf = CONFIDENCE["gazetteer" if named.source in ("gazetteer", "mention", "list") else "rule"]
-                return named.name, named.type, conf, named.start
+                return _named_subject(before[-2], before[-2].start)  # "Anna, Peter's wife, moved": Anna moved
             if _POSSESSED.match(gap):
                 return None  # "Peter's wife is a nurse", "Peter's team moved to Berlin": of no one named
             if _AND_THEIRS.fullmatch(gap) and e.type == "person":
-                conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
-                return e.name, e.type, conf, e.start  # "Peter and his wife moved to Denver": Peter did too
+                return _named_subject(e, e.start)  # "Peter and his wife moved to Denver": Peter did too
             # "Our CTO, Sam, moved": a name set off by commas is what the words before it name
             appositive = (re.fullmatch(r",\s*", gap) is not None
                           and text[s_start : e.start].rstrip().endswith(","))
@@ -822,8 +818,7 @@ class Extractor:
             own = (set_off or _SUBJECT_WORDS.isdisjoint(gap.lower().split())) and not _gerund(e)
             if own and len(gap.split()) <= 3 and not re.search(r"[.;!?]", gap) and (
                     "," not in gap or set_off or appositive):
-                conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
-                return e.name, e.type, conf, span_start
+                return _named_subject(e, span_start)
         if not before and not text[s_start:v_start].strip(" \t\n-*+\u2022\u2013") and \
                 not text[v_start:v_start + 6].lower().startswith(_IT_VERBS):
             # a sentence with no subject ("Moved to Berlin last week", "- Lives in Berlin since 2021"): of
@@ -1178,6 +1173,13 @@ def _without_when(raw: str, *, timed: bool = True) -> str:
 
 # the times that end what a past phrase says held: a range ("from 2015 to 2019"), or up to one ("until 2019")
 _BOUNDING = frozenset(["range", "until"])
+
+
+def _named_subject(e: EntityMention, span_start: int) -> tuple[str, str, float, int]:
+    """A statement's subject named by ``e``: its name, type, how sure (a known name surer than one guessed
+    from its capitals) and where the statement's span starts."""
+    conf = CONFIDENCE["gazetteer" if e.source in ("gazetteer", "mention", "list") else "rule"]
+    return e.name, e.type, conf, span_start
 
 
 def _past_action(time: TimeMention | None) -> str:
