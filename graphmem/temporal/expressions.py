@@ -157,6 +157,8 @@ _POINT_FORMS = [
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
     r"(?i:(?:over|on|at|during)\s+the\s+(?P<wk>weekend))\b(?!\s+of\b)",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
+    # a day of the week a thing is or was ("the deadline is Friday", "my last day was Monday")
+    rf"(?:(?<=\b[Ii]s\s)|(?<=\b[Aa]re\s)|(?<=\b[Ww]as\s)|(?<=\b[Ww]ere\s))(?P<be_wd>(?i:{_WD}))\b",
     # a day of the month alone, before a clause goes on or ends ("on the 15th after my trip", not "on the 3rd
     # floor")
     r"(?i:on\s+the\s+(?P<od_d>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:and|after|before|"
@@ -197,7 +199,7 @@ _POINT = _gated(_POINT_FORMS)
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
-     "fourth", "for", "over", "during", "within", "at", "weekend"]
+     "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
 # first, as they open most of all words that are no time
@@ -220,6 +222,10 @@ _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|k
 _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
                       r"owned|led|run|played|studied|taught|managed)\b"
                       r"|^\s*been\b")  # ("Been playing it for a month now": "I've" left out)
+# a day of the week something is on, said in the present: the coming one ("the party is on Friday")
+_IS_BEFORE = re.compile(r"(?i)\b(?:is|are|am)\s+(?:on\s+)?$")
+# what a day of the week after "is" is not a time of ("today is Friday": what day it is)
+_DAY_NAMED = re.compile(r"(?i)\b(?:today|tomorrow|yesterday|tonight|it)\s+(?:is|was)\s+$")
 _CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
 
 _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
@@ -335,8 +341,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = (_lacks_year(m) or bool(m["wk"] or m["on_wd"])) and (
+            ahead = (_lacks_year(m) or bool(m["wk"] or m["on_wd"] or m["be_wd"])) and (
                 _FUTURE.search(_clause_before(text[: m.start()])) is not None  # ("will slip to March")
+                or (bool(m["on_wd"] or m["be_wd"]) and _IS_BEFORE.search(text, 0, m.start()) is not None)
                 or _JA_FUTURE.search(text, m.end(), _clause_end(text, m.end())) is not None)  # ("6月に...予定")
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
@@ -422,6 +429,8 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
                 or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
     if m["ja_dur_n"]:  # "5年間住んでいる": a span dates only a clause that goes on to now
         return _JA_GOING_ON.search(text, m.end(), _clause_end(text, m.end())) is not None
+    if m["be_wd"]:
+        return _DAY_NAMED.search(text, 0, m.start()) is None
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
         return not text[m.end() : m.end() + 1].isdigit()
     return True
@@ -582,8 +591,9 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["wk"]:  # "over the weekend": the last one (this one, said on it), or the next in a future clause
         on_it = at.astimezone(tz).weekday() >= 5
         return _weekend(at, tz, 0 if on_it or prefer == "future" else -1)
-    if g["on_wd"]:
-        return _weekday(_WEEKDAYS[g["on_wd"].lower()], at, tz, "future" if prefer == "future" else "past")
+    if g["on_wd"] or g["be_wd"]:
+        day = _WEEKDAYS[(g["on_wd"] or g["be_wd"]).lower()]
+        return _weekday(day, at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
 
 

@@ -135,6 +135,12 @@ def _day(point):
         ("She stayed in Paris until June.", "until June", "until", None, "2025-06-01"),
         ("By the end of February it was done.", "By the end of February", "until", None, "2025-03-01"),
         ("The launch was postponed until March.", "until March", "until", None, "2026-03-01"),
+        # a day of the week something is or was on: in the present the coming one, else the last one
+        ("The party is on Friday.", "on Friday", "point", "2025-11-28", "2025-11-29"),
+        ("The deadline is Monday.", "Monday", "point", "2025-12-01", "2025-12-02"),
+        ("My last day was Friday.", "Friday", "point", "2025-11-21", "2025-11-22"),
+        ("The reviews were tuesday.", "tuesday", "point", "2025-11-25", "2025-11-26"),
+        ("We met on Friday.", "on Friday", "point", "2025-11-21", "2025-11-22"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -152,7 +158,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "We rested for the last 2 days of the trip.",
                                   "The weekend of the fair was fun.", "It rose over 3 years.",
                                   "He plays tennis on weekends.", "a mid-sized team", "毎週月曜日にジムへ行く",
-                                  "二十日前", "曜日を決める", "2週間東京に滞在した", "5年間大阪に住んでいた"])
+                                  "二十日前", "曜日を決める", "2週間東京に滞在した", "5年間大阪に住んでいた",
+                                  "It is Friday.", "Friday is my favorite day.", "Robinson met Friday."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
