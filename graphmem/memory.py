@@ -222,6 +222,9 @@ class StateInput:
     object_type: str | None = None
     action: Literal["assert", "close"] = "assert"
     payload: Mapping[str, Any] | None = None  # details kept with the state (a plan's payload)
+    # a close whose words say the value held up to ``valid_to``: with nothing held that it ends, the value is
+    # stated as holding since before anything recorded until then ("graduated from MIT in 2019")
+    held_before: bool = False
 
 
 @dataclass(frozen=True)
@@ -1036,6 +1039,12 @@ class Memory:
             end = self._optional_time(request.valid_to, "valid_to")
             current = existing.get(_timeline(probe), [])
             target = _state_to_close(current, probe, end)
+            if target is None and end is not None and request.held_before and not _held_before(current, probe, end):
+                plan = self._plan_held_before(probe, end, current, entities, now, made, request)
+                plans.append(plan)
+                results[index] = plan.results[0]
+                existing[_timeline(probe)] = _after_plan(current, plan)
+                continue
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
             if _timeline(probe) in alone and self.ontology.predicate(probe.predicate).single_valued:
@@ -1047,6 +1056,20 @@ class Memory:
             existing[_timeline(probe)] = _after_plan(current, plan)  # (a second close sees it)
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
+
+    def _plan_held_before(self, probe: State, end: TimePoint, current: list[State], entities: _EntityCache,
+                          now: dt.datetime, made: _StateIds, request: StateInput) -> Plan:
+        """The value of a close that ends nothing held, stated as holding until ``end`` (see
+        ``StateInput.held_before``). A single-valued timeline read only for the close's object is read around
+        the new state too: it may bound others."""
+        state = self._new_state(replace(request, valid_from=None, valid_to=end), entities, now, made)
+        predicate = self.ontology.predicate(probe.predicate)
+        timeline = _timeline(probe)
+        if predicate.single_valued and timeline[0] not in entities.created:
+            read = self.store.timelines([TimelineQuery(*timeline, near=[state.valid.start], stated_before=now)])[0]
+            held = {s.id for s in current}
+            current = current + [s for s in read if s.id not in held]
+        return plan_assert(current, [(state, request.evidence, request.reason)], predicate, now)
 
     def _new_state(self, r: StateInput, entities: _EntityCache, now: dt.datetime,
                    made: _StateIds | None = None) -> State:
@@ -3093,6 +3116,7 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
             private=event.visibility is Visibility.PRIVATE, reason=f"extracted from: {s.span}"[:200],
             subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
             payload={k: v for k, v in (("title", s.title), ("object_title", s.object_title)) if v} or None,
+            held_before=s.held_before and s.valid_to is not None,  # (only when the text says until when)
         ))
     return out
 
@@ -3138,6 +3162,14 @@ def _after_plan(current: Sequence[State], plan: Plan) -> list[State]:
     """A timeline's current states as ``plan`` leaves them."""
     changed = {s.id: s for s in (*plan.versions, *plan.retractions)}
     return [changed.get(s.id, s) for s in current] + list(plan.new_states)
+
+
+def _held_before(current: Sequence[State], probe: State, end: TimePoint) -> bool:
+    """Whether a live state with the probe's object holds at some time before ``end`` (a close that ends
+    nothing, said again: "left Acme in May" twice)."""
+    key = object_key(probe.object_id, probe.object)
+    return any(s.status.value != "retracted" and object_key(s.object_id, s.object) == key
+               and (s.valid.start is None or s.valid.start.at < end.at) for s in current)
 
 
 def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None) -> State | None:

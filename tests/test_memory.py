@@ -139,6 +139,26 @@ def test_a_write_that_states_a_value_and_its_end_ends_it_as_two_writes_would(tmp
     assert later["one batch"] == later["one after another"] == [("Acme Inc", dt.date(2025, 4, 1), "closed")]
 
 
+def test_a_close_said_with_its_time_states_what_held_until_then_though_memory_did_not_know_it(tmp_path):
+    """"Peter graduated from MIT in 2019" about someone memory knew nothing of: he studied there until 2019,
+    since before anything recorded, so "where did Peter study in 2018" has its answer; "left Globex in 2019"
+    beside a later job is the job before it. Said again it adds nothing; "left Berlin" (a trip as much as a
+    home) and a close with no time state nothing."""
+    with Memory.open(tmp_path / "held.kuzu", embedder="none") as mem:
+        for text in ("Peter graduated from MIT in 2019.", "Peter joined Acme in 2020.", "Peter left Globex in 2019.",
+                     "Peter left Globex in 2019. (again)", "Peter left Berlin in 2019.", "Anna left Initech."):
+            mem.record(content=text, occurred_at="2025-11-27")
+        mem.store.settle()
+        spans = {p: [(s.object, s.valid.start, s.valid.end and s.valid.end.at.year, s.status.value)
+                     for s in mem.timeline("Peter", p)] for p in ("studies_at", "works_at", "lives_in")}
+        assert spans == {"studies_at": [("MIT", None, 2019, "closed")],
+                         "works_at": [("Globex", None, 2019, "closed"), ("Acme", spans["works_at"][1][1], None,
+                                                                        "active")],
+                         "lives_in": []}
+        assert mem.timeline("Anna", "works_at") == []
+        assert [s.object for s in mem.as_of("2018").states(subject="Peter")] == ["MIT", "Globex"]
+
+
 def test_late_arriving_older_fact_is_split_into_the_timeline(mem):
     mem.assert_state("Ana", "works_at", "Acme", valid_from="2010")
     mem.assert_state("Ana", "works_at", "Globex", valid_from="2020")

@@ -47,6 +47,8 @@ _NAMING = ("called", "named", "titled")  # words before a name given
 _OPEN_QUOTES = ("'", '"', "\u2018", "\u201c")
 _OWNS = ("'s", "\u2019s")  # after a name: what follows is its own ("Tom's notes") or the 's is "is"
 _POSSESSIVES = frozenset(["my", "our", "your", "his", "her", "their"])
+# words before 's that is "is" or "has", not a possessive ("It's Zelda", "Here's Max")
+_NOT_OWNERS = frozenset(["it", "that", "there", "here", "what", "who", "he", "she", "this", "let", "where"])
 _BEFORE_OWNED = frozenset(["new", "old", "little", "beloved", "trusty", "first", "second", "favorite",
                            "favourite"])  # (between a possessive and what is owned: "my new Prius")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_@])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_])")
@@ -88,6 +90,9 @@ class Statement:
     object_type: str | None = None
     title: str | None = None  # what the subject is to the object, in the words' title ("Peter's sister Anna")
     object_title: str | None = None  # what the object is to the subject ("my dog Max": dog)
+    # a close that says the value held up to its end, whether memory knew it or not ("Peter graduated from MIT
+    # in 2019": he studied there until then; not "left Berlin", said of a trip as of a home)
+    held_before: bool = False
 
 
 @dataclass(frozen=True)
@@ -391,6 +396,9 @@ class Extractor:
             if i == j and words[i] in rules.common_nouns:
                 i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
                 continue
+            if words[j] in rules.line_labels and j + 1 < len(words) and words[j + 1] == ":":
+                i = j + 1  # "Additional Tips:", "Next Steps:": a heading
+                continue
             shouted = all(w.isupper() or _plural_acronym(w) for w in words[i : j + 1])
             if shouted and (j > i or len(words[i].rstrip(".")) < 2 or shouting(i - 1) or shouting(i + 1)):
                 i = j + 1  # "JUST DOING IT", "I.": no name; "VR", "LGBTQ", "it's INTENSE": a thing named
@@ -420,8 +428,8 @@ class Extractor:
             elif prev in rules.visit_cues and nxt not in _OWNS and not given and \
                     tokens.lowered[i] not in rules.titles:
                 type_ = "place"  # "visited Zermatt"; not "visited Tom", "visited Grandma", "Tom's farm"
-            elif self._possessed(tokens.lowered, i) and not given and tokens.lowered[i] not in rules.titles:
-                type_ = "concept"  # "my new Prius", "my Ferrari": a thing of theirs; not "my Tom", "my Mom"
+            elif self._possessed(tokens, i) and not given and tokens.lowered[i] not in rules.titles:
+                type_ = "concept"  # "my new Prius", "Peter's Tesla": a thing of theirs; not "my Tom", "my Mom"
             elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
             elif prev in ("at", "of", "for"):
@@ -448,10 +456,14 @@ class Extractor:
         return found
 
     @staticmethod
-    def _possessed(lowered: Sequence[str], at: int) -> bool:
+    def _possessed(tokens: _Tokens, at: int) -> bool:
         """Whether the name at word ``at`` follows a possessive, maybe a word such as "new" between ("my new
-        Prius")."""
+        Prius"), or a name's ("Peter's Tesla"; not "It's Zelda", where 's is "is")."""
+        lowered = tokens.lowered
         k = at - 1 - (at >= 2 and lowered[at - 1] in _BEFORE_OWNED)
+        if k >= 1 and lowered[k] in _OWNS:
+            owner = tokens.words[k - 1]
+            return owner[:1].isupper() and lowered[k - 1] not in _NOT_OWNERS
         return k >= 0 and lowered[k] in _POSSESSIVES
 
     def _named_as(self, lowered: Sequence[str], at: int) -> str | None:
@@ -603,16 +615,17 @@ class Extractor:
                 continue
             st = self._read(template, text, s_start, s_end, v_start, v_end, ex, verbs)
             if st is not None:
-                used.append((v_start, v_end))
-                partner = _partner(text, v_start, ex) if template.first_person else None
-                joined = [(partner.name, partner.type)] if partner else []
-                others = joined or self._co_subjects(text, s_start, v_start, st, ex)
                 listed = self._listed_with(st, text, v_end, s_end, ex, verbs)
                 if listed:
                     st, *listed = self._sharing_a_head([st, *listed], text)
                 also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
                 if template.also and m.group("also") and all(a.predicate != template.also for a in also):
-                    continue  # ("is a regular at Joe's": "{*role}" words naming no post, no job)
+                    continue  # ("is a regular at Joe's": "{*role}" words naming no post, no job; another
+                    # template may read them: "is a student at Stanford")
+                used.append((v_start, v_end))
+                partner = _partner(text, v_start, ex) if template.first_person else None
+                joined = [(partner.name, partner.type)] if partner else []
+                others = joined or self._co_subjects(text, s_start, v_start, st, ex)
                 if template.leaves:
                     also += self._left(st, s_start + m.start("left"), s_start + m.end("left"), ex)
                 for one in (st, *also):
@@ -681,6 +694,7 @@ class Extractor:
             start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
             subject_type=subject_type, object_type=obj_type,
             object_title=named[2].lower() if named and named[3] == obj_text else None,
+            held_before=action == "close" and not negated and name in self.rules.held_before,
         )
 
     def _left(self, st: Statement, start: int, end: int, ex: Extraction) -> list[Statement]:
@@ -720,11 +734,15 @@ class Extractor:
     def _listed_with(self, st: Statement, text: str, v_end: int, s_end: int, ex: Extraction,
                      verbs: Sequence[tuple[int, int]]) -> list[Statement]:
         """The things liked (or not) with a liked thing named by a common noun: "loves cats and dogs", "hates
-        mornings and long meetings". Not what a new clause says ("loves cats and Peter loves dogs": the verb
-        of another statement ends it) nor one thing named with "and" ("rock and roll", ``whole_values``)."""
+        mornings and long meetings"; the values listed with one of a predicate the rules list (``listed``:
+        "plays tennis and golf"). Not what a new clause says ("loves cats and Peter loves dogs": the verb of
+        another statement ends it) nor one thing named with "and" ("rock and roll", ``whole_values``)."""
         predicate = self.ontology.predicate(st.predicate)
         at = text.find(st.object, v_end)
-        if predicate.kind != "preference" or st.object_type != "concept" or at < 0:
+        literal = predicate.name in self.rules.listed and st.object_type is None and not (
+            _POSSESSIVES.intersection(words := st.object.lower().split())
+            or len(words) > 1 and words[0].endswith("ing"))  # ("tracking my meditation and ...": its objects)
+        if not literal and (predicate.kind != "preference" or st.object_type != "concept") or at < 0:
             return []
         out: list[Statement] = []
         end, value = at + len(st.object), st.object
@@ -733,7 +751,8 @@ class Extractor:
         while not _TAKES_A_PHRASE.intersection(value.lower().split()) and (joint := (
                 _LISTED_AND.match(text, end, s_end)
                 or (_LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None))):
-            found = self._common_noun(predicate, text, joint.end(), s_end, ex)
+            found = self._listed_value(predicate, text, joint.end(), s_end, ex) if literal else \
+                self._common_noun(predicate, text, joint.end(), s_end, ex)
             first = found[0].split()[0].lower().split("'")[0] if found else ""
             if found is None or any(joint.end() <= a < found[2] for a, _ in verbs) or \
                     first in _CLAUSE_SUBJECTS or first in _NOT_LISTED:
@@ -741,6 +760,17 @@ class Extractor:
             out.append(_reaching(replace(st, object=found[0], object_type=found[1]), text, found[2]))
             value, end = found[0], found[2]
         return out
+
+    def _listed_value(self, predicate: Predicate, text: str, start: int, s_end: int,
+                      ex: Extraction) -> tuple[str, str | None, int] | None:
+        """A literal value listed after another at ``start``: a few words that do not open with a verb
+        ("plays tennis and golf"; not "plays tennis and sings", "is into jazz and wants to learn")."""
+        found = self._object(predicate, text, start, s_end, ex)
+        if found is None:
+            return None
+        words = found[0].lower().split()
+        verb = words[0].endswith(("ed", "s")) and not words[0].endswith("ss")  # (a few lost: "darts")
+        return None if len(words) > 3 or verb or not self._fits(predicate.name, found[0]) else found
 
     def _sharing_a_head(self, listed: list[Statement], text: str) -> list[Statement]:
         """Things listed with "and" that name kinds of what the last one names share it: "action and sci-fi

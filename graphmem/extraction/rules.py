@@ -127,6 +127,8 @@ class Rules:
     pronouns: frozenset[str]
     whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
+    listed: frozenset[str]  # literal predicates whose values are listed with "and" ("plays tennis and golf")
+    held_before: frozenset[str]  # predicates whose close says the value held up to it ("graduated from MIT")
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
     thing_suffixes: frozenset[str]  # ... or a thing ("Star Wars", "Chicken Pot Pie")
@@ -318,6 +320,8 @@ def _read_rules(path: str) -> Rules:
         whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
+        listed=frozenset(p for p, spec in (raw.get("statements") or {}).items() if spec.get("listed")),
+        held_before=frozenset(p for p, spec in (raw.get("statements") or {}).items() if spec.get("held_before")),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),

@@ -694,3 +694,58 @@ def test_a_note_with_no_subject_is_of_who_says_it(extractor):
 def test_who_says_the_line_is_named_by_my_name_is(extractor):
     out = extractor.extract("Call me Sam. My name is Samantha Reyes.", A, speaker="user")
     assert [(a.name, a.alias) for a in out.aliases] == [("user", "Sam"), ("user", "Samantha Reyes")]
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("Peter graduated from MIT in 2019.", {("Peter", "studies_at", "MIT", "close")}),
+        ("Lena dropped out of Harvard in 2015.", {("Lena", "studies_at", "Harvard", "close")}),  # (no "dropped")
+        ("Anna studied at Stanford from 2010 to 2014.", {("Anna", "studies_at", "Stanford", "assert")}),
+        ("Tom is a student at Stanford.", {("Tom", "studies_at", "Stanford", "assert")}),  # (no job)
+        ("Kenji graduated from high school in 2012.", set()),  # (no school named)
+        ("Anna studied at Stanford.", set()),  # (said in the past with no period: nothing of when)
+    ],
+)
+def test_schooling_is_where_someone_studies(extractor, text, states):
+    assert _states(extractor.extract(text, A)) == states
+
+
+def test_a_close_that_says_the_value_held_until_it_is_marked_so(extractor):
+    """"Graduated from MIT in 2019", "left Globex in March", "divorced Anna" say what held before; "left
+    Berlin" (a trip as much as a home) and a negated close do not."""
+    held = {s.predicate: s.held_before for t in ("Peter graduated from MIT in 2019.", "Peter left Globex in March.",
+                                                 "Peter divorced Anna in 2019.", "Peter left Berlin in March.")
+            for s in extractor.extract(t, A).statements}
+    assert held == {"studies_at": True, "works_at": True, "married_to": True, "lives_in": False}
+
+
+@pytest.mark.parametrize(
+    ("text", "done"),
+    [
+        ("Peter plays tennis and golf.", ["tennis", "golf"]),
+        ("Peter is into hiking and climbing.", ["hiking", "climbing"]),
+        ("John: I'm into electronic and rock music.", ["electronic music", "rock music"]),  # (one head)
+        ("Peter plays tennis and sings in a choir.", ["tennis"]),  # (another verb: another thing said)
+        ("Peter plays chess and Anna plays golf.", ["chess", "golf"]),  # (each of its own subject)
+        ("I started tracking my meditation and reading habits.", ["tracking my meditation"]),
+    ],
+)
+def test_activities_listed_with_and_are_each_one(extractor, text, done):
+    out = extractor.extract(text, A, speaker="user")
+    assert [s.object for s in out.statements if s.predicate == "does"] == done
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Peter's Tesla broke down again.", [("Peter", "person"), ("Tesla", "concept")]),
+        ("Peter's new Volvo is red.", [("Peter", "person"), ("Volvo", "concept")]),
+        ("Peter's Mom called.", [("Peter", "person"), ("Mom", "person")]),  # (kin)
+        ("It's Zelda.", [("Zelda", "person")]),  # ("'s" is "is")
+        ("Additional Tips:\n- Drink water", []),  # (a heading)
+        ("Next Steps: ship the exporter", []),
+    ],
+)
+def test_what_a_name_has_is_a_thing_and_a_heading_is_no_one(extractor, text, names):
+    assert [(e.name, e.type) for e in extractor.extract(text, A).entities] == names
