@@ -447,13 +447,19 @@ class Extractor:
             # "Caroline's ..." names someone; "Life's too short", "Painting's been fun" say "is" or "has"
             speaker = nxt in _OWNS and (
                 j + 2 >= len(words) or not self._contracted(tokens.lowered[j + 2]))
-            opening = (i == j and _opens_line(tokens, i) and not speaker
+            opening = (i == j and _opens_line(tokens, i) and not speaker and not self._speaks(words[i], nxt)
                        and text not in rules.first_names and not self._says_line(tokens, i))
             source = "gazetteer" if known else "initial" if opening else "rule"
             found.append(EntityMention(text, start, end, self._gazetteer.get(name_key(text), type_), source))
             taken.add(start, end)
             i = j + 1
         return found
+
+    def _speaks(self, word: str, after: str) -> bool:
+        """Whether ``word``, opening a sentence, is someone's name by the verb ``after`` it ("Thaddeus called
+        about the invoice"): not a word of doing or a plural ("Having said that", "Doctors said")."""
+        plural = word[-1:] == "s" and word[-2:-1] not in ("a", "e", "i", "o", "u", "s")
+        return after in self.rules.speaking_verbs and not plural and not word.lower().endswith("ing")
 
     @staticmethod
     def _possessed(tokens: _Tokens, at: int) -> bool:

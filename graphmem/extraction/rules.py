@@ -140,6 +140,7 @@ class Rules:
     project_cues: frozenset[str]
     title_cues: frozenset[str]  # words after which a name is a title or a game ("playing Fortnite")
     visit_cues: frozenset[str]  # ... or a place ("visited Zermatt")
+    speaking_verbs: frozenset[str]  # after a name opening a sentence: it is someone's ("Thaddeus called")
     brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
     thing_nouns: frozenset[str]  # ... and a thing named ("a Valorant tournament")
     name_particles: frozenset[str]  # lower-case words inside a name ("Ivo van Hove")
@@ -333,6 +334,7 @@ def _read_rules(path: str) -> Rules:
         project_cues=frozenset(ent.get("project_cues") or ()),
         title_cues=_lowered_words(ent, "title_cues"),
         visit_cues=_lowered_words(ent, "visit_cues"),
+        speaking_verbs=_lowered_words(ent, "speaking_verbs"),
         brand_nouns=_lowered_words(ent, "brand_nouns"),
         thing_nouns=_lowered_words(ent, "thing_nouns"),
         name_particles=_lowered_words(ent, "name_particles"),

@@ -749,3 +749,18 @@ def test_activities_listed_with_and_are_each_one(extractor, text, done):
 )
 def test_what_a_name_has_is_a_thing_and_a_heading_is_no_one(extractor, text, names):
     assert [(e.name, e.type) for e in extractor.extract(text, A).entities] == names
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Thaddeus called about the invoice.", ["Thaddeus"]),  # (no list holds the name)
+        ("Ottoline emailed the deck on Monday.", ["Ottoline"]),
+        ("Legal said the contract is fine.", []),  # (a team)
+        ("Doctors said everything is fine.", []),  # (a plural)
+        ("Having said that, we shipped.", []),
+        ("Thaddeus is great.", []),  # (nothing says a name opens the sentence)
+    ],
+)
+def test_a_name_opening_a_sentence_is_someone_when_a_word_of_speaking_follows(extractor, text, names):
+    assert [e.name for e in extractor.extract(text, A).entities] == names
