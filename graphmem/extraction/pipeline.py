@@ -844,9 +844,19 @@ class Extractor:
                     [v for v in verbs if v[1] <= e.start]
                 if earlier:
                     return self._subject(text, s_start, earlier[-1][0], ex, verbs)
-                # "Peter met Ana and moved": no known verb before; the sentence's first person, less surely
-                first = next((p for p in before if p.type == "person"), None)
-                if first is None or first is e:
+                # "Peter met Ana and moved": no known verb before; the sentence's first person, less surely;
+                # "Peter changed jobs and works at": the name opening the sentence, of a verb no rule reads.
+                # Who says the line is that person only when "I" is ("Caroline: I met Peter and moved"; not
+                # "Caroline: Peter called and moved")
+                said = self._line_speaker(text, v_start, ex)
+                label = next((p for p in before if said is not None and p.start == said.start >= 0), None)
+                if label is not None and _I_SAID.search(text, label.end, v_start):
+                    return label.name, "person", CONFIDENCE["pronoun"], label.start
+                opening = label.end if label is not None else s_start
+                first = next((p for p in before if p.type == "person" and p is not label), None)
+                opens = first is e and e.type == "person" and gap.split()[0].islower() and \
+                    text[opening : e.start].strip(" :").lower() in ("", "the")
+                if first is None or (first is e and not opens):
                     return None
                 return first.name, "person", CONFIDENCE["pronoun"], first.start
             # "Sometimes it feels like", "Hope your injury is feeling": a pronoun between is the subject
@@ -1286,6 +1296,7 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_I_SAID = re.compile(r"\bI(?:['’](?:m|ve|d|ll))?\b")  # "I" speaking, in a line someone says
 _LISTED_AND = re.compile(r",?\s+(?:and|&)\s+")
 # a comma lists only in a list that "and" ends: "hiking, swimming and yoga" ("hiking, it's fun": no list)
 _LISTED_COMMA = re.compile(r",\s+")

@@ -764,3 +764,18 @@ def test_what_a_name_has_is_a_thing_and_a_heading_is_no_one(extractor, text, nam
 )
 def test_a_name_opening_a_sentence_is_someone_when_a_word_of_speaking_follows(extractor, text, names):
     assert [e.name for e in extractor.extract(text, A).entities] == names
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("Peter changed jobs and works at Globex.", {("Peter", "works_at", "Globex", "assert")}),
+        ("The user switched jobs in June and now works at Stripe.", {("user", "works_at", "Stripe", "assert")}),
+        ("Caroline: Peter called and moved to Berlin.", {("Peter", "lives_in", "Berlin", "assert")}),
+        ("Caroline: I met Peter and moved to Berlin.", {("Caroline", "lives_in", "Berlin", "assert")}),
+        ("Peter met Ana and moved to Berlin.", {("Peter", "lives_in", "Berlin", "assert")}),
+        ("I met Peter and moved to Berlin.", set()),  # (Peter is what was met; no one says the line)
+    ],
+)
+def test_the_name_opening_a_sentence_is_the_subject_after_and(extractor, text, states):
+    assert _states(extractor.extract(text, A)) == states
