@@ -775,7 +775,8 @@ class Extractor:
         if found is None:
             return None
         words = found[0].lower().split()
-        verb = words[0].endswith(("ed", "s")) and not words[0].endswith("ss")  # (a few lost: "darts")
+        verb = self.rules.listed[predicate.name] == "activities" and \
+            words[0].endswith(("ed", "s")) and not words[0].endswith("ss")  # (a few lost: "darts")
         return None if len(words) > 3 or verb or not self._fits(predicate.name, found[0]) else found
 
     def _sharing_a_head(self, listed: list[Statement], text: str) -> list[Statement]:

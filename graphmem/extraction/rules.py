@@ -127,7 +127,8 @@ class Rules:
     pronouns: frozenset[str]
     whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
-    listed: frozenset[str]  # literal predicates whose values are listed with "and" ("plays tennis and golf")
+    # literal predicates whose values are listed with "and" ("plays tennis and golf"): "activities" or "things"
+    listed: dict[str, str]
     held_before: frozenset[str]  # predicates whose close says the value held up to it ("graduated from MIT")
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
@@ -201,6 +202,15 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
             raise OntologyError(f"statements.{named[0]}: {GERUND_OBJECT} reads a value, and {named[0]!r} "
                                 "takes an entity; write {O}", field=f"statements.{named[0]}")
     return rules
+
+
+def _listed(statements: dict[str, Any]) -> dict[str, str]:
+    listed = {p: str(spec["listed"]) for p, spec in statements.items() if spec.get("listed")}
+    for predicate, kind in listed.items():
+        if kind not in ("activities", "things"):
+            raise OntologyError(f"statements.{predicate}.listed is {kind!r}; use activities or things",
+                                field=f"statements.{predicate}.listed")
+    return listed
 
 
 @lru_cache(maxsize=8)
@@ -321,7 +331,7 @@ def _read_rules(path: str) -> Rules:
         whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
-        listed=frozenset(p for p, spec in (raw.get("statements") or {}).items() if spec.get("listed")),
+        listed=_listed(raw.get("statements") or {}),
         held_before=frozenset(p for p, spec in (raw.get("statements") or {}).items() if spec.get("held_before")),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),

@@ -779,3 +779,27 @@ def test_a_name_opening_a_sentence_is_someone_when_a_word_of_speaking_follows(ex
 )
 def test_the_name_opening_a_sentence_is_the_subject_after_and(extractor, text, states):
     assert _states(extractor.extract(text, A)) == states
+
+
+@pytest.mark.parametrize(
+    ("text", "allergies"),
+    [
+        ("Joanna: I'm allergic to most reptiles and animals with fur.", ["reptiles", "animals with fur"]),
+        ("Peter has an allergy to penicillin.", ["penicillin"]),
+        ("The user is allergic to peanuts and shellfish.", ["peanuts", "shellfish"]),
+        ("Joanna: if I can find any I'm not allergic to.", []),
+        ("Nate: What are you allergic to?", []),
+    ],
+)
+def test_what_someone_is_allergic_to_is_each_thing_named(extractor, text, allergies):
+    out = extractor.extract(text, A)
+    assert [s.object for s in out.statements if s.predicate == "allergic_to" and s.action == "assert"] == allergies
+
+
+def test_a_listed_rule_says_activities_or_things(tmp_path):
+    from graphmem.errors import OntologyError
+
+    path = tmp_path / "rules.yaml"
+    path.write_text("version: 1\nstatements:\n  does:\n    assert: ['{S} plays {O}']\n    listed: yes please\n")
+    with pytest.raises(OntologyError, match="listed"):
+        load_rules(path=str(path))
