@@ -1348,11 +1348,13 @@ _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 # where a clause "I" may open starts: after a comma, a dash, "and" or "but" right before it, a word that
 # gives a reason or what happened before, or "that" after a word of knowing or saying ("Guess what - I got a
 # puppy", "I moved to Seattle and I love hiking", "since I lost my job at", "I remembered that I already have
-# three dogs"). Not after "if" or "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a
+# three dogs"), or after a word of finding out, "that" or not ("I found out recently I'm allergic to"). Not after "if" or "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a
 # relative clause ("a quote that I really like")
 _CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|(?i:\b(?:because|since|after)\s|"
                           r"\b(?:said|say|says|remembered|remember|realized|realised|realize|know|knew|guess|"
-                          r"heard|hear|mean|forgot|noticed|figured|tell you|told you)\s+that\s)")
+                          r"heard|hear|mean|forgot|noticed|figured|tell you|told you)\s+that\s|"
+                          r"\b(?:found out|find out|learned|learnt|discovered|realized|realised|noticed)"
+                          r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?\s+(?:that\s+)?$)")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",

@@ -789,6 +789,7 @@ def test_the_name_opening_a_sentence_is_the_subject_after_and(extractor, text, s
         ("The user is allergic to peanuts and shellfish.", ["peanuts", "shellfish"]),
         ("Joanna: if I can find any I'm not allergic to.", []),
         ("Nate: What are you allergic to?", []),
+        ("Joanna: I found out recently I'm allergic to cockroaches as well.", ["cockroaches"]),  # (a new clause)
     ],
 )
 def test_what_someone_is_allergic_to_is_each_thing_named(extractor, text, allergies):
