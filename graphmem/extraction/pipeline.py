@@ -700,7 +700,7 @@ class Extractor:
             start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
             subject_type=subject_type, object_type=obj_type,
             object_title=named[2].lower() if named and named[3] == obj_text else None,
-            held_before=action == "close" and not negated and name in self.rules.held_before,
+            held_before=action == "close" and not negated and template.held_before,
         )
 
     def _left(self, st: Statement, start: int, end: int, ex: Extraction) -> list[Statement]:

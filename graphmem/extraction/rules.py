@@ -40,6 +40,7 @@ class Template:
     nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
     gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
     also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
+    held_before: bool = False  # a close whose words say the value held up to it ("graduated from")
 
     @property
     def leaves(self) -> bool:
@@ -129,7 +130,6 @@ class Rules:
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
     # literal predicates whose values are listed with "and" ("plays tennis and golf"): "activities" or "things"
     listed: dict[str, str]
-    held_before: frozenset[str]  # predicates whose close says the value held up to it ("graduated from MIT")
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
     thing_suffixes: frozenset[str]  # ... or a thing ("Star Wars", "Chicken Pot Pie")
@@ -204,6 +204,19 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
     return rules
 
 
+def _held_before(predicate: str, spec: dict[str, Any]) -> bool | frozenset[str]:
+    """Which close templates of ``predicate`` say the value held up to the close: all (``true``), or those
+    listed (each one of its close templates)."""
+    held = spec.get("held_before") or []
+    if held is True:
+        return True
+    unknown = sorted(set(held) - set(spec.get("close") or ())) if isinstance(held, list) else [str(held)]
+    if unknown:
+        raise OntologyError(f"statements.{predicate}.held_before names {unknown[0]!r}: give true or a list of "
+                            "its close templates", field=f"statements.{predicate}.held_before")
+    return frozenset(held)
+
+
 def _listed(statements: dict[str, Any]) -> dict[str, str]:
     listed = {p: str(spec["listed"]) for p, spec in statements.items() if spec.get("listed")}
     for predicate, kind in listed.items():
@@ -258,15 +271,17 @@ def _read_rules(path: str) -> Rules:
         if spec.get("assert_nouns") and predicate not in object_nouns:
             raise OntologyError(f"statements.{predicate}: assert_nouns reads only object_nouns; list them",
                                 field=f"statements.{predicate}.object_nouns")
+        held = _held_before(predicate, spec)
         for key, action, nouns_only in _TEMPLATE_KEYS:
             for template in spec.get(key) or ():
+                held_before = key == "close" and (held is True or template in held)
                 gerund = template.endswith(" " + GERUND_OBJECT)
                 if gerund:
                     template = template.removesuffix(GERUND_OBJECT) + "{O}"
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
-                                              mutual=True))
+                                              mutual=True, held_before=held_before))
                     continue
                 if not (template.startswith("{S} ") and template.endswith(" {O}")):
                     raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}' or "
@@ -284,12 +299,13 @@ def _read_rules(path: str) -> Rules:
                                         "template at most", field=f"statements.{predicate}.{key}")
                 also = named[0] if named else None
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
-                                          nouns_only=nouns_only, gerund=gerund, also=also))
+                                          nouns_only=nouns_only, gerund=gerund, also=also, held_before=held_before))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}", _first_person_regex(own),
-                                          first_person=True, nouns_only=nouns_only, gerund=gerund, also=also))
+                                          first_person=True, nouns_only=nouns_only, gerund=gerund, also=also,
+                                          held_before=held_before))
                 if action == "assert" and base:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
@@ -332,7 +348,6 @@ def _read_rules(path: str) -> Rules:
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
         listed=_listed(raw.get("statements") or {}),
-        held_before=frozenset(p for p, spec in (raw.get("statements") or {}).items() if spec.get("held_before")),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),
