@@ -609,8 +609,9 @@ class Extractor:
         sentence = text[s_start:s_end]
         used: list[tuple[int, int]] = []
         words = set(_WORD.findall(sentence.lower().replace("’", "'")))
-        needs, by_first_word = self.rules.needs, self.rules.by_first_word
-        candidates = sorted(i for w in words for i in by_first_word.get(w, ()) if needs[i] <= words)
+        needs, wants, by_first_word = self.rules.needs, self.rules.wants, self.rules.by_first_word
+        candidates = sorted(i for w in words for i in by_first_word.get(w, ())
+                            if needs[i] <= words and ((want := wants[i]) is None or not want.isdisjoint(words)))
         matches = [(self.rules.templates[i], m) for i in candidates
                    for m in self.rules.templates[i].pattern.finditer(sentence)]
         verbs = sorted((s_start + m.start(), s_start + m.end()) for _, m in matches)
@@ -796,8 +797,11 @@ class Extractor:
         best"), a mood is no likeness ("feels like ...")."""
         words = _WORD.findall(value.lower())
         wanted = self.rules.object_words.get(predicate)
-        if wanted is not None and not wanted.intersection(words):
+        if wanted is not None and not (wanted.intersection(words[:1]) if predicate in self.rules.object_words_open
+                                       else wanted.intersection(words)):
             return False
+        if len(value.split()) > self.rules.object_max_words.get(predicate, len(value)):
+            return False  # ("lactose intolerant I'm trying out dairy-free options": no diet of so many words)
         if words and words[-1] in self.rules.object_not_heads.get(predicate, ()):
             return False  # "I like the structure", "I love the idea of ...": a reply to what was offered
         back = self.rules.object_points_back.get(predicate, ())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -41,6 +41,7 @@ class Template:
     gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
     also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
     held_before: bool = False  # a close whose words say the value held up to it ("graduated from")
+    keyed: str | None = None  # the one word a sentence must hold for it to be tried, if not its phrase's
 
     @property
     def leaves(self) -> bool:
@@ -112,8 +113,12 @@ class Rules:
     templates: tuple[Template, ...]
     by_first_word: dict[str, tuple[int, ...]]  # template indexes by the lower-cased first word of the phrase
     needs: tuple[frozenset[str], ...]  # per template, the words a sentence must hold for it to be tried
+    # ... and one of which it must hold (its predicate's ``object_words``: the object holds one), or None
+    wants: tuple[frozenset[str] | None, ...]
     opposites: dict[str, str]
     object_words: dict[str, frozenset[str]]  # predicate -> words one of which its (literal) object must hold
+    object_words_open: frozenset[str]  # predicates whose object opens with one of its object_words
+    object_max_words: dict[str, int]  # predicate -> the most words its (literal) object holds
     object_not_first: dict[str, frozenset[tuple[str, ...]]]  # predicate -> words its object may not open with
     # predicate -> words its object opens with only when what they stand for follows ("it's important to ...")
     object_points_back: dict[str, frozenset[tuple[str, ...]]]
@@ -217,6 +222,11 @@ def _held_before(predicate: str, spec: dict[str, Any]) -> bool | frozenset[str]:
     return frozenset(held)
 
 
+def _flat(words: list[Any]) -> list[str]:
+    """A word list with the lists inside it (a YAML alias of another list: ``[*posts, food]``) spliced in."""
+    return [str(w) for item in words for w in (_flat(item) if isinstance(item, list) else [item])]
+
+
 def _listed(statements: dict[str, Any]) -> dict[str, str]:
     listed = {p: str(spec["listed"]) for p, spec in statements.items() if spec.get("listed")}
     for predicate, kind in listed.items():
@@ -256,7 +266,7 @@ def _read_rules(path: str) -> Rules:
             object_points_back[predicate] = frozenset(tuple(w.lower().split())
                                                       for w in spec["object_points_back"])
         if spec.get("object_not_heads"):
-            object_not_heads[predicate] = frozenset(w.lower() for w in spec["object_not_heads"])
+            object_not_heads[predicate] = frozenset(w.lower() for w in _flat(spec["object_not_heads"]))
         for title in spec.get("titles") or ():
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
@@ -318,6 +328,9 @@ def _read_rules(path: str) -> Rules:
                                                       _first_person_regex(text), True, first_person=True,
                                                       nouns_only=nouns_only, gerund=gerund, also=also))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
+    # "I am {O}" said "I'm vegan": the sentence holds "i'm", not "am" (a phrase with a word after "am" is
+    # tried by that word)
+    templates += [replace(t, keyed="i'm") for t in templates if t.first_person and _key_words(t) == ["am"]]
     templates.sort(key=lambda t: len(t.phrase), reverse=True)
     ent = {key: _word_list(f"entities.{key}", value) for key, value in (raw.get("entities") or {}).items()}
     aliases = raw.get("aliases") or {}
@@ -331,8 +344,13 @@ def _read_rules(path: str) -> Rules:
         templates=tuple(templates),
         by_first_word={w: tuple(ix) for w, ix in by_first_word.items()},
         needs=tuple(frozenset(_key_words(t)) for t in templates),
+        wants=tuple(object_words.get(t.predicate) for t in templates),
         opposites=opposites,
         object_words=object_words,
+        object_words_open=frozenset(p for p, spec in (raw.get("statements") or {}).items()
+                                    if spec.get("object_words_open")),
+        object_max_words={p: int(spec["object_max_words"]) for p, spec in (raw.get("statements") or {}).items()
+                          if spec.get("object_max_words")},
         object_not_first=object_not_first,
         object_points_back=object_points_back,
         object_not_heads=object_not_heads,
@@ -549,6 +567,8 @@ def _key_words(template: Template) -> list[str]:
     each such phrase tried on each of them made reading a turn three times slower.) A phrase of three words or
     more opening with "is" or "has" is tried without it, which may be glued to the subject ("Ana's been
     living in")."""
+    if template.keyed is not None:
+        return [template.keyed]
     words = _PHRASE_WORD.findall(_ANY_GAP.sub(" ", template.phrase.lower().replace("’", "'")))
     if template.first_person:
         words = words[2:] if words[1] in _I_LEADS and len(words) > 2 else words[1:]

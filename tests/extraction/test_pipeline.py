@@ -822,3 +822,20 @@ def test_a_listed_rule_says_activities_or_things(tmp_path):
     path.write_text("version: 1\nstatements:\n  does:\n    assert: ['{S} plays {O}']\n    listed: yes please\n")
     with pytest.raises(OntologyError, match="listed"):
         load_rules(path=str(path))
+
+
+@pytest.mark.parametrize(
+    ("text", "diets"),
+    [
+        ("Joanna: I'm vegan.", ["vegan"]),  # ("I'm" alone before it: tried on "i'm")
+        ("Joanna: I am lactose intolerant.", ["lactose intolerant"]),
+        ("The user is a vegetarian.", ["vegetarian"]),
+        ("Peter follows a keto diet.", ["keto diet"]),
+        ("Peter is gluten-free.", ["gluten-free"]),
+        ("Peter is a vegan chef.", []),  # (a post)
+        ("Joanna: I'm looking for some new vegan recipes.", []),  # (the diet word does not open it)
+        ("Joanna: I'm so happy.", []),
+    ],
+)
+def test_a_diet_is_a_few_words_opening_with_one(extractor, text, diets):
+    assert [s.object for s in extractor.extract(text, A).statements if s.predicate == "diet"] == diets
