@@ -431,7 +431,8 @@ class Extractor:
             elif self._possessed(tokens, i) and not given and tokens.lowered[i] not in rules.titles:
                 type_ = "concept"  # "my new Prius", "Peter's Tesla": a thing of theirs; not "my Tom", "my Mom"
             elif prev in rules.place_prepositions and prev != "at":
-                type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or "place"
+                type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or (
+                    "org" if prev == "from" and self._someone_before(tokens, i - 1, found) else "place")
             elif prev in ("at", "of", "for"):
                 type_ = "org"
             elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
@@ -515,6 +516,15 @@ class Extractor:
             return True
         return "\n" in tokens.text and sum(m[1] not in self.rules.line_labels
                                            for m in _LINE_SAID.finditer(tokens.text)) > 1
+
+    def _someone_before(self, tokens: _Tokens, at: int, found: Sequence[EntityMention]) -> bool:
+        """Whether a person's name ends right before token ``at`` ("Sarah from Acme": a firm she is from, as a
+        place would be a listed one, "Sarah from Lisbon")."""
+        if at < 1:
+            return False
+        end = tokens.starts[at - 1] + len(tokens.words[at - 1])
+        return tokens.words[at - 1] in self.rules.first_names or any(
+            e.end == end and e.type == "person" for e in found[-1:])
 
     def _pointed_at(self, tokens: _Tokens, at: int) -> str | None:
         """What the "to" or "from" at token ``at`` points at, told by the nearest word before it in its clause

@@ -763,6 +763,9 @@ def test_activities_listed_with_and_are_each_one(extractor, text, done):
         ("It's Zelda.", [("Zelda", "person")]),  # ("'s" is "is")
         ("Additional Tips:\n- Drink water", []),  # (a heading)
         ("Next Steps: ship the exporter", []),
+        ("Sarah from Initrode asked for the report.", [("Sarah", "person"), ("Initrode", "org")]),  # (her firm)
+        ("Sarah from Lisbon called.", [("Sarah", "person"), ("Lisbon", "place")]),  # (a listed place)
+        ("Peter moved from Zorbia to Lisbon.", [("Peter", "person"), ("Zorbia", "place"), ("Lisbon", "place")]),
     ],
 )
 def test_what_a_name_has_is_a_thing_and_a_heading_is_no_one(extractor, text, names):
