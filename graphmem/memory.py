@@ -1039,7 +1039,8 @@ class Memory:
             end = self._optional_time(request.valid_to, "valid_to")
             current = existing.get(_timeline(probe), [])
             target = _state_to_close(current, probe, end)
-            if target is None and end is not None and request.held_before and not _held_before(current, probe, end):
+            if target is None and end is not None and request.held_before and \
+                    not _held_before(current, probe, end):
                 plan = self._plan_held_before(probe, end, current, entities, now, made, request)
                 plans.append(plan)
                 results[index] = plan.results[0]
@@ -1066,7 +1067,8 @@ class Memory:
         predicate = self.ontology.predicate(probe.predicate)
         timeline = _timeline(probe)
         if predicate.single_valued and timeline[0] not in entities.created:
-            read = self.store.timelines([TimelineQuery(*timeline, near=[state.valid.start], stated_before=now)])[0]
+            query = TimelineQuery(*timeline, near=[state.valid.start], stated_before=now)
+            read = self.store.timelines([query])[0]
             held = {s.id for s in current}
             current = current + [s for s in read if s.id not in held]
         return plan_assert(current, [(state, request.evidence, request.reason)], predicate, now)

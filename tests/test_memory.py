@@ -145,16 +145,16 @@ def test_a_close_said_with_its_time_states_what_held_until_then_though_memory_di
     beside a later job is the job before it; "moved out of Rome in 2015" a home until then. Said again it adds
     nothing; "left Berlin" (a trip as much as a home) and a close with no time state nothing."""
     with Memory.open(tmp_path / "held.kuzu", embedder="none") as mem:
-        for text in ("Peter graduated from MIT in 2019.", "Peter joined Acme in 2020.", "Peter left Globex in 2019.",
-                     "Peter left Globex in 2019. (again)", "Peter left Berlin in 2019.", "Anna left Initech.",
-                     "Peter moved out of Rome in 2015."):
+        for text in ("Peter graduated from MIT in 2019.", "Peter joined Acme in 2020.",
+                     "Peter left Globex in 2019.", "Peter left Globex in 2019. (again)",
+                     "Peter left Berlin in 2019.", "Anna left Initech.", "Peter moved out of Rome in 2015."):
             mem.record(content=text, occurred_at="2025-11-27")
         mem.store.settle()
         spans = {p: [(s.object, s.valid.start, s.valid.end and s.valid.end.at.year, s.status.value)
                      for s in mem.timeline("Peter", p)] for p in ("studies_at", "works_at", "lives_in")}
         assert spans == {"studies_at": [("MIT", None, 2019, "closed")],
-                         "works_at": [("Globex", None, 2019, "closed"), ("Acme", spans["works_at"][1][1], None,
-                                                                        "active")],
+                         "works_at": [("Globex", None, 2019, "closed"),
+                                      ("Acme", spans["works_at"][1][1], None, "active")],
                          "lives_in": [("Rome", None, 2015, "closed")]}
         assert mem.timeline("Anna", "works_at") == []
         assert [s.object for s in mem.as_of("2018").states(subject="Peter")] == ["MIT", "Globex"]

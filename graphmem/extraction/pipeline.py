@@ -429,7 +429,7 @@ class Extractor:
                     tokens.lowered[i] not in rules.titles:
                 type_ = "place"  # "visited Zermatt"; not "visited Tom", "visited Grandma", "Tom's farm"
             elif self._possessed(tokens, i) and not given and tokens.lowered[i] not in rules.titles:
-                type_ = "concept"  # "my new Prius", "Peter's Tesla": a thing of theirs; not "my Tom", "my Mom"
+                type_ = "concept"  # "my new Prius", "Peter's Tesla": a thing of theirs; not "my Mom"
             elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or (
                     "org" if prev == "from" and self._someone_before(tokens, i - 1, found) else "place")
@@ -620,8 +620,8 @@ class Extractor:
         used: list[tuple[int, int]] = []
         words = set(_WORD.findall(sentence.lower().replace("’", "'")))
         needs, wants, by_first_word = self.rules.needs, self.rules.wants, self.rules.by_first_word
-        candidates = sorted(i for w in words for i in by_first_word.get(w, ())
-                            if needs[i] <= words and ((want := wants[i]) is None or not want.isdisjoint(words)))
+        candidates = sorted(i for w in words for i in by_first_word.get(w, ()) if needs[i] <= words
+                            and ((want := wants[i]) is None or not want.isdisjoint(words)))
         matches = [(self.rules.templates[i], m) for i in candidates
                    for m in self.rules.templates[i].pattern.finditer(sentence)]
         verbs = sorted((s_start + m.start(), s_start + m.end()) for _, m in matches)
@@ -807,10 +807,10 @@ class Extractor:
         best"), a mood is no likeness ("feels like ...")."""
         words = _WORD.findall(value.lower())
         wanted = self.rules.object_words.get(predicate)
-        if wanted is not None and not (wanted.intersection(words[:1]) if predicate in self.rules.object_words_open
-                                       else wanted.intersection(words)):
+        opening = words[:1] if predicate in self.rules.object_words_open else words
+        if wanted is not None and not wanted.intersection(opening):
             return False
-        if len(value.split()) > self.rules.object_max_words.get(predicate, len(value)):
+        if (most := self.rules.object_max_words.get(predicate)) is not None and len(value.split()) > most:
             return False  # ("lactose intolerant I'm trying out dairy-free options": no diet of so many words)
         if words and words[-1] in self.rules.object_not_heads.get(predicate, ()):
             return False  # "I like the structure", "I love the idea of ...": a reply to what was offered
@@ -1362,13 +1362,15 @@ _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 # where a clause "I" may open starts: after a comma, a dash, "and" or "but" right before it, a word that
 # gives a reason or what happened before, or "that" after a word of knowing or saying ("Guess what - I got a
 # puppy", "I moved to Seattle and I love hiking", "since I lost my job at", "I remembered that I already have
-# three dogs"), or after a word of finding out, "that" or not ("I found out recently I'm allergic to"). Not after "if" or "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a
-# relative clause ("a quote that I really like")
+# three dogs"), or after a word of finding out, "that" or not ("I found out recently I'm allergic to"). Not
+# after "if" or "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a relative clause
+# ("a quote that I really like")
 _CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|(?i:\b(?:because|since|after)\s|"
                           r"\b(?:said|say|says|remembered|remember|realized|realised|realize|know|knew|guess|"
                           r"heard|hear|mean|forgot|noticed|figured|tell you|told you)\s+that\s|"
                           r"\b(?:found out|find out|learned|learnt|discovered|realized|realised|noticed)"
-                          r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?\s+(?:that\s+)?$)")
+                          r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?"
+                          r"\s+(?:that\s+)?$)")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",

@@ -133,7 +133,7 @@ class Rules:
     pronouns: frozenset[str]
     whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
-    # literal predicates whose values are listed with "and" ("plays tennis and golf"): "activities" or "things"
+    # literal predicates whose values are listed with "and" ("plays tennis and golf"): activities or things
     listed: dict[str, str]
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
@@ -209,16 +209,16 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
     return rules
 
 
-def _held_before(predicate: str, spec: dict[str, Any]) -> bool | frozenset[str]:
-    """Which close templates of ``predicate`` say the value held up to the close: all (``true``), or those
-    listed (each one of its close templates)."""
+def _held_before(predicate: str, spec: dict[str, Any]) -> frozenset[str] | None:
+    """Which close templates of ``predicate`` say the value held up to the close: those listed (each one of
+    its close templates), or all (``true``: None)."""
     held = spec.get("held_before") or []
     if held is True:
-        return True
+        return None
     unknown = sorted(set(held) - set(spec.get("close") or ())) if isinstance(held, list) else [str(held)]
     if unknown:
-        raise OntologyError(f"statements.{predicate}.held_before names {unknown[0]!r}: give true or a list of "
-                            "its close templates", field=f"statements.{predicate}.held_before")
+        raise OntologyError(f"statements.{predicate}.held_before names {unknown[0]!r}: give true or a list "
+                            "of its close templates", field=f"statements.{predicate}.held_before")
     return frozenset(held)
 
 
@@ -252,7 +252,8 @@ def _read_rules(path: str) -> Rules:
     object_drop_first: dict[str, frozenset[str]] = {}
     object_stops: dict[str, re.Pattern[str]] = {}
     as_after_object: dict[str, str] = {}
-    for predicate, spec in (raw.get("statements") or {}).items():
+    statements: dict[str, Any] = raw.get("statements") or {}
+    for predicate, spec in statements.items():
         if spec.get("as_after_object"):
             as_after_object[predicate] = str(spec["as_after_object"])
         if spec.get("opposite"):
@@ -284,7 +285,7 @@ def _read_rules(path: str) -> Rules:
         held = _held_before(predicate, spec)
         for key, action, nouns_only in _TEMPLATE_KEYS:
             for template in spec.get(key) or ():
-                held_before = key == "close" and (held is True or template in held)
+                held_before = key == "close" and (held is None or template in held)
                 gerund = template.endswith(" " + GERUND_OBJECT)
                 if gerund:
                     template = template.removesuffix(GERUND_OBJECT) + "{O}"
@@ -309,7 +310,8 @@ def _read_rules(path: str) -> Rules:
                                         "template at most", field=f"statements.{predicate}.{key}")
                 also = named[0] if named else None
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
-                                          nouns_only=nouns_only, gerund=gerund, also=also, held_before=held_before))
+                                          nouns_only=nouns_only, gerund=gerund, also=also,
+                                          held_before=held_before))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
@@ -347,9 +349,8 @@ def _read_rules(path: str) -> Rules:
         wants=tuple(object_words.get(t.predicate) for t in templates),
         opposites=opposites,
         object_words=object_words,
-        object_words_open=frozenset(p for p, spec in (raw.get("statements") or {}).items()
-                                    if spec.get("object_words_open")),
-        object_max_words={p: int(spec["object_max_words"]) for p, spec in (raw.get("statements") or {}).items()
+        object_words_open=frozenset(p for p, spec in statements.items() if spec.get("object_words_open")),
+        object_max_words={p: int(spec["object_max_words"]) for p, spec in statements.items()
                           if spec.get("object_max_words")},
         object_not_first=object_not_first,
         object_points_back=object_points_back,
@@ -365,7 +366,7 @@ def _read_rules(path: str) -> Rules:
         whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
-        listed=_listed(raw.get("statements") or {}),
+        listed=_listed(statements),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),

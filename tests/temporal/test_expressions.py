@@ -212,7 +212,8 @@ _PIECES = ["yesterday", "Yesterday", "last", "week", "next", "Tuesday", "on", "i
            "5th", "of", "a", "few", "couple", "days", "ago", "years", "since", "until", "from", "to", "and",
            "several", "tonight", "this", "morning", "upcoming", "weekend", "x", "_", "-", "#", ".", ",", "abc",
            "dec", "Sept", "12", "1999", "W07", "mid", "Mayday", "pastry", "ant", "over", "At", "during",
-           "within", "THE", "past", "weekends", "before", "now", "from", "mid-", "is", "was", "Friday", "today"]
+           "within", "THE", "past", "weekends", "before", "now", "from", "mid-", "is", "was", "Friday",
+           "today"]
 
 
 @settings(max_examples=400, deadline=None)
