@@ -93,7 +93,12 @@ def _errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@click.group(help=__doc__)
+# the module's text, without its markup; "\b" keeps the examples' lines as written (click rewraps the rest)
+_HELP = (__doc__ or "").replace("``", "").replace(":class:`~graphmem.Memory`", "memory").replace(
+    "Examples::\n\n", "Examples:\n\n\b\n")
+
+
+@click.group(help=_HELP)
 @click.option("--db", envvar="GRAPHMEM_DB", default=None, help="Database file (default memory.kuzu).")
 @click.option("--timezone", envvar="GRAPHMEM_TIMEZONE", default=None, help="Timezone of naive input times.")
 @click.option("--ontology", envvar="GRAPHMEM_ONTOLOGY", default=None, help="Your own vocabulary file (YAML).")

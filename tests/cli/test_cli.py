@@ -197,3 +197,8 @@ def test_backup_copies_the_database_and_refuses_a_file_that_exists(run, tmp_path
     assert again.exit_code == 2 and "exists already" in again.output
     restored = CliRunner().invoke(main, ["--db", str(dest), "--json", "stats"], catch_exceptions=False)
     assert json.loads(restored.output)["events"] == 1
+
+
+def test_help_shows_the_examples_one_a_line():
+    shown = CliRunner().invoke(main, ["--help"]).output
+    assert "\n      graphmem stats\n" in shown and "``" not in shown and ":class:" not in shown, shown
