@@ -155,6 +155,11 @@ _POINT_FORMS = [
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
+    # two weeks, months or years on or back ("the week after next", "the year before last")
+    r"(?i:the\s+(?P<ban_u>week|month|year)\s+(?P<ban>after\s+next|before\s+last))\b",
+    # a day of a month named by when it is ("the 15th of last month", "on the 3rd of this month")
+    r"(?i:(?:the\s+)?(?P<dlm_d>[12]?\d|3[01])(?:st|nd|rd|th)\s+of\s+(?P<dlm_r>last|this|next|the\s+previous)"
+    r"\s+month)\b",
     r"(?i:(?:over|on|at|during)\s+the\s+(?P<wk>weekend))\b(?!\s+of\b)",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
     # a day of the week a thing is or was ("the deadline is Friday", "my last day was Monday")
@@ -212,7 +217,7 @@ _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+o
 # what says a clause speaks of the future ("will slip to March", "is moving there in June")
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
                      r"expects?\s+to|hopes?\s+to|(?:is|are|am)\s+(?:moving|starting|leaving|relocating))\b"
-                     r"|['’](?:ll\b|m\s+(?:moving|starting|leaving|relocating)\b)")
+                     r"|['’](?:ll\b|(?:m|re|s)\s+(?:moving|starting|leaving|relocating)\b)")
 # a clause that tells of the past in verbs of lasting ("stayed there until June", "it was done by the end of
 # February"), and not of a delay ("was postponed until March" speaks of the next March)
 _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|kept|studied|served|lasted)\b"
@@ -222,8 +227,10 @@ _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|k
 _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
                       r"owned|led|run|played|studied|taught|managed)\b"
                       r"|^\s*been\b")  # ("Been playing it for a month now": "I've" left out)
-# a day of the week something is on, said in the present: the coming one ("the party is on Friday")
-_IS_BEFORE = re.compile(r"(?i)\b(?:is|are|am)\s+(?:on\s+)?$")
+# a time something is on or in, said in the present, is the coming one ("the party is on Friday", "the
+# deadline is in mid-December", "the review is on the 5th")
+_IS_BEFORE = re.compile(r"(?i)(?:\b(?:is|are|am)|(?<=\w)['’]s)\s+(?:(?:on|in)\s+)?"
+                        r"(?:(?:the\s+)?(?:early|late|mid)(?:-|\s+))?$")
 # what a day of the week after "is" is not a time of ("today is Friday": what day it is)
 _DAY_NAMED = re.compile(r"(?i)\b(?:today|tomorrow|yesterday|tonight|it)\s+(?:is|was)\s+$")
 _CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
@@ -343,7 +350,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
             ahead = (_lacks_year(m) or bool(m["wk"] or m["on_wd"] or m["be_wd"])) and (
                 _FUTURE.search(_clause_before(text[: m.start()])) is not None  # ("will slip to March")
-                or (bool(m["on_wd"] or m["be_wd"]) and _IS_BEFORE.search(text, 0, m.start()) is not None)
+                or (_IS_BEFORE.search(text, 0, m.start()) is not None and _DAY_NAMED.search(
+                    text, 0, m.start()) is None)
                 or _JA_FUTURE.search(text, m.end(), _clause_end(text, m.end())) is not None)  # ("6月に...予定")
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
@@ -586,6 +594,12 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _season(g["sea"].lower(), " ".join(g["sea_r"].lower().split()), at, tz)[0]
     if g["lnt"]:
         return _last_next(g["lnt"].lower(), g["lnt_u"].lower(), at, tz)
+    if g["ban"]:  # "the week after next": two on; "the month before last": two back
+        return _shift(at, _UNITS[g["ban_u"].lower()], 2 if g["ban"].lower().startswith("after") else -2, tz)
+    if g["dlm_d"]:  # "the 15th of last month": that day of that month
+        named = _shift(at, G.MONTH, {"last": -1, "this": 0, "next": 1}.get(g["dlm_r"].lower(), -1), tz)
+        local = named.at.astimezone(tz)
+        return _tp(_safe_date(local.year, local.month, int(g["dlm_d"]), tz), G.DAY, tz)
     if g["wkb"]:  # "the weekend before last"
         return _weekend(at, tz, -2)
     if g["wk"]:  # "over the weekend": the last one (this one, said on it), or the next in a future clause

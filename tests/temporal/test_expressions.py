@@ -141,6 +141,19 @@ def _day(point):
         ("My last day was Friday.", "Friday", "point", "2025-11-21", "2025-11-22"),
         ("The reviews were tuesday.", "tuesday", "point", "2025-11-25", "2025-11-26"),
         ("We met on Friday.", "on Friday", "point", "2025-11-21", "2025-11-22"),
+        # a month or a day of one something is in or on, said in the present: the coming one
+        ("The deadline is in mid-December.", "December", "point", "2025-12-01", "2026-01-01"),
+        ("The launch is in March.", "March", "point", "2026-03-01", "2026-04-01"),
+        ("The review's on the 5th.", "on the 5th", "point", "2025-12-05", "2025-12-06"),
+        ("The trip was in December.", "December", "point", "2024-12-01", "2025-01-01"),
+        ("We're moving in June.", "June", "point", "2026-06-01", "2026-07-01"),
+        # a day of a month named by when it is; two weeks, months or years on or back
+        ("I got it serviced on the 15th of last month.", "the 15th of last month", "point", "2025-10-15",
+         "2025-10-16"),
+        ("It's due on the 1st of next month.", "the 1st of next month", "point", "2025-12-01", "2025-12-02"),
+        ("We met on the 3rd of this month.", "the 3rd of this month", "point", "2025-11-03", "2025-11-04"),
+        ("We fly to Lisbon the week after next.", "the week after next", "point", "2025-12-08", "2025-12-15"),
+        ("We moved the year before last.", "the year before last", "point", "2023-01-01", "2024-01-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -154,6 +167,7 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "See q1_report for details.", "A quarter of the budget went to ads.",
                                   "I was in Paris for 5 days.", "We waited for two weeks.",
                                   "He lives on the 3rd floor.", "It worked on the 2nd try.",
+                                  "It was the 31st of this month.",
                                   "Leaves fall in the autumn.", "The fall of Rome.", "Spring cleaning done.",
                                   "We rested for the last 2 days of the trip.",
                                   "The weekend of the fair was fun.", "It rose over 3 years.",
