@@ -160,6 +160,24 @@ def test_a_close_said_with_its_time_states_what_held_until_then_though_memory_di
         assert [s.object for s in mem.as_of("2018").states(subject="Peter")] == ["MIT", "Globex"]
 
 
+def test_a_last_day_at_a_job_ends_it_with_that_day_and_a_first_day_starts_it(tmp_path):
+    """"My last day at Globex is Friday" (said on a Thursday): the job held through Friday, whether memory
+    knew of it or not; "Tomorrow is my first day at Hooli": the next one, from tomorrow."""
+    with Memory.open(tmp_path / "days.kuzu", embedder="none") as mem:
+        mem.record(content="Peter joined Globex in 2019.", occurred_at="2025-11-01")
+        for text in ("Peter's last day at Globex is Friday.", "Anna: My last day at Initech was Monday.",
+                     "Anna: Tomorrow is my first day at Hooli!"):
+            mem.record(content=text, occurred_at="2025-11-27")
+        mem.store.settle()
+        spans = {who: [(s.object, s.valid.start and s.valid.start.at.date().isoformat(),
+                        s.valid.end and s.valid.end.at.date().isoformat())
+                       for s in mem.timeline(who, "works_at")] for who in ("Peter", "Anna")}
+        assert spans == {"Peter": [("Globex", "2019-01-01", "2025-11-29")],
+                         "Anna": [("Initech", None, "2025-11-25"), ("Hooli", "2025-11-28", None)]}
+        assert [s.object for s in mem.as_of("2025-11-28").states(subject="Peter")] == ["Globex"]
+        assert mem.as_of("2025-11-29").states(subject="Peter") == []
+
+
 def test_late_arriving_older_fact_is_split_into_the_timeline(mem):
     mem.assert_state("Ana", "works_at", "Acme", valid_from="2010")
     mem.assert_state("Ana", "works_at", "Globex", valid_from="2020")

@@ -180,6 +180,8 @@ class Extractor:
         # a sentence holding one of these may say what one is to another ("kids": "has two kids, Leo and Mia")
         self._title_words = frozenset(self.rules.titles) | {f"{t}s" for t in self.rules.titles} | {
             f"{t}ren" for t in self.rules.titles}
+        # "my last day at Globex", "Peter's first day at Initech": a day of a tie (``days`` in the rules)
+        self._day_of = _day_pattern(self.rules.days)
         # a pipeline that splits sentences itself (a model's parser) marks where each starts; otherwise the rule
         # of spaCy's sentencizer is applied to the token table (its component reads one Token object a word)
         splits = bool({"sentencizer", "parser", "senter"} & set(self.nlp.pipe_names))
@@ -653,6 +655,8 @@ class Extractor:
             read.extend(self._titled(text, s_start, s_end, ex))
         if "favorite" in words or "favourite" in words:
             read.extend(self._favourites(text, s_start, s_end, ex))
+        if "day" in words and self._day_of is not None and not words.isdisjoint(self.rules.days):
+            read.extend(self._days(text, s_start, s_end, ex))
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
         # where Peter lives
         claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
@@ -1033,6 +1037,40 @@ class Extractor:
                 object_title=kind)))
         return out
 
+    def _days(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
+        """A day of a tie said with its time (``days`` in the rules): "my last day at Globex is Friday"
+        closes the job at Friday's end, and says it held up to then; "Peter's first day at Initech was
+        Monday", "Today is my first day at Initech" open it. Without a time, or with a span of one, nothing:
+        "my last day at Globex" says not when."""
+        out: list[tuple[int, Statement]] = []
+        assert self._day_of is not None
+        for m in self._day_of.finditer(text, s_start, s_end):
+            predicate, action = self.rules.days[m["which"].lower()]
+            if predicate not in self.ontology.predicates:  # (a vocabulary of one's own may lack it)
+                continue
+            wanted = self.ontology.predicate(predicate).object_types
+            tie = next((e for e in ex.entities if e.start == m.end()), None)
+            if m["whose"]:
+                who = next((e for e in ex.entities if e.start == m.start("whose") and e.end == m.end("whose")
+                            and e.type == "person"), None)
+            else:
+                who = self._line_speaker(text, m.start(), ex)
+            after = [t for t in ex.times if tie is not None and tie.end <= t.start < s_end]
+            when = after[0] if after else next(
+                (t for t in reversed(ex.times) if s_start <= t.start and t.end <= m.start()), None)
+            if (who is None or tie is None or (wanted and tie.type not in wanted) or when is None
+                    or when.kind != "point"):
+                continue
+            closes = action == "close"  # (the last day is worked: the tie ends as it does)
+            out.append((m.start(), Statement(
+                subject=who.name, predicate=predicate, object=tie.name, action=action,
+                span=text[min(m.start(), when.start) : max(tie.end, when.end)], start=s_start,
+                end=max(tie.end, when.end), confidence=CONFIDENCE["rule"],
+                valid_from=None if closes else when.interval.start,
+                valid_to=when.interval.end if closes else None, subject_type="person", object_type=tie.type,
+                held_before=closes)))
+        return out
+
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
                v_start: int, v_end: int, ex: Extraction, verbs: Sequence[tuple[int, int]],
                ) -> tuple[tuple[str, str, float, int], tuple[str, str | None, int]] | None:
@@ -1352,6 +1390,15 @@ _FAVOURITE = re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)
                         r"(?i:(?:all[- ]time|absolute|current|new|personal|very)\s+)?(?i:favou?rite)\s+"
                         r"(?P<kind>[a-z]+(?:[ -][a-z]+)?)\s+"
                         r"(?i:is|was|has\s+to\s+be|would\s+(?:have\s+to\s+)?be)\s+(?P<value>\S)")
+def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
+    """Whose day of a tie: "my last day at", "Peter's first day with" (the tie's name follows)."""
+    if not days:
+        return None
+    words = "|".join(re.escape(w) for w in sorted(days, key=len, reverse=True))
+    return re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)\s+"
+                      rf"(?P<which>(?i:{words}))\s+(?i:day)\s+(?i:(?:of\s+work\s+)?(?:at|with))\s+")
+
+
 _NOT_A_FAVOURITE = frozenset(["this", "that", "it", "one", "the one", "this one", "that one", "probably",
                               "definitely", "still", "hard to pick", "tough", "a secret"])
 # kinds that name a piece of something said before, not a thing liked ("my favorite part was the ending")

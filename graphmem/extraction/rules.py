@@ -135,6 +135,8 @@ class Rules:
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
     # literal predicates whose values are listed with "and" ("plays tennis and golf"): activities or things
     listed: dict[str, str]
+    # a day said of a tie ("my last day at Globex is Friday"), lower-cased -> (its predicate, assert or close)
+    days: dict[str, tuple[str, str]]
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
     thing_suffixes: frozenset[str]  # ... or a thing ("Star Wars", "Chicken Pot Pie")
@@ -179,7 +181,8 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
     """The rules in ``path`` (default: the shipped file), checked against ``ontology``'s predicates."""
     rules = _read_rules(str(path or _rules_path()))
     if ontology is not None:
-        unknown = sorted({t.predicate for t in rules.templates} - set(ontology.predicates))
+        unknown = sorted(({t.predicate for t in rules.templates} | {p for p, _ in rules.days.values()})
+                         - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
         unknown = sorted({p for p, _ in rules.japanese.endings.values()} - set(ontology.predicates))
@@ -234,6 +237,21 @@ def _listed(statements: dict[str, Any]) -> dict[str, str]:
             raise OntologyError(f"statements.{predicate}.listed is {kind!r}; use activities or things",
                                 field=f"statements.{predicate}.listed")
     return listed
+
+
+def _days(statements: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The words of ``days`` (per predicate: a word -> assert or close), each said of one predicate only."""
+    days: dict[str, tuple[str, str]] = {}
+    for predicate, spec in statements.items():
+        for word, action in (spec.get("days") or {}).items():
+            where = f"statements.{predicate}.days"
+            if action not in ("assert", "close"):
+                raise OntologyError(f"{where}: {word!r} is {action!r}; use assert or close", field=where)
+            if str(word).lower() in days:
+                raise OntologyError(f"{where}: {word!r} is said of {days[str(word).lower()][0]!r} already",
+                                    field=where)
+            days[str(word).lower()] = (predicate, str(action))
+    return days
 
 
 @lru_cache(maxsize=8)
@@ -367,6 +385,7 @@ def _read_rules(path: str) -> Rules:
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
         listed=_listed(statements),
+        days=_days(statements),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),

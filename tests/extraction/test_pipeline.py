@@ -720,6 +720,7 @@ def test_who_says_the_line_is_named_by_my_name_is(extractor):
         ("Peter divorced Anna in 2019.", True),
         ("Peter moved out of Berlin in 2019.", True),
         ("Peter sold his Tesla in 2021.", True),
+        ("Peter's last day at Globex is Friday.", True),  # (worked through Friday)
         ("Peter left Berlin in March.", False),  # (a trip as much as a home: not listed for lives_in)
         ("Peter no longer lives in Berlin.", False),  # (a negation)
     ],
@@ -733,10 +734,14 @@ def test_a_close_that_says_the_value_held_until_it_is_marked_so(extractor, text,
 @pytest.mark.parametrize(
     ("spec", "field"),
     [
-        # held_before names close templates of its predicate; listed says activities or things
+        # held_before names close templates of its predicate; listed says activities or things; a day's word
+        # asserts or closes, one predicate's only
         ("  lives_in:\n    close: ['{S} left {O}']\n    held_before: ['{S} moved out of {O}']\n",
          "held_before"),
         ("  does:\n    assert: ['{S} plays {O}']\n    listed: yes please\n", "listed"),
+        ("  works_at:\n    days: {last: ends}\n", "use assert or close"),
+        ("  works_at:\n    days: {last: close}\n  studies_at:\n    days: {last: close}\n",
+         "said of 'works_at'"),
     ],
 )
 def test_rules_that_name_what_they_cannot_are_refused_when_they_load(tmp_path, spec, field):
