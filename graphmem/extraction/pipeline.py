@@ -414,6 +414,9 @@ class Extractor:
                 type_ = "org"
             elif prev in rules.project_cues or nxt in rules.project_cues:
                 type_ = "project"
+            elif prev in rules.title_cues and nxt not in _OWNS and not given:
+                type_ = "concept"  # "playing Fortnite", "watched Jurassic Park", "playing Animal Crossing";
+                # not "playing Tom", "read Tom's"
             elif j > i and words[j] in rules.place_suffixes and not given:
                 type_ = "place"  # "Whispering Falls", "Fenway Park"; not "Peter Lake"
             elif j > i and words[j] in rules.thing_suffixes and not given:
@@ -425,8 +428,6 @@ class Extractor:
             elif (named := self._named_as(tokens.lowered, i)) and not given:
                 type_ = named  # "a game called Apex Legends", "a town named Fox Hollow"; a given name stays
                 # someone's ("then the school called Maria")
-            elif prev in rules.title_cues and nxt not in _OWNS and not given:
-                type_ = "concept"  # "playing Fortnite", "watched Inception"; not "playing Tom", "read Tom's"
             elif prev in rules.visit_cues and nxt not in _OWNS and not given and \
                     tokens.lowered[i] not in rules.titles:
                 type_ = "place"  # "visited Zermatt"; not "visited Tom", "visited Grandma", "Tom's farm"
