@@ -1092,8 +1092,10 @@ class Extractor:
             # ("Acme was headquartered in": a firm, the likeliest of what a capitalised name not someone's is)
             kinds = predicate.subject_types
             subject = name, "org" if "org" in kinds else kinds[0], confidence, start
+        after = self.rules.known_objects_after.get(predicate.name)
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
-                           names=not template.nouns_only, gerund=template.gerund)
+                           names=not template.nouns_only, gerund=template.gerund,
+                           known=after is not None and not after.isdisjoint(template.phrase.lower().split()))
         return None if obj is None else (subject, obj)
 
     @staticmethod
@@ -1132,11 +1134,12 @@ class Extractor:
         return out[::-1]
 
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int, ex: Extraction, *,
-                nouns: bool = True, names: bool = True,
-                gerund: bool = False) -> tuple[str, str | None, int] | None:
+                nouns: bool = True, names: bool = True, gerund: bool = False,
+                known: bool = False) -> tuple[str, str | None, int] | None:
         """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi";
         ``names``: a name right after the phrase may, "has Anna on the team" owns nothing; ``gerund``: a
-        literal object opens with an -ing word, "started surfing")."""
+        literal object opens with an -ing word, "started surfing"; ``known``: a name only if memory or the
+        lists know it as of the predicate's type, "adopted Terraform", not "adopted Pixie")."""
         if predicate.object == "entity" and not names:
             return self._common_noun(predicate, text, v_end, s_end, ex)
         if predicate.object == "entity":
@@ -1166,6 +1169,8 @@ class Extractor:
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
             if wanted and firm and e.type not in wanted and predicate.kind != "preference":
                 return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined
+            if known and not (e.source in ("gazetteer", "list") and (not wanted or e.type in wanted)):
+                return None
             return e.name, type_, e.end
         clause = text[v_end:s_end]
         # a time in the clause dates the state and is no part of its value, but for an opinion, whose claim

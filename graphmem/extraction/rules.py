@@ -126,6 +126,8 @@ class Rules:
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
+    # predicate -> words of its phrases after which a name is its object only when known as of its type
+    known_objects_after: dict[str, frozenset[str]]
     as_after_object: dict[str, str]  # predicate -> whose value "as ..." after its object is ("as CTO")
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
@@ -269,6 +271,7 @@ def _read_rules(path: str) -> Rules:
     object_nouns: dict[str, tuple[str, ...]] = {}
     object_drop_first: dict[str, frozenset[str]] = {}
     object_stops: dict[str, re.Pattern[str]] = {}
+    known_objects_after: dict[str, frozenset[str]] = {}
     as_after_object: dict[str, str] = {}
     statements: dict[str, Any] = raw.get("statements") or {}
     for predicate, spec in statements.items():
@@ -293,6 +296,8 @@ def _read_rules(path: str) -> Rules:
                 r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")\s")
         if spec.get("object_drop_first"):
             object_drop_first[predicate] = frozenset(w.lower() for w in spec["object_drop_first"])
+        if spec.get("known_objects_after"):
+            known_objects_after[predicate] = frozenset(str(w).lower() for w in spec["known_objects_after"])
         if spec.get("object_nouns"):
             object_nouns[predicate] = tuple(sorted({str(w).lower() for w in spec["object_nouns"]}, key=len,
                                                    reverse=True))
@@ -385,6 +390,7 @@ def _read_rules(path: str) -> Rules:
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
         listed=_listed(statements),
+        known_objects_after=known_objects_after,
         days=_days(statements),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),

@@ -171,6 +171,7 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         ("Peter sold his car in June.", {("Peter", "owns", "car", "close")}),
         ("Caroline: We moved to Seattle last year.", {("Caroline", "lives_in", "Seattle", "assert")}),
         ("Acme adopted Kubernetes last year.", {("Acme", "uses", "Kubernetes", "assert")}),
+        ("Audrey: We adopted Pixie in March.", set()),  # (a pet or a child: no tool memory knows)
         ("Peter has Anna on his team.", set()),
         ("Kim: I have to walk the dog.", set()),
         ("Nate: Look, I got this new pup for you!", set()),
