@@ -882,6 +882,8 @@ class Memory:
             self.index.add(items, at=now)
             for a in batch.annotations:  # a write plan said what period an event talks about
                 self.index.set_about(a.event_id, _bounds(a.about))
+            for v in batch.state_versions:  # a state closed, superseded or done: it held until then
+                self.index.set_about(v.id, _bounds(v.valid))
             if batch.retractions:
                 self.index.remove(s.id for s in batch.retractions)
         self.index.keep_up()  # (outside changing(): see SearchIndex.keep_up)
@@ -3094,11 +3096,13 @@ def _event_id(draft: EventDraft, content_hash: str, *, timed: bool) -> str:
 
 
 def _state_indexable(s: State) -> Indexable:
-    """What the search index keeps of a state, as a rebuild from the database makes it."""
+    """What the search index keeps of a state, as a rebuild from the database makes it: the period it held
+    is what it is about ("where did Peter live in 2019": the home he had then, moved into in 2018)."""
     return Indexable(id=s.id, type="state", text=state_words(s.subject, s.predicate, s.object, s.text),
                      time=s.valid_from.at if s.valid_from else None, kind=s.kind, scope=s.scope,
                      private=s.visibility == Visibility.PRIVATE, recorded_at=s.created_at,
-                     entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,))
+                     entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,),
+                     about=_bounds(s.valid))
 
 
 def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:

@@ -48,8 +48,8 @@ __all__ = ["IndexStatus", "SearchIndex"]
 log = logging.getLogger("graphmem")
 
 # 2: the period each event talks about; 3: the entities each document is about; 4: transaction times;
-# 5: words; 6: whether each document names a title
-FORMAT = 6
+# 5: words; 6: whether each document names a title; 7: the period each state held
+FORMAT = 7
 EMBED_BATCH = 256
 # new documents of one add up to which they are finished later, many together (see SearchIndex.add). An add
 # of one event costs its writer ~50 us finished at once, ~8 us numbered, and ~20 us more later in a batch of
@@ -405,7 +405,8 @@ class SearchIndex:
         self._about_hi.set(doc, hi)
 
     def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
-        """The period an indexed event talks about changed (a write plan annotated it)."""
+        """The period an indexed event talks about changed (a write plan annotated it), or that a state held
+        (a new version of it closed it)."""
         self._finish_adds()
         with self._changing, self._lock:
             doc = self.ids.get(doc_id)

@@ -2037,14 +2037,16 @@ class KuzuStore:
         states = ("MATCH (n:Entity)-[h:HAS_STATE]->(s:State) WHERE offset(id(s)) >= $lo "
                   "AND offset(id(s)) < $hi AND h.replaced_at IS NULL AND s.retracted_at IS NULL "
                   "AND ($everything OR s.created_at >= $since) RETURN s.id, n.name, s.predicate, s.object, "
-                  "s.text, s.valid_from, s.kind, s.scope, s.private, s.subject_id, s.object_id, s.created_at")
+                  "s.text, s.valid_from, s.valid_to, s.kind, s.scope, s.private, s.subject_id, s.object_id, "
+                  "s.created_at")
         for found in self._chunks("State", states, params, chunk):
             yield [Indexable(id=i, type="state", text=rows.state_words(subject, predicate, obj, text),
                              time=rows.aware(at), kind=kind, scope=scope, private=bool(private),
-                             entities=tuple(e for e in (subject_id, object_id) if e), recorded_at=rows.aware(created),
-                             subjects=(subject_id,))
-                   for i, subject, predicate, obj, text, at, kind, scope, private, subject_id, object_id, created
-                   in found]
+                             entities=tuple(e for e in (subject_id, object_id) if e),
+                             recorded_at=rows.aware(created), subjects=(subject_id,),
+                             about=None if at is None and to is None else (rows.aware(at), rows.aware(to)))
+                   for i, subject, predicate, obj, text, at, to, kind, scope, private, subject_id, object_id,
+                   created in found]
 
     def retracted_since(self, since: dt.datetime) -> list[str]:
         found = self._rows("MATCH (s:State) WHERE s.retracted_at >= $since RETURN s.id AS id",

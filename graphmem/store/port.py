@@ -147,7 +147,8 @@ class Indexable:
     thread: str | None = None
     entities: tuple[str, ...] = ()
     recorded_at: dt.datetime | None = None  # transaction time it was written at
-    about: tuple[dt.datetime | None, dt.datetime | None] | None = None  # the period an event talks about
+    # what an event talks about; for a state, the period it held
+    about: tuple[dt.datetime | None, dt.datetime | None] | None = None
     subjects: tuple[str, ...] = ()
 
 

@@ -74,6 +74,23 @@ def test_time_named_in_the_query_raises_what_happened_then(team):
     assert hits[0].parts["time"] == 1.0
 
 
+def test_a_time_the_query_names_raises_the_states_that_held_then(clock):
+    """"Where did Peter live in 2019?": the home he moved into in 2018 and left in 2021 held then; the one he
+    moved into in 2021 did not. The period follows the state as it is closed, and a rebuild keeps it."""
+    with Memory.in_memory(clock=clock, embedder="none") as mem:
+        mem.record(content="Peter moved to Berlin.", occurred_at="2018-03-01")
+        mem.record(content="Peter moved to Lisbon.", occurred_at="2021-06-10")
+
+        def held(question):
+            return {h.state.object: h.parts["time"] for h in mem.recall(question, k=5) if h.state is not None}
+
+        assert held("Where did Peter live in 2019?") == {"Berlin": 1.0, "Lisbon": 0.0}
+        assert held("Where did Peter live in 2024?") == {"Berlin": 0.0, "Lisbon": 1.0}
+        assert mem.recall("Where did Peter live in 2019?", k=1)[0].state.object == "Berlin"
+        mem.reindex()  # rebuilt from the database: the same periods
+        assert held("Where did Peter live in 2019?") == {"Berlin": 1.0, "Lisbon": 0.0}
+
+
 def test_a_question_asking_when_raises_what_says_when(team):
     # D1:3 says "yesterday", D1:5 says nothing of when: asked when, the one that says it gains
     team.record(content="Caroline: the support group was so powerful, everyone was accepting.",
