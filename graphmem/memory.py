@@ -400,6 +400,9 @@ class Memory:
             self.index.keep_up()
         if since is not None:
             self.index.remove(self.store.retracted_since(since))
+            for state_id, (start, end) in self.store.periods_changed_since(since).items():  # (closed since)
+                if state_id not in added:
+                    self.index.set_about(state_id, None if start is None and end is None else (start, end))
             merges = self.store.merged_since(since)
             renamed = dict.fromkeys(kept for merged, kept in merges if merged not in self.index.merged)
             for merged, kept in merges:
@@ -882,11 +885,15 @@ class Memory:
             self.index.add(items, at=now)
             for a in batch.annotations:  # a write plan said what period an event talks about
                 self.index.set_about(a.event_id, _bounds(a.about))
-            for v in batch.state_versions:  # a state closed, superseded or done: it held until then
-                self.index.set_about(v.id, _bounds(v.valid))
+            self._index_periods(batch.state_versions)
             if batch.retractions:
                 self.index.remove(s.id for s in batch.retractions)
         self.index.keep_up()  # (outside changing(): see SearchIndex.keep_up)
+
+    def _index_periods(self, versions: Iterable[State]) -> None:
+        """States a write closed, superseded or marked done held until then (recall's ``time`` part)."""
+        for v in versions:
+            self.index.set_about(v.id, _bounds(v.valid))
 
     def _prefetch_threads(self, keys: Iterable[str | None]) -> set[str]:
         """Look up many thread keys at once; returns the keys checked (stored ones become known)."""
@@ -1959,6 +1966,8 @@ class Memory:
             self.index.merge_entities(merged_id, kept_id)
             moved_ids = [s.id for states in moved.values() for s in states] + [s.id for s in pointing]
             self._index_renamed_states([kept_id], set(moved_ids))
+            with self.index.changing():
+                self._index_periods(batch.state_versions)  # (the kept one's states the merge bounded)
         return MergeResult(entity=kept_now, merged=merged_now, moved_states=moved_ids,
                            bounded_states=sorted({v.id for v in batch.state_versions}))
 

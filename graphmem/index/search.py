@@ -429,9 +429,11 @@ class SearchIndex:
         flags: NDArray[np.bool_] = self._titled.data[docs]
         return flags
 
-    def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None) -> NDArray[np.bool_]:
-        """Documents whose time lies in [start, end), or whose period overlaps it ("yesterday I went ...",
-        recorded today, is within yesterday)."""
+    def within(self, start: dt.datetime | None, end: dt.datetime | None, n: int | None = None, *,
+               held: bool = False) -> NDArray[np.bool_]:
+        """Documents whose time lies in [start, end), or an event's period overlaps it ("yesterday I went
+        ...", recorded today, is within yesterday); ``held``: a state whose period overlaps it too (it held
+        then, begun before), else a state by its start alone (a window holds what began in it)."""
         self._finish_adds()
         n = self._seen() if n is None else n
         lo = start.timestamp() if start else -np.inf
@@ -439,7 +441,11 @@ class SearchIndex:
         times = self._time.data[:n]
         about_lo, about_hi = self._about_lo.data[:n], self._about_hi.data[:n]
         with np.errstate(invalid="ignore"):
-            return ((times >= lo) & (times < hi)) | ((about_lo < hi) & (about_hi > lo))
+            over = (about_lo < hi) & (about_hi > lo)
+        if not held:
+            over &= self._type.data[:n] != _TYPES.index("state")
+        with np.errstate(invalid="ignore"):
+            return ((times >= lo) & (times < hi)) | over
 
     def mention(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Indexed documents mention more entities: (document id, entity id) pairs (a write plan named them)."""

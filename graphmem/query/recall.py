@@ -277,7 +277,7 @@ def _within_any(index: SearchIndex, times: tuple[tuple[dt.datetime | None, dt.da
                 n: int) -> np.ndarray:
     inside = np.zeros(n, bool)
     for start, end in times:
-        inside |= index.within(start, end, n)
+        inside |= index.within(start, end, n, held=True)  # (a state that held then: begun before too)
     return inside
 
 

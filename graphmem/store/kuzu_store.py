@@ -61,7 +61,7 @@ from graphmem.store import rows
 from graphmem.store.cache import ByIdCache, KnownIds
 from graphmem.store.journal import Journal, parse_records
 from graphmem.store.port import EventBrief, EventQuery, Indexable, ReadPass, SourceCursor, StateQuery, StoreStats
-from graphmem.store.port import TimelineQuery, WriteBatch, declared_subjects, in_view, object_key
+from graphmem.store.port import Period, TimelineQuery, WriteBatch, declared_subjects, in_view, object_key
 from graphmem.store.recovery import RecoveryCopy, copy_whole, left_by_a_gone_database
 from graphmem.store.schema import MIGRATIONS, NODES, RELS, Table
 from graphmem.temporal import OPEN_START, bearing_on, without_buried
@@ -2052,6 +2052,11 @@ class KuzuStore:
         found = self._rows("MATCH (s:State) WHERE s.retracted_at >= $since RETURN s.id AS id",
                            {"since": rows.naive(since)})
         return [r["id"] for r in found]
+
+    def periods_changed_since(self, since: dt.datetime) -> dict[str, Period]:
+        found = self._rows("MATCH (s:State) WHERE s.recorded_at >= $since AND s.retracted_at IS NULL RETURN "
+                           "s.id AS id, s.valid_from AS f, s.valid_to AS t", {"since": rows.naive(since)})
+        return {r["id"]: (rows.aware(r["f"]), rows.aware(r["t"])) for r in found}
 
     def merged_since(self, since: dt.datetime) -> list[tuple[str, str]]:
         found = self._rows("MATCH (e:Entity) WHERE e.merged_at >= $since RETURN e.id AS id, e.merged_into AS kept "

@@ -16,8 +16,11 @@ from typing import Protocol
 from graphmem.ontology import Annotation, Entity, Event, Evidence, EvidenceStance, Revision, Source, State, Thread
 from graphmem.ontology import TimePoint, Visibility, name_key
 
-__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "ReadPass", "SourceCursor", "StateQuery",
-           "StoreStats", "TimelineQuery", "WriteBatch", "declared_subjects", "in_view", "object_key"]
+__all__ = ["EventBrief", "EventQuery", "GraphStore", "Indexable", "Period", "ReadPass", "SourceCursor",
+           "StateQuery", "StoreStats", "TimelineQuery", "WriteBatch", "declared_subjects", "in_view",
+           "object_key"]
+
+Period = tuple[dt.datetime | None, dt.datetime | None]  # (start, end); None: open on that side
 
 
 @dataclass
@@ -148,7 +151,7 @@ class Indexable:
     entities: tuple[str, ...] = ()
     recorded_at: dt.datetime | None = None  # transaction time it was written at
     # what an event talks about; for a state, the period it held
-    about: tuple[dt.datetime | None, dt.datetime | None] | None = None
+    about: Period | None = None
     subjects: tuple[str, ...] = ()
 
 
@@ -345,6 +348,11 @@ class GraphStore(Protocol):
 
     def retracted_since(self, since: dt.datetime) -> list[str]:
         """Ids of states retracted at or after ``since``."""
+        ...
+
+    def periods_changed_since(self, since: dt.datetime) -> dict[str, Period]:
+        """The period (valid_from, valid_to) of each state not retracted whose current version was written at
+        or after ``since`` (closed, superseded or done then), by id."""
         ...
 
     def merged_since(self, since: dt.datetime) -> list[tuple[str, str]]:
