@@ -72,6 +72,7 @@ from graphmem.query import (
     RecallFilters,
     RecallHit,
     TimeView,
+    asks_now,
     asks_title,
     asks_where,
     attach_evidence,
@@ -2252,7 +2253,7 @@ class Memory:
         places = tuple(self._places()) if chosen.place and asks_where(query) else ()
         ranked = rank(self.index, query, k, filters=filters, preset=chosen, now=anchor,
                       named_entities=named_entities, named_times=named_times, asks_when=asks_when(query),
-                      places=places, asks_title=asks_title(query))
+                      places=places, asks_title=asks_title(query), asks_now=asks_now(query))
         return hydrate(self.store, ranked)
 
     def _places(self) -> frozenset[str]:

@@ -28,7 +28,8 @@ class ScoreParts:
     entity: float = strawberry.field(default=0.0, description="1 when it mentions an entity the query names")
     subject: float = strawberry.field(default=0.0, description="1 when it is about an entity the query names: "
                                                                 "declared with the event, or a state's subject")
-    time: float = strawberry.field(default=0.0, description="1 when it happened in a time the query names")
+    time: float = strawberry.field(
+        default=0.0, description="1 when it happened in a time the query names, or for a state, held then")
     dated: float = strawberry.field(default=0.0, description="1 when the query asks when and it says when: an "
                                                             "event naming the time it is about, a state's start")
     place: float = strawberry.field(
@@ -36,6 +37,8 @@ class ScoreParts:
     title: float = strawberry.field(
         default=0.0,
         description="1 when the query asks for titles or names (books, films, pets) and it names one")
+    current: float = strawberry.field(
+        default=0.0, description="1 when the query asks in the present and it is a state that holds now")
     recency: float = 0.0
     words: float = strawberry.field(
         default=0.0, description="word-by-word match with the query's words, among the best candidates (0-1)")

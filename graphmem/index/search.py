@@ -422,6 +422,18 @@ class SearchIndex:
         said: NDArray[np.bool_] = ~np.isnan(self._about_lo.data[docs]) | (states & ~np.isnan(self._time.data[docs]))
         return said
 
+    def holding(self, at: dt.datetime, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of ``docs`` are states that hold at ``at``: begun by then (or since before anything recorded)
+        and not ended (a state with neither bound holds always)."""
+        self._finish_adds()
+        states = self._type.data[docs] == _TYPES.index("state")
+        moment = at.timestamp()
+        lo, hi = self._about_lo.data[docs], self._about_hi.data[docs]
+        with np.errstate(invalid="ignore"):
+            begun, going = (lo <= moment) | np.isnan(lo), (hi > moment) | np.isnan(hi)
+        held: NDArray[np.bool_] = states & begun & going
+        return held
+
     def titled(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of ``docs`` name a title or a name in their text ("watched Little Women", "a puppy called
         Pixie")."""

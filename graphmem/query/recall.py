@@ -15,7 +15,10 @@ The score of a document is a weighted sum of parts, each in [0, 1] before weight
   speaker of a turn, the author of a note), a state of that subject. Asked "what does Melanie do to
   destress?", Melanie's own turns count more than Caroline's "Thanks, Melanie!";
 - ``time``: 1 when it happened inside a time the query names ("in May 2023"; a time open at one end counts as
-  the period next to its bound: "the weekend before 4 October" as the week before it);
+  the period next to its bound: "the weekend before 4 October" as the week before it), or a state held
+  then ("Where did Peter live in 2019?": the home taken in 2018 and left in 2021);
+- ``current``: when the query asks in the present and names no time ("Where does Peter live?"), 1 for a
+  state that holds at its ``now``: the home he has, not the one he left. Among the other parts' candidates;
 - ``dated``: when the query asks when ("When did ...", "What year ...", "いつ"), 1 when it says when: an event
   that names the period it is about ("I went ... yesterday"), a state with a known start. Only candidates
   matched by the other parts get it: saying when is no match by itself;
@@ -54,8 +57,8 @@ from graphmem.index import SearchIndex
 from graphmem.ontology import Event, Source, State, TimePoint
 from graphmem.store import EventBrief, GraphStore
 
-__all__ = ["PRESETS", "Preset", "Ranked", "RecallFilters", "RecallHit", "asks_title", "asks_where",
-           "evidence_refs", "hydrate", "preset_named", "rank"]
+__all__ = ["PRESETS", "Preset", "Ranked", "RecallFilters", "RecallHit", "asks_now", "asks_title",
+           "asks_where", "evidence_refs", "hydrate", "preset_named", "rank"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Preset:
     dated: float = 0.4  # a question that asks when: raises the hits that say when (LoCoMo: 0.3-0.5 best)
     place: float = 0.2  # a question that asks where (LoCoMo recall@25 0.893 -> 0.896 with 0.2 or 0.3)
     title: float = 0.5  # a question that asks for titles or names (LoCoMo recall@25 0.897 -> 0.901; 0.3 less)
+    current: float = 0.1  # a question in the present: raises the states that hold now
     recency: float = 0.05
     half_life_days: float = 7.0
     candidates: int = 100  # documents taken from each index before fusing (LoCoMo: 200 gave the same recall@25)
@@ -90,9 +94,9 @@ PRESETS: dict[str, Preset] = {
     "lexical": Preset(vector=0.0, words=0.0),
     "semantic": Preset(lexical=0.0, vector=1.0),
     "plain_bm25": Preset(vector=0.0, graph=(), entity=0.0, subject=0.0, time=0.0, dated=0.0, place=0.0,
-                         title=0.0, recency=0.0, words=0.0),
+                         title=0.0, current=0.0, recency=0.0, words=0.0),
     "plain_dense": Preset(lexical=0.0, vector=1.0, graph=(), entity=0.0, subject=0.0, time=0.0, dated=0.0,
-                          place=0.0, title=0.0, recency=0.0, words=0.0),
+                          place=0.0, title=0.0, current=0.0, recency=0.0, words=0.0),
     "recent": Preset(recency=0.5),
 }
 
@@ -120,6 +124,22 @@ def asks_title(text: str) -> bool:
     (False, True)
     """
     return _ASKS_TITLE.search(text) is not None
+
+
+# a question in the present ("Where does Peter live?", "Who is Anna married to now?"), not about the past
+_ASKS_NOW = re.compile(r"(?i)\b(?:does|do|is|are|am|currently|now|nowadays)\b")
+_ASKS_THEN = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|ago|before|previously|formerly|last|first)\b")
+
+
+def asks_now(text: str) -> bool:
+    """Whether ``text`` asks what holds now: in the present tense, of nothing past.
+
+    >>> asks_now("Where does Peter live?"), asks_now("Who is Anna married to?")
+    (True, True)
+    >>> asks_now("Where did Peter live?"), asks_now("What was the first book Tim read?")
+    (False, False)
+    """
+    return _ASKS_NOW.search(text) is not None and _ASKS_THEN.search(text) is None
 
 
 def asks_where(text: str) -> bool:
@@ -164,7 +184,7 @@ def rank(
     index: SearchIndex, text: str, k: int, *, filters: RecallFilters = RecallFilters(),
     preset: Preset = PRESETS["default"], now: dt.datetime, named_entities: tuple[str, ...] = (),
     named_times: tuple[tuple[dt.datetime | None, dt.datetime | None], ...] = (), asks_when: bool = False,
-    places: tuple[str, ...] = (), asks_title: bool = False,
+    places: tuple[str, ...] = (), asks_title: bool = False, asks_now: bool = False,
 ) -> list[Ranked]:
     """The ``k`` best documents for ``text`` that pass ``filters``, best first, with their score parts;
     ``asks_when``: the question asks when something happened; ``places``: the question asks where, and these
@@ -238,6 +258,8 @@ def rank(
         ("place", preset.place if places else 0.0, lambda: index.mentioning(places, n)[candidates]),
         ("title", preset.title if asks_title else 0.0, lambda: index.titled(candidates)),
         ("dated", preset.dated if asks_when else 0.0, lambda: index.dated(candidates)),
+        ("current", preset.current if asks_now and not named_times else 0.0,
+         lambda: index.holding(now, candidates)),
     )
     for name, weight, flags in asked:
         if weight:

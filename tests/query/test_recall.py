@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from graphmem import Memory
+from graphmem import Memory, StateInput
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.index import static_model_built
 from graphmem.query import PRESETS
@@ -89,6 +89,22 @@ def test_a_time_the_query_names_raises_the_states_that_held_then(clock):
         assert mem.recall("Where did Peter live in 2019?", k=1)[0].state.object == "Berlin"
         mem.reindex()  # rebuilt from the database: the same periods
         assert held("Where did Peter live in 2019?") == {"Berlin": 1.0, "Lisbon": 0.0}
+
+
+def test_a_question_in_the_present_raises_the_states_that_hold_now(clock):
+    """"Where does Peter live?": the home he has now before the one he left, whose words match as well;
+    asked in the past, or of a time named, the part is not given."""
+    from graphmem.query import asks_now
+
+    assert [asks_now(q) for q in ("Where does Peter live?", "Is Anna still at Acme?", "Where did Peter live?",
+                                  "Where was Peter based before Lisbon?")] == [True, True, False, False]
+    with Memory.in_memory(clock=clock, embedder="none") as mem:
+        mem.record(content="Peter moved to Berlin.", occurred_at="2018-03-01")
+        mem.record(content="Peter moved to Lisbon.", occurred_at="2021-06-10")
+        hits = [h for h in mem.recall("Where does Peter live?", k=5) if h.state is not None]
+        assert [(h.state.object, h.parts["current"]) for h in hits] == [("Lisbon", 1.0), ("Berlin", 0.0)]
+        assert all("current" not in h.parts for h in mem.recall("Where did Peter live?", k=5))
+        assert all("current" not in h.parts for h in mem.recall("Where does Peter live in 2019?", k=5))
 
 
 def test_a_question_asking_when_raises_what_says_when(team):
@@ -262,7 +278,7 @@ def test_the_day_an_event_talks_about_counts_in_time_windows(team):
 
 
 def _reference_scores(index, text, k, preset, now, named_entities=(), named_times=(), include_private=False,
-                      asks_when=False, places=(), asks_title=False):
+                      asks_when=False, places=(), asks_title=False, asks_now=False):
     """The documented score of every document that has one, computed document by document."""
     allowed = index.allowed(include_private=include_private)
     n = len(allowed)
@@ -281,6 +297,8 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
     strongest = sorted((d for d in range(n) if base[d] > 0), key=lambda d: -base[d])[:pool]
     for d in strongest:  # neighbours by walking the thread's documents in time order
         thread = index._thread.data[d]
+        if thread < 0:  # (a state: in no thread)
+            continue
         order = sorted((index.times()[o], o) for o in range(n) if index._thread.data[o] == thread)
         at = order.index((index.times()[d], d))
         for step, weight in enumerate(preset.graph, start=1):
@@ -290,19 +308,26 @@ def _reference_scores(index, text, k, preset, now, named_entities=(), named_time
     entity = index.mentioning(named_entities, n) & allowed if named_entities else np.zeros(n, bool)
     about = index.about(named_entities, n) & allowed if named_entities else np.zeros(n, bool)
     inside = np.zeros(n, bool)
-    for start, end in named_times:
-        inside |= index.within(start, end, n) & allowed
+    for start, end in named_times:  # (a state: when it held)
+        inside |= index.within(start, end, n, held=True) & allowed
     dated = index.dated(np.arange(n)) if asks_when else np.zeros(n, bool)
     placed = index.mentioning(places, n) & allowed if places and preset.place else np.zeros(n, bool)
     titled = index.titled(np.arange(n)) & allowed if asks_title and preset.title else np.zeros(n, bool)
+    current = np.zeros(n, bool)
+    if asks_now and not named_times:  # a state that holds at now: begun by then (or open) and not ended
+        for d in range(n):
+            lo, hi = index._about_lo.data[d], index._about_hi.data[d]
+            current[d] = index._type.data[d] == 1 and (np.isnan(lo) or lo <= now.timestamp()) and (
+                np.isnan(hi) or hi > now.timestamp())
     total = {}
     for d in range(n):
         if base[d] + graph[d] > 0 or entity[d] or about[d] or inside[d]:  # (a place or a title: no match)
             age = (now.timestamp() - index.times()[d]) / 86_400
             total[d] = (base[d] + graph[d] + preset.entity * entity[d] + preset.subject * about[d]
                         + preset.time * inside[d] + preset.dated * dated[d] + preset.place * placed[d]
-                        + preset.title * titled[d]
-                        + preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days))
+                        + preset.title * titled[d] + preset.current * current[d]
+                        + (0.0 if np.isnan(age) else  # (a state with no start)
+                           preset.recency * 0.5 ** (max(age, 0) / preset.half_life_days)))
     return {index.ids[d]: score for d, score in total.items()}
 
 
@@ -320,6 +345,10 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         "occurred_at": f"2023-{1 + i % 12:02d}-{1 + i % 27:02d}T{i % 24:02d}:00:00Z", "thread": f"t{i % 7}",
         "entities": [f"P{i % 5}"], "privacy": ["private"] if i % 9 == 0 else [],
     } for i in range(300))
+    periods = [("2022", "2023-03-15"), ("2023-02", None), (None, "2023-06"), ("2024-06", None), (None, None)]
+    mem.assert_states([StateInput(subject=f"P{i % 5}", predicate="note",
+                                  object=" ".join(rng.choice(words, size=2)), valid_from=periods[i % 5][0],
+                                  valid_to=periods[i % 5][1]) for i in range(40)])
     index = mem.index
     for i in range(0, 300, 4):  # a quarter say when (as if their text named a day)
         day = dt.datetime(2023, 1, 1 + i % 28, tzinfo=dt.UTC)
@@ -334,10 +363,11 @@ def test_ranking_equals_the_documented_score_computed_document_by_document(clock
         when = trial % 2 == 0
         places = (people[f"P{(trial + 1) % 5}"],) if trial % 5 == 1 else ()  # as if P1..P4 were places
         title = trial % 3 == 1
+        present = trial % 2 == 1
         got = rank(index, text, 60, preset=PRESETS[preset], now=now, named_entities=named, named_times=times,
-                   asks_when=when, places=places, asks_title=title)
+                   asks_when=when, places=places, asks_title=title, asks_now=present)
         want = _reference_scores(index, text, 60, PRESETS[preset], now, named, times, asks_when=when,
-                                 places=places, asks_title=title)
+                                 places=places, asks_title=title, asks_now=present)
         scores = [want[r.id] for r in got]  # a KeyError: a document that has no score, or is not allowed
         assert len(got) == min(60, len(want))
         assert all(a >= b - 1e-5 for a, b in itertools.pairwise(scores)), (text, named, times)
@@ -370,7 +400,7 @@ def test_the_words_part_scales_the_word_match_of_the_best_candidates_and_adds_to
     assert [h.parts["words"] for h in hits] == pytest.approx(scaled.tolist(), abs=1e-5)
     weights = {"lexical": preset.lexical, "vector": preset.vector, "graph": 1.0, "entity": preset.entity,
                "subject": preset.subject, "dated": preset.dated, "recency": preset.recency,
-               "words": preset.words}
+               "words": preset.words, "current": preset.current}
     for hit in hits:
         assert hit.score == pytest.approx(sum(weights[p] * v for p, v in hit.parts.items()), abs=1e-4)
     # without word vectors the part is left out and the rest of the ranking stands
