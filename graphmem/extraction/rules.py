@@ -554,6 +554,8 @@ def _phrase_regex(phrase: str) -> str:
     True
     """
     first, _, rest = phrase.partition(" ")
+    if not rest and first.lower() in _AUXILIARIES:  # the verb alone: "is mostly vegetarian", "has always {O}"
+        return r"(?i)(?<![\w@])" + _words(first) + _WORD_END + _I_ADVERBS
     if rest and first.lower() in _AUXILIARIES:
         # ("Peter's been living in", "Anna's based in": "has" and "is" glued to the subject as "'s")
         glued = r"|(?<=\w)['’]s" if first.lower() in ("is", "has") else ""
@@ -583,7 +585,8 @@ _FIRST_PERSON_FORMS = {"is": "am", "has": "have", "does": "do", "doesn't": "don'
 _I = r"(?:I|we)"
 _I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 _I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
-             r"then|totally|definitely|always|currently|previously|formerly)){0,2}"
+             r"then|totally|definitely|always|currently|previously|formerly|mostly|mainly|largely|fully|" \
+             r"completely|basically|primarily)){0,2}"
 
 
 def _key_words(template: Template) -> list[str]:
@@ -632,9 +635,9 @@ def _first_person_regex(phrase: str) -> str:
     """
     first, _, rest = phrase.partition(" ")
     lead = _I_LEADS.get(first)
-    if lead and not rest:  # the verb alone: "I've", "I already have"
+    if lead and not rest:  # the verb alone: "I've", "I already have", "I'm mostly"
         alone = lead + "|" + _I + _I_ADVERBS + r"\s+" + first
-        return r"(?i)(?<![\w@])(?:" + alone + ")" + _WORD_END
+        return r"(?i)(?<![\w@])(?:" + alone + ")" + _WORD_END + _I_ADVERBS
     head, body = (lead, rest) if lead else (_I, phrase)
     tail = r"\s+" + _words(body) if body else ""
     return r"(?i)(?<![\w@])" + head + _I_ADVERBS + tail + _WORD_END
