@@ -89,9 +89,9 @@ _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday":
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
             "couple of": 2, "a few": 3, "few": 3, "several": 3}  # (said "few days ago" for "a few")
-_UNITS = {"day": G.DAY, "week": G.WEEK, "month": G.MONTH, "quarter": G.QUARTER, "year": G.YEAR,
-          "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH, "ヶ月": G.MONTH, "カ月": G.MONTH,
-          "ヵ月": G.MONTH, "年": G.YEAR}
+_UNITS = {"day": G.DAY, "week": G.WEEK, "fortnight": G.WEEK, "month": G.MONTH, "quarter": G.QUARTER,
+          "year": G.YEAR, "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH, "ヶ月": G.MONTH,
+          "カ月": G.MONTH, "ヵ月": G.MONTH, "年": G.YEAR}
 
 _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
        r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -142,16 +142,23 @@ _POINT_FORMS = [
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
     r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|month|quarter|year)s?\s+ago)\b",
-    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|month|quarter|year)s?)\b",
-    rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|month|quarter|year)s?\s+from\s+(?:now|today))\b",
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year)s?\s+ago)\b",
+    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|fortnight|month|quarter|year)s?)\b",
+    rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year)s?\s+from\s+(?:now|today))\b",
     rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
     rf"(?P<dur_span>the\s+(?:past|last)\s+))"
     rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b(?!\s+of\b)",
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|"
     r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
+    # a week of a month ("the first week of October", "the last week of May 2024"): before "last week"
+    rf"(?i:(?:the\s+)?(?P<wom_n>first|second|third|fourth|last|final)\s+week\s+of\s+(?P<wom_m>{_MON})\.?"
+    rf"(?:,?\s+(?P<wom_y>\d{{4}}))?)\b",
     rf"(?i:(?P<sea_r>last|this\s+past|past|this|next|coming|upcoming)\s+(?P<sea>{_SEASON}))\b",
+    # a season of a year ("the summer of 2019", "spring 2020"): its three months
+    rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
+    # the period the words before it end ("by the end of the month", "at the end of this week")
+    r"(?i:(?<=\bend\sof\s)(?:the|this)\s+(?P<tp_u>week|month|quarter|year))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
@@ -204,7 +211,7 @@ _POINT = _gated(_POINT_FORMS)
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
-     "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS]
+     "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS, "final"]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
 # first, as they open most of all words that are no time
@@ -361,6 +368,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             if m["sea"]:  # (a season: its three months)
                 opens, closes = _season(m["sea"].lower(), " ".join(m["sea_r"].lower().split()), at, tz)
                 period = Interval(start=opens, end=closes)
+            elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
+                period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
             elif m["ja_ry_s"]:  # ("来年の春": that year's season, its three months)
                 period = Interval(start=point, end=_shift(point.at, G.MONTH, 3, tz))
             elif _is_weekend(m):  # (a weekend: its Saturday and Sunday)
@@ -491,6 +500,7 @@ def _is_weekend(m: re.Match[str]) -> bool:
 
 def _lacks_year(m: re.Match[str]) -> bool:
     return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or m["od_d"] or (m["mdy_m"] and not m["mdy_y"])
+                or (m["wom_m"] and not m["wom_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
                 or (m["qw"] and not m["qw_y"]))
 
@@ -577,7 +587,7 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["ago_u"] and g["ago_u"].lower() == "weekend":  # "two weekends ago"
         return _weekend(at, tz, -_count(g["ago_n"]))
     if g["ago_n"] or g["ja_ago_n"]:
-        n = _count(g["ago_n"] or g["ja_ago_n"])
+        n = _count(g["ago_n"] or g["ja_ago_n"]) * _weeks_in(g["ago_u"])
         unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
         if unit is G.YEAR and n == 1:  # "a year ago": this time last year, its month ("last year": the year)
             return _shift(at, G.MONTH, -12, tz)
@@ -587,13 +597,26 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _shift(at, unit, -_count(g["dur_n"] or g["ja_dur_n"]), tz)
     if g["fut_n"] or g["fn_n"] or g["ja_aft_n"]:
         unit = _UNITS[(g["fut_u"] or g["fn_u"] or g["ja_aft_u"]).lower()]
-        return _shift(at, unit, _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]), tz)
+        n = _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]) * _weeks_in(g["fut_u"] or g["fn_u"])
+        return _shift(at, unit, n, tz)
     if g["rel"] or g["ja_rel"]:
         return _relative_word((g["rel"] or g["ja_rel"]).lower(), at, tz)
     if g["sea"]:
         return _season(g["sea"].lower(), " ".join(g["sea_r"].lower().split()), at, tz)[0]
     if g["lnt"]:
         return _last_next(g["lnt"].lower(), g["lnt_u"].lower(), at, tz)
+    if g["wom_m"]:  # "the first week of October": the week holding its 1st (8th ...), the last its last day
+        given = int(g["wom_y"]) if g["wom_y"] else year
+        whole = _month(_MONTH_NAMES[g["wom_m"].lower()], given, at, tz, prefer)
+        nth = g["wom_n"].lower()
+        if nth in ("last", "final"):
+            return _last_part(whole, tz)
+        day = 1 + 7 * ("first", "second", "third", "fourth").index(nth)
+        return _tp(whole.at.astimezone(tz).replace(day=day), G.WEEK, tz)
+    if g["sy"]:  # "the summer of 2019": the month it opens with (its period: three months)
+        return _season_months(g["sy"].lower(), int(g["sy_y"]), tz)[0]
+    if g["tp_u"]:  # "(the end of) the month": this one
+        return _shift(at, _UNITS[g["tp_u"].lower()], 0, tz)
     if g["ban"]:  # "the week after next": two on; "the month before last": two back
         return _shift(at, _UNITS[g["ban_u"].lower()], 2 if g["ban"].lower().startswith("after") else -2, tz)
     if g["dlm_d"]:  # "the 15th of last month": that day of that month
@@ -609,6 +632,11 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         day = _WEEKDAYS[(g["on_wd"] or g["be_wd"]).lower()]
         return _weekday(day, at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
+
+
+def _weeks_in(unit: str | None) -> int:
+    """How many of its granularity's steps a unit word is: a fortnight two weeks, any other one."""
+    return 2 if unit and unit.lower() == "fortnight" else 1
 
 
 def _count(word: str) -> int:
@@ -737,20 +765,21 @@ def _season(name: str, which: str, at: dt.datetime, tz: dt.tzinfo) -> tuple[Time
     In a southern timezone the seasons are the other half of the year's (summer December to February)."""
     local = at.astimezone(tz)
     opens = _season_start(name, tz)
-
-    def months(year: int) -> tuple[dt.datetime, dt.datetime]:
-        first = year * 12 + opens - 1
-        start, end = (_local(m // 12, m % 12 + 1, 1, tz) for m in (first, first + 3))
-        return start, end
-
     year = local.year - 1 if opens == 12 and local.month <= 2 else local.year
     if which in ("last", "past", "this past"):
-        while months(year)[1] > local:
+        while _season_months(name, year, tz)[1].at > local:
             year -= 1
     elif which in ("next", "coming", "upcoming"):
-        while months(year)[0] <= local:
+        while _season_months(name, year, tz)[0].at <= local:
             year += 1
-    start, end = months(year)
+    return _season_months(name, year, tz)
+
+
+def _season_months(name: str, year: int, tz: dt.tzinfo) -> tuple[TimePoint, TimePoint]:
+    """The first of a season's three months in ``year`` (winter's: December, its last two the next year's)
+    and the month after its last."""
+    first = year * 12 + _season_start(name, tz) - 1
+    start, end = (_local(m // 12, m % 12 + 1, 1, tz) for m in (first, first + 3))
     return _tp(start, G.MONTH, tz), _tp(end, G.MONTH, tz)
 
 

@@ -154,6 +154,18 @@ def _day(point):
         ("We met on the 3rd of this month.", "the 3rd of this month", "point", "2025-11-03", "2025-11-04"),
         ("We fly to Lisbon the week after next.", "the week after next", "point", "2025-12-08", "2025-12-15"),
         ("We moved the year before last.", "the year before last", "point", "2023-01-01", "2024-01-01"),
+        # a week of a month, a season of a year, a fortnight, the end of "the month"
+        ("It was the last week of October.", "the last week of October", "point", "2025-10-27", "2025-11-03"),
+        ("It was the first week of October.", "the first week of October", "point", "2025-09-29",
+         "2025-10-06"),
+        ("The final week of May 2024 was busy.", "The final week of May 2024", "point", "2024-05-27",
+         "2024-06-03"),
+        ("We met in the summer of 2019.", "the summer of 2019", "point", "2019-06-01", "2019-09-01"),
+        ("Winter 2019 was cold.", "Winter 2019", "point", "2019-12-01", "2020-03-01"),
+        ("A fortnight ago we met.", "A fortnight ago", "point", "2025-11-10", "2025-11-17"),
+        ("In a fortnight we ship.", "In a fortnight", "point", "2025-12-08", "2025-12-15"),
+        ("By the end of the month it ships.", "By the end of the month", "until", None, "2025-12-01"),
+        ("We ship at the end of the month.", "at the end of the month", "point", "2025-11-24", "2025-12-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -167,7 +179,7 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "See q1_report for details.", "A quarter of the budget went to ads.",
                                   "I was in Paris for 5 days.", "We waited for two weeks.",
                                   "He lives on the 3rd floor.", "It worked on the 2nd try.",
-                                  "It was the 31st of this month.",
+                                  "It was the 31st of this month.", "I fall 2 times a day.",
                                   "Leaves fall in the autumn.", "The fall of Rome.", "Spring cleaning done.",
                                   "We rested for the last 2 days of the trip.",
                                   "The weekend of the fair was fun.", "It rose over 3 years.",
