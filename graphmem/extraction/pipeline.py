@@ -1167,7 +1167,8 @@ class Extractor:
             firm = e.source in ("gazetteer", "list") or e.type == "project" or \
                 e.text in self.rules.first_names
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
-            if wanted and firm and e.type not in wanted and predicate.kind != "preference":
+            if wanted and firm and e.type not in wanted and predicate.kind != "preference" and \
+                    e.type not in self.rules.known_types_too.get(predicate.name, ()):
                 return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined
             if known and not (e.source in ("gazetteer", "list") and (not wanted or e.type in wanted)):
                 return None

@@ -128,6 +128,8 @@ class Rules:
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
     # predicate -> words of its phrases after which a name is its object only when known as of its type
     known_objects_after: dict[str, frozenset[str]]
+    # predicate -> the types a known name may have besides its own ("studying at Oxford": a place)
+    known_types_too: dict[str, frozenset[str]]
     as_after_object: dict[str, str]  # predicate -> whose value "as ..." after its object is ("as CTO")
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
@@ -195,6 +197,11 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
                                 field="japanese.titles")
+        for predicate, kinds in rules.known_types_too.items():
+            if unknown := sorted(kinds - set(ontology.entity_types)):
+                raise OntologyError(f"statements.{predicate}.known_types_too names unknown entity type "
+                                    f"{unknown[0]!r}; known: {', '.join(sorted(ontology.entity_types))}",
+                                    field=f"statements.{predicate}.known_types_too")
         types = sorted(set(rules.named_kinds.values()) - set(ontology.entity_types))
         if types:
             raise OntologyError(f"extraction rules: named_kinds names unknown entity type {types[0]!r}; "
@@ -272,6 +279,7 @@ def _read_rules(path: str) -> Rules:
     object_drop_first: dict[str, frozenset[str]] = {}
     object_stops: dict[str, re.Pattern[str]] = {}
     known_objects_after: dict[str, frozenset[str]] = {}
+    known_types_too: dict[str, frozenset[str]] = {}
     as_after_object: dict[str, str] = {}
     statements: dict[str, Any] = raw.get("statements") or {}
     for predicate, spec in statements.items():
@@ -296,6 +304,8 @@ def _read_rules(path: str) -> Rules:
                 r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")\s")
         if spec.get("object_drop_first"):
             object_drop_first[predicate] = frozenset(w.lower() for w in spec["object_drop_first"])
+        if spec.get("known_types_too"):
+            known_types_too[predicate] = frozenset(str(t) for t in spec["known_types_too"])
         if spec.get("known_objects_after"):
             known_objects_after[predicate] = frozenset(str(w).lower() for w in spec["known_objects_after"])
         if spec.get("object_nouns"):
@@ -391,6 +401,7 @@ def _read_rules(path: str) -> Rules:
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
         listed=_listed(statements),
         known_objects_after=known_objects_after,
+        known_types_too=known_types_too,
         days=_days(statements),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),

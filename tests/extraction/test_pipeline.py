@@ -324,6 +324,8 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
         ("named_kinds: [game]\n", "named_kinds must map each thing to a list of words", "named_kinds"),
         ("named_kinds:\n  gadget: [phone]\n", "named_kinds names unknown entity type 'gadget'",
          "named_kinds"),
+        ("statements:\n  studies_at:\n    known_types_too: [town]\n",
+         "known_types_too names unknown entity type 'town'", "statements.studies_at.known_types_too"),
         ("japanese:\n  statements:\n    lives_in:\n      maybe: [に住む]\n",
          "'maybe' is no action; write assert", "japanese.statements.lives_in"),
         ("japanese:\n  statements:\n    resides_in:\n      assert: [に住む]\n", "unknown predicate 'resides_in'",
