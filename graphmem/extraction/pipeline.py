@@ -896,7 +896,7 @@ class Extractor:
         if words and words[-1].lower() in self.rules.pronouns:
             # ("James: Yeah, he loves playing in the water": whoever says a line is "I" in it, never "he")
             said = self._line_speaker(text, v_start, ex)
-            people = [e for e in ex.entities if e.end <= v_start and e.type == "person" and not _gerund(e)
+            people = [e for e in _people_before(ex, v_start) if not _gerund(e)
                       and (said is None or e.start != said.start)]
             if people:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
@@ -1041,8 +1041,8 @@ class Extractor:
     def _days(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
         """A day of a tie said with its time (``days`` in the rules): "my last day at Globex is Friday"
         closes the job at Friday's end, and says it held up to then; "Peter's first day at Initech was
-        Monday", "Today is my first day at Initech" open it. Without a time, or with a span of one, nothing:
-        "my last day at Globex" says not when."""
+        Monday", "Today is my first day at Initech" open it ("his", "her": the last one named before).
+        Without a time, or with a span of one, nothing: "my last day at Globex" says not when."""
         out: list[tuple[int, Statement]] = []
         assert self._day_of is not None
         for m in self._day_of.finditer(text, s_start, s_end):
@@ -1051,11 +1051,15 @@ class Extractor:
                 continue
             wanted = self.ontology.predicate(predicate).object_types
             tie = next((e for e in ex.entities if e.start == m.end()), None)
+            said = self._line_speaker(text, m.start(), ex)
             if m["whose"]:
                 who = next((e for e in ex.entities if e.start == m.start("whose") and e.end == m.end("whose")
                             and e.type == "person"), None)
+            elif m["theirs"]:  # ("Anna joined in 2019. Her last day at Globex is Friday": the last one named)
+                who = next((e for e in reversed(_people_before(ex, m.start()))
+                            if said is None or e.start != said.start), None)
             else:
-                who = self._line_speaker(text, m.start(), ex)
+                who = said
             after = [t for t in ex.times if tie is not None and tie.end <= t.start < s_end]
             when = after[0] if after else next(
                 (t for t in reversed(ex.times) if s_start <= t.start and t.end <= m.start()), None)
@@ -1397,13 +1401,21 @@ _FAVOURITE = re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)
                         r"(?i:(?:all[- ]time|absolute|current|new|personal|very)\s+)?(?i:favou?rite)\s+"
                         r"(?P<kind>[a-z]+(?:[ -][a-z]+)?)\s+"
                         r"(?i:is|was|has\s+to\s+be|would\s+(?:have\s+to\s+)?be)\s+(?P<value>\S)")
+def _people_before(ex: Extraction, at: int) -> list[EntityMention]:
+    """The names of people before ``at``, in order: not one a statement already read took as a firm, a place
+    or a thing ("Anna joined Globex. She moved to Berlin": Globex, capitalised, is no one "she" may be)."""
+    things = {s.object for s in ex.statements if s.object_type not in (None, "person")}
+    return [e for e in ex.entities if e.end <= at and e.type == "person" and e.name not in things]
+
+
 def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
     """Whose day of a tie: "my last day at", "Peter's first day with" (the tie's name follows)."""
     if not days:
         return None
     words = "|".join(re.escape(w) for w in sorted(days, key=len, reverse=True))
-    return re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)\s+"
-                      rf"(?P<which>(?i:{words}))\s+(?i:day)\s+(?i:(?:of\s+work\s+)?(?:at|with))\s+")
+    whose = r"(?:(?i:my|our)|(?P<theirs>(?i:his|her))|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)"
+    tie = r"(?i:(?:of\s+work\s+)?(?:at|with))"
+    return re.compile(rf"\b{whose}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
 
 
 _NOT_A_FAVOURITE = frozenset(["this", "that", "it", "one", "the one", "this one", "that one", "probably",
