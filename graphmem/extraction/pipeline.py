@@ -1175,7 +1175,7 @@ class Extractor:
                     e.type not in self.rules.known_types_too.get(predicate.name, ()):
                 return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined
             if known and not (e.source in ("gazetteer", "list") and (not wanted or e.type in wanted)):
-                return None
+                return None  # ("we adopted Pixie": no tool memory or the lists know)
             return e.name, type_, e.end
         clause = text[v_end:s_end]
         # a time in the clause dates the state and is no part of its value, but for an opinion, whose claim
@@ -1299,6 +1299,23 @@ def _past_action(time: TimeMention | None) -> str:
     return "assert" if time is not None and time.kind == "range" else "close"
 
 
+def _people_before(ex: Extraction, at: int) -> list[EntityMention]:
+    """The names of people before ``at``, in order: not one a statement already read took as a firm, a place
+    or a thing ("Anna joined Globex. She moved to Berlin": Globex, capitalised, is no one "she" may be)."""
+    things = {s.object for s in ex.statements if s.object_type not in (None, "person")}
+    return [e for e in ex.entities if e.end <= at and e.type == "person" and e.name not in things]
+
+
+def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
+    """Whose day of a tie: "my last day at", "Peter's first day with" (the tie's name follows)."""
+    if not days:
+        return None
+    words = "|".join(re.escape(w) for w in sorted(days, key=len, reverse=True))
+    whose = r"(?:(?i:my|our)|(?P<theirs>(?i:his|her))|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)"
+    tie = r"(?i:(?:of\s+work\s+)?(?:at|with))"
+    return re.compile(rf"\b{whose}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
+
+
 def _dated(time: TimeMention | None, action: str) -> tuple[TimePoint | None, TimePoint | None]:
     """A statement's valid_from and valid_to from the time said with it: a close ends at it; an assert starts
     at it, and ends at its end too when it says so ("until June", "from May to July")."""
@@ -1401,23 +1418,6 @@ _FAVOURITE = re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)
                         r"(?i:(?:all[- ]time|absolute|current|new|personal|very)\s+)?(?i:favou?rite)\s+"
                         r"(?P<kind>[a-z]+(?:[ -][a-z]+)?)\s+"
                         r"(?i:is|was|has\s+to\s+be|would\s+(?:have\s+to\s+)?be)\s+(?P<value>\S)")
-def _people_before(ex: Extraction, at: int) -> list[EntityMention]:
-    """The names of people before ``at``, in order: not one a statement already read took as a firm, a place
-    or a thing ("Anna joined Globex. She moved to Berlin": Globex, capitalised, is no one "she" may be)."""
-    things = {s.object for s in ex.statements if s.object_type not in (None, "person")}
-    return [e for e in ex.entities if e.end <= at and e.type == "person" and e.name not in things]
-
-
-def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
-    """Whose day of a tie: "my last day at", "Peter's first day with" (the tie's name follows)."""
-    if not days:
-        return None
-    words = "|".join(re.escape(w) for w in sorted(days, key=len, reverse=True))
-    whose = r"(?:(?i:my|our)|(?P<theirs>(?i:his|her))|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)"
-    tie = r"(?i:(?:of\s+work\s+)?(?:at|with))"
-    return re.compile(rf"\b{whose}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
-
-
 _NOT_A_FAVOURITE = frozenset(["this", "that", "it", "one", "the one", "this one", "that one", "probably",
                               "definitely", "still", "hard to pick", "tough", "a secret"])
 # kinds that name a piece of something said before, not a thing liked ("my favorite part was the ending")

@@ -453,11 +453,10 @@ class SearchIndex:
         times = self._time.data[:n]
         about_lo, about_hi = self._about_lo.data[:n], self._about_hi.data[:n]
         with np.errstate(invalid="ignore"):
-            over = (about_lo < hi) & (about_hi > lo)
+            started, over = (times >= lo) & (times < hi), (about_lo < hi) & (about_hi > lo)
         if not held:
             over &= self._type.data[:n] != _TYPES.index("state")
-        with np.errstate(invalid="ignore"):
-            return ((times >= lo) & (times < hi)) | over
+        return started | over
 
     def mention(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Indexed documents mention more entities: (document id, entity id) pairs (a write plan named them)."""
