@@ -1015,8 +1015,7 @@ class Extractor:
             return out
         for m in _FAVOURITE.finditer(text, s_start, s_end):
             if m["whose"]:
-                who = next((e for e in ex.entities if e.start == m.start("whose") and e.end == m.end("whose")
-                            and e.type == "person"), None)
+                who = _person_at(ex, m.start("whose"), m.end("whose"))
             else:
                 who = self._line_speaker(text, m.start(), ex)
             stop = _CLAUSE_END.search(text, m.start("value"), s_end)
@@ -1053,8 +1052,7 @@ class Extractor:
             tie = next((e for e in ex.entities if e.start == m.end()), None)
             said = self._line_speaker(text, m.start(), ex)
             if m["whose"]:
-                who = next((e for e in ex.entities if e.start == m.start("whose") and e.end == m.end("whose")
-                            and e.type == "person"), None)
+                who = _person_at(ex, m.start("whose"), m.end("whose"))
             elif m["theirs"]:  # ("Anna joined in 2019. Her last day at Globex is Friday": the last one named)
                 who = next((e for e in reversed(_people_before(ex, m.start()))
                             if said is None or e.start != said.start), None)
@@ -1297,6 +1295,11 @@ def _past_action(time: TimeMention | None) -> str:
     ended at what else ends it ("until 2019": what memory holds ends then, as "left" ends it; a state with no
     start would be one held before everything memory holds, and so ended by it, not ending it)."""
     return "assert" if time is not None and time.kind == "range" else "close"
+
+
+def _person_at(ex: Extraction, start: int, end: int) -> EntityMention | None:
+    """The person named exactly at ``start:end`` ("Kenji's favourite film", "Peter's last day"), if one is."""
+    return next((e for e in ex.entities if e.start == start and e.end == end and e.type == "person"), None)
 
 
 def _people_before(ex: Extraction, at: int) -> list[EntityMention]:
