@@ -17,6 +17,10 @@
                                                         winter December-February; in a southern timezone
                                                         the other way round); the last one over, this
                                                         year's, the next to open
+``two summers ago``                                     the summer before last summer, its three months
+``at Christmas``, ``last Thanksgiving``, ``Easter 2024``  that day (see holidays.py; alone, only after a time
+``on New Year's Eve``, ``去年のクリスマス``, ``大晦日に``      word: the last one, or the next in a clause about
+                                                        the future; "Christmas tree" is no time)
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
@@ -55,6 +59,13 @@ from typing import Literal
 
 from graphmem.errors import GraphmemError, MalformedTime
 from graphmem.ontology.time import UTC, Granularity, Interval, TimePoint
+from graphmem.temporal.holidays import (
+    HOLIDAY_NAMES,
+    HOLIDAY_OPENINGS,
+    JA_HOLIDAY_NAMES,
+    holiday_date,
+    holiday_key,
+)
 from graphmem.temporal.points import period_end, truncate
 
 __all__ = ["TimeMention", "find_times", "parse_expression"]
@@ -110,6 +121,11 @@ _JA_UNIT = "日|週間|週|か月|ヶ月|カ月|ヵ月|年"
 _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
         r"mid|around|about|last|next|this|between)"
 
+# what a named day before it names a thing of, not a time ("Christmas tree", "Thanksgiving traditions")
+_HOLIDAY_THINGS = (r"trees?|markets?|movies?|films?|songs?|music|cards?|presents?|gifts?|decorations?|"
+                   r"lights?|carols?|sweaters?|jumpers?|costumes?|eggs?|candy|cookies?|traditions?|specials?|"
+                   r"sales?|spirit|magic|stor(?:y|ies)|lists?|episodes?|themed?|resolutions?|cheer|bonus")
+
 # one alternative per form; each names its parts with a prefix so the reader knows the form
 _POINT_FORMS = [
     r"(?P<iso_i>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)",
@@ -124,6 +140,8 @@ _POINT_FORMS = [
     r"(?P<ja_y>\d{4})年",
     # a month of a year, a season of one, a day of a week named by when it is ("去年の3月", "来年の春",
     # "先週の金曜日"); these and the words after them open with a Japanese letter, tried only where one stands
+    # a named day ("クリスマスに", "去年の大晦日"), before a word that goes on about it
+    rf"(?:(?P<ja_hol_r>去年|昨年|今年|来年)の\s*)?(?P<ja_hol>{JA_HOLIDAY_NAMES})(?=に|は|の|も|まで|から|以来|、|。|\s|$)",
     r"(?P<ja_ry>一昨年|おととし|去年|昨年|今年|来年|再来年)の\s*(?:(?P<ja_ry_m>\d{1,2})月|(?P<ja_ry_s>[春夏秋冬]))",
     r"(?<!毎)(?<!毎週)(?:(?P<ja_wd_w>先週|今週|来週)の?)?(?P<ja_wd>[月火水木金土日])曜(?:日)?",
     r"(?P<ja_rel>一昨日|おととい|昨日|きのう|今日|きょう|明後日|あさって|明日|あした|昨夜|昨晩|ゆうべ|今朝|今夜|今晩|"
@@ -142,7 +160,7 @@ _POINT_FORMS = [
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
     r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year)s?\s+ago)\b",
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|{_SEASON})s?\s+ago)\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|fortnight|month|quarter|year)s?)\b",
     rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year)s?\s+from\s+(?:now|today))\b",
     rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
@@ -154,6 +172,9 @@ _POINT_FORMS = [
     # a week of a month ("the first week of October", "the last week of May 2024"): before "last week"
     rf"(?i:(?:the\s+)?(?P<wom_n>first|second|third|fourth|last|final)\s+week\s+of\s+(?P<wom_m>{_MON})\.?"
     rf"(?:,?\s+(?P<wom_y>\d{{4}}))?)\b",
+    # a named day ("at Christmas", "last Thanksgiving", "Easter 2024"), not a thing named after it
+    rf"(?i:(?:(?P<hol_r>last|this\s+past|past|this|next|coming|upcoming)\s+)?(?P<hol>{HOLIDAY_NAMES})"
+    rf"(?:,?\s+(?P<hol_y>(?:1[89]|20)\d{{2}}))?)\b(?!\s+(?i:{_HOLIDAY_THINGS})\b)",
     rf"(?i:(?P<sea_r>last|this\s+past|past|this|next|coming|upcoming)\s+(?P<sea>{_SEASON}))\b",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
     rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
@@ -211,7 +232,8 @@ _POINT = _gated(_POINT_FORMS)
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
-     "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS, "final"]
+     "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS, "final",
+     *HOLIDAY_OPENINGS]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
 # first, as they open most of all words that are no time
@@ -220,6 +242,15 @@ _THE_NEXT = re.compile(r"\s+(?i:the)\b")
 _OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?(?:\s+|(?<=mid)-)$")
+
+# what may stand right before a named day alone for it to be a time ("at Christmas", "since Easter"; not
+# "Happy Thanksgiving", "watched Independence Day")
+_BEFORE_HOLIDAY = re.compile(r"(?i)\b(?:at|on|for|over|during|around|about|near|before|after|since|until|"
+                             r"till|by|from|through|to|and|between|in|of|celebrated|spent)\s+$")
+
+# what says a sentence tells what is done again and again
+_HABITUAL = re.compile(r"(?i)\b(?:usually|always|often|typically|normally|generally|traditionally|every|each|"
+                       r"tends?\s+to|used\s+to)\b|いつも|毎年|よく")
 
 # what says a clause speaks of the future ("will slip to March", "is moving there in June")
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
@@ -235,8 +266,9 @@ _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been
                       r"owned|led|run|played|studied|taught|managed)\b"
                       r"|^\s*been\b")  # ("Been playing it for a month now": "I've" left out)
 # a time something is on or in, said in the present, is the coming one ("the party is on Friday", "the
-# deadline is in mid-December", "the review is on the 5th")
-_IS_BEFORE = re.compile(r"(?i)(?:\b(?:is|are|am)|(?<=\w)['’]s)\s+(?:(?:on|in)\s+)?"
+# deadline is in mid-December", "the review is on the 5th", "the report is due on the 1st")
+_IS_BEFORE = re.compile(r"(?i)(?:\b(?:is|are|am)|(?<=\w)['’]s)\s+(?:(?:due|set|planned|booked)\s+)?"
+                        r"(?:(?:on|in)\s+)?"
                         r"(?:(?:the\s+)?(?:early|late|mid)(?:-|\s+))?$")
 # what a day of the week after "is" is not a time of ("today is Friday": what day it is)
 _DAY_NAMED = re.compile(r"(?i)\b(?:today|tomorrow|yesterday|tonight|it)\s+(?:is|was)\s+$")
@@ -370,7 +402,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 period = Interval(start=opens, end=closes)
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
-            elif m["ja_ry_s"]:  # ("来年の春": that year's season, its three months)
+            elif m["ja_ry_s"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:  # ("来年の春", "two summers
+                # ago": a season, its three months)
                 period = Interval(start=point, end=_shift(point.at, G.MONTH, 3, tz))
             elif _is_weekend(m):  # (a weekend: its Saturday and Sunday)
                 period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=2), G.DAY, tz))
@@ -446,6 +479,10 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
                 or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
     if m["ja_dur_n"]:  # "5年間住んでいる": a span dates only a clause that goes on to now
         return _JA_GOING_ON.search(text, m.end(), _clause_end(text, m.end())) is not None
+    if m["hol"] and not (m["hol_r"] or m["hol_y"]) or m["ja_hol"] and not m["ja_hol_r"]:
+        # (alone, a day of any year in a sentence of what is done every year: "At Christmas we always ski")
+        return (m["ja_hol"] is not None or _lead(_BEFORE_HOLIDAY, text, m) is not None) and \
+            _HABITUAL.search(_sentence_of(text, m)) is None
     if m["be_wd"]:
         return _DAY_NAMED.search(text, 0, m.start()) is None
     if m["ja_m"] is not None:  # "3月" alone must not be the start of "3月27日" (matched earlier) or a count
@@ -469,6 +506,13 @@ def _clause_end(text: str, at: int) -> int:
 def _clause_of(text: str, m: re.Match[str]) -> str:
     """The clause a time stands in: from the mark before it to the mark after it."""
     return _clause_before(text[: m.start()]) + text[m.start() : _clause_end(text, m.end())]
+
+
+def _sentence_of(text: str, m: re.Match[str]) -> str:
+    """The sentence a time stands in."""
+    start = max(text.rfind(mark, 0, m.start()) for mark in ".!?\n。") + 1
+    ends = [i for mark in ".!?\n。" if (i := text.find(mark, m.end())) >= 0]
+    return text[start : min(ends, default=len(text))]
 
 
 def _clause_before(before: str) -> str:
@@ -502,7 +546,8 @@ def _lacks_year(m: re.Match[str]) -> bool:
     return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or m["od_d"] or (m["mdy_m"] and not m["mdy_y"])
                 or (m["wom_m"] and not m["wom_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
-                or (m["qw"] and not m["qw_y"]))
+                or (m["qw"] and not m["qw_y"]) or (m["hol"] and not (m["hol_y"] or m["hol_r"]))
+                or (m["ja_hol"] and not m["ja_hol_r"]))
 
 
 def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
@@ -549,6 +594,11 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _tp(_local(int(g["ja_y"]), 1, 1, tz), G.YEAR, tz)
     if g["bare_y"]:
         return _tp(_local(int(g["bare_y"]), 1, 1, tz), G.YEAR, tz)
+    if g["hol"] or g["ja_hol"]:  # "last Christmas", "Easter 2024", "去年の大晦日"
+        if g["hol_y"] or g["ja_hol_r"]:
+            year = int(g["hol_y"]) if g["hol_y"] else at.astimezone(tz).year + _JA_WORDS[g["ja_hol_r"]][1]
+        which = " ".join(g["hol_r"].lower().split()) if g["hol_r"] else None
+        return _holiday(holiday_key(g["hol"] or g["ja_hol"]), which, year, at, tz, prefer)
     if g["ja_ry"]:  # "去年の3月": that month of that year; "来年の春": its season's first month
         year = _local_year(_relative_word(g["ja_ry"], at, tz), tz)
         if g["ja_ry_m"]:
@@ -586,6 +636,10 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _month(month, year, at, tz, prefer)
     if g["ago_u"] and g["ago_u"].lower() == "weekend":  # "two weekends ago"
         return _weekend(at, tz, -_count(g["ago_n"]))
+    if g["ago_u"] and g["ago_u"].lower() in _SEASON_STARTS:  # "two summers ago": the one before last summer
+        season = g["ago_u"].lower()
+        last = _season(season, "last", at, tz)[0].at.astimezone(tz)
+        return _season_months(season, last.year + 1 - _count(g["ago_n"]), tz)[0]
     if g["ago_n"] or g["ja_ago_n"]:
         n = _count(g["ago_n"] or g["ja_ago_n"]) * _weeks_in(g["ago_u"])
         unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
@@ -632,6 +686,29 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         day = _WEEKDAYS[(g["on_wd"] or g["be_wd"]).lower()]
         return _weekday(day, at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
+
+
+def _holiday(key: str, which: str | None, year: int | None, at: dt.datetime, tz: dt.tzinfo,
+             prefer: Preference) -> TimePoint:
+    """The day a named day falls on: in ``year`` if given; "this": this year's; "last": the last one before
+    the day of ``at``, "next" the first after it; alone the last one by then (that day's included), or the
+    first from then in a clause about the future."""
+    today = at.astimezone(tz).date()
+    this_year = today.year if year is None or which == "this" else year
+    days = [holiday_date(key, y) for y in (this_year - 1, this_year, this_year + 1)]
+    if year is not None or which == "this":
+        day = days[1]
+    elif which in ("last", "past", "this past"):
+        day = max(d for d in days if d < today)
+    elif which in ("next", "coming", "upcoming"):
+        day = min(d for d in days if d > today)
+    elif prefer == "future":
+        day = min(d for d in days if d >= today)
+    elif prefer == "nearest":
+        day = min(days, key=lambda d: abs((d - today).days))
+    else:
+        day = max(d for d in days if d <= today)
+    return _tp(_local(day.year, day.month, day.day, tz), G.DAY, tz)
 
 
 def _weeks_in(unit: str | None) -> int:

@@ -166,6 +166,22 @@ def _day(point):
         ("In a fortnight we ship.", "In a fortnight", "point", "2025-12-08", "2025-12-15"),
         ("By the end of the month it ships.", "By the end of the month", "until", None, "2025-12-01"),
         ("We ship at the end of the month.", "at the end of the month", "point", "2025-11-24", "2025-12-01"),
+        ("The report is due on the 1st.", "on the 1st", "point", "2025-12-01", "2025-12-02"),
+        ("Two summers ago I was in Rome.", "Two summers ago", "point", "2024-06-01", "2024-09-01"),
+        # named days: alone the last one by then (the next in a clause about the future), or as said
+        ("We went skating at Christmas.", "Christmas", "point", "2024-12-25", "2024-12-26"),
+        ("I'll see her at Christmas.", "Christmas", "point", "2025-12-25", "2025-12-26"),
+        ("The party is on Christmas Eve.", "Christmas Eve", "point", "2025-12-24", "2025-12-25"),
+        ("Last Christmas I visited Anna.", "Last Christmas", "point", "2024-12-25", "2024-12-26"),
+        ("We met on New Year's Eve.", "New Year's Eve", "point", "2024-12-31", "2025-01-01"),
+        ("Over Easter we hiked.", "Easter", "point", "2025-04-20", "2025-04-21"),
+        ("Next Easter we go to Rome.", "Next Easter", "point", "2026-04-05", "2026-04-06"),
+        ("On Thanksgiving 2024 we ate turkey.", "Thanksgiving 2024", "point", "2024-11-28", "2024-11-29"),
+        ("We ate turkey for Thanksgiving dinner.", "Thanksgiving", "point", "2025-11-27", "2025-11-28"),
+        ("We met on Mother's Day.", "Mother's Day", "point", "2025-05-11", "2025-05-12"),
+        ("Since Christmas 2023 she has lived in Oslo.", "Since Christmas 2023", "since", "2023-12-25", None),
+        ("去年のクリスマスに京都へ行った。", "去年のクリスマス", "point", "2024-12-25", "2024-12-26"),
+        ("大晦日に会う予定です。", "大晦日", "point", "2025-12-31", "2026-01-01"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):
@@ -185,7 +201,13 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "The weekend of the fair was fun.", "It rose over 3 years.",
                                   "He plays tennis on weekends.", "a mid-sized team", "毎週月曜日にジムへ行く",
                                   "二十日前", "曜日を決める", "2週間東京に滞在した", "5年間大阪に住んでいた",
-                                  "It is Friday.", "Friday is my favorite day.", "Robinson met Friday."])
+                                  "It is Friday.", "Friday is my favorite day.", "Robinson met Friday.",
+                                  "We decorated the Christmas tree.", "Happy Thanksgiving!",
+                                  "We watched Independence Day.", "Any favorite Thanksgiving traditions?",
+                                  "I shopped for Christmas presents.", "The new year's first snow fell.",
+                                  "クリスマスプレゼントを買った", "We found an Easter egg in the game.",
+                                  "At Christmas we always go skating.", "During Easter, we usually rest.",
+                                  "いつもクリスマスに映画を見る。"])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
