@@ -35,6 +35,7 @@ from graphmem.extraction.rules import Rules, Template, load_rules
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC
 from graphmem.temporal.expressions import TimeMention, find_times
+from graphmem.temporal.holidays import HOLIDAY_NAMES, NAMES_GO_ON
 
 __all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of"]
 
@@ -279,6 +280,10 @@ class Extractor:
             if _titled(title) and taken.free(m.start(1), end):
                 result.entities.append(EntityMention(title, m.start(1), end, "concept", "rule"))
                 taken.add(m.start(1), end)
+        for m in _NAMED_DAY.finditer(text):  # "the Black Friday sale", "Happy New Year's Eve": a thing named
+            if m[0][0].isupper() and taken.free(m.start(), m.end()):
+                result.entities.append(EntityMention(m[0], m.start(), m.end(), "concept", "rule"))
+                taken.add(m.start(), m.end())
         for m in _org_of(self.rules.org_heads).finditer(text):  # "the University of Tokyo": one firm
             if taken.free(m.start(), m.end()):
                 result.entities.append(EntityMention(m[0], m.start(), m.end(), "org", "rule"))
@@ -1716,6 +1721,8 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
     return any(tokens.opens[k : i + 1]) or before.endswith((":", "...", "\u2026"))
 
 
+# a named day no time was read from (see temporal/holidays.py)
+_NAMED_DAY = re.compile(rf"(?i)\b(?:{HOLIDAY_NAMES})(?![\w'])(?!\s+(?:{NAMES_GO_ON})\b)")
 _QUOTED = re.compile(r"[\"“]([A-Z0-9][^\"”“\n]{0,80})[\"”]")
 _TITLE_SMALL = frozenset(["of", "the", "a", "an", "and", "with", "in", "on", "to", "for", "at", "by", "from",
                           "or", "&", "-", "vs", "vs."])

@@ -63,6 +63,7 @@ from graphmem.temporal.holidays import (
     HOLIDAY_NAMES,
     HOLIDAY_OPENINGS,
     JA_HOLIDAY_NAMES,
+    NAMES_GO_ON,
     holiday_date,
     holiday_key,
 )
@@ -124,7 +125,8 @@ _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|thro
 # what a named day before it names a thing of, not a time ("Christmas tree", "Thanksgiving traditions")
 _HOLIDAY_THINGS = (r"trees?|markets?|movies?|films?|songs?|music|cards?|presents?|gifts?|decorations?|"
                    r"lights?|carols?|sweaters?|jumpers?|costumes?|eggs?|candy|cookies?|traditions?|specials?|"
-                   r"sales?|spirit|magic|stor(?:y|ies)|lists?|episodes?|themed?|resolutions?|cheer|bonus")
+                   rf"{NAMES_GO_ON}|sales?|spirit|magic|stor(?:y|ies)|lists?|episodes?|themed?|resolutions?|"
+                   r"cheer|bonus")
 
 # one alternative per form; each names its parts with a prefix so the reader knows the form
 _POINT_FORMS = [

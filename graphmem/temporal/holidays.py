@@ -13,7 +13,8 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-__all__ = ["HOLIDAY_NAMES", "HOLIDAY_OPENINGS", "JA_HOLIDAY_NAMES", "holiday_date", "holiday_key"]
+__all__ = ["HOLIDAY_NAMES", "HOLIDAY_OPENINGS", "JA_HOLIDAY_NAMES", "NAMES_GO_ON", "holiday_date",
+           "holiday_key"]
 
 
 def _easter(year: int) -> dt.date:
@@ -79,6 +80,9 @@ HOLIDAY_NAMES = (
     r"easter(?:\s+sunday|\s+monday)?|mothers['’]?\s+day|mother['’]?s\s+day|fathers['’]?\s+day|"
     r"father['’]?s\s+day|labou?r\s+day|memorial\s+day|independence\s+day"
 )
+# words after one that make it the start of a longer name ("Easter Island", "the Good Friday Agreement")
+NAMES_GO_ON = (r"islands?|agreements?|risings?|uprisings?|bunny|bunnies|parades?|roads?|streets?|avenues?|"
+               r"squares?")
 # the words those open with (a Latin time form is tried only where one of its opening words stands)
 HOLIDAY_OPENINGS = frozenset([
     "christmas", "xmas", "boxing", "new", "halloween", "valentine", "valentines", "st", "saint",

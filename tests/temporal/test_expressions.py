@@ -207,7 +207,7 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "I shopped for Christmas presents.", "The new year's first snow fell.",
                                   "クリスマスプレゼントを買った", "We found an Easter egg in the game.",
                                   "At Christmas we always go skating.", "During Easter, we usually rest.",
-                                  "いつもクリスマスに映画を見る。"])
+                                  "いつもクリスマスに映画を見る。", "We flew to Easter Island."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
