@@ -20,7 +20,8 @@
 ``two summers ago``                                     the summer before last summer, its three months
 ``at Christmas``, ``last Thanksgiving``, ``Easter 2024``  that day (see holidays.py; alone, only after a time
 ``on New Year's Eve``, ``去年のクリスマス``, ``大晦日に``      word: the last one, or the next in a clause about
-                                                        the future; "Christmas tree" is no time)
+                                                        the future; "Christmas tree" is no time);
+``ゴールデンウィーク``, ``お盆``, ``年末年始``                  their days (April 29 to May 5 ...)
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
@@ -65,6 +66,7 @@ from graphmem.temporal.holidays import (
     JA_HOLIDAY_NAMES,
     NAMES_GO_ON,
     holiday_date,
+    holiday_days,
     holiday_key,
 )
 from graphmem.temporal.points import period_end, truncate
@@ -176,7 +178,8 @@ _POINT_FORMS = [
     rf"(?:,?\s+(?P<wom_y>\d{{4}}))?)\b",
     # a named day ("at Christmas", "last Thanksgiving", "Easter 2024"), not a thing named after it
     rf"(?i:(?:(?P<hol_r>last|this\s+past|past|this|next|coming|upcoming)\s+)?(?P<hol>{HOLIDAY_NAMES})"
-    rf"(?:,?\s+(?P<hol_y>(?:1[89]|20)\d{{2}}))?)\b(?!\s+(?i:{_HOLIDAY_THINGS})\b)",
+    rf"(?:,?\s+(?P<hol_y>(?:1[89]|20)\d{{2}})|\s+(?P<hol_ly>last|this|next)\s+year)?)\b"
+    rf"(?!\s+(?i:{_HOLIDAY_THINGS})\b)",
     rf"(?i:(?P<sea_r>last|this\s+past|past|this|next|coming|upcoming)\s+(?P<sea>{_SEASON}))\b",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
     rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
@@ -407,6 +410,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             elif m["ja_ry_s"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:  # ("来年の春", "two summers
                 # ago": a season, its three months)
                 period = Interval(start=point, end=_shift(point.at, G.MONTH, 3, tz))
+            elif (named := m["hol"] or m["ja_hol"]) and (days := holiday_days(holiday_key(named))) > 1:
+                period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=days), G.DAY, tz))
             elif _is_weekend(m):  # (a weekend: its Saturday and Sunday)
                 period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=2), G.DAY, tz))
             else:
@@ -481,7 +486,7 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
                 or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
     if m["ja_dur_n"]:  # "5年間住んでいる": a span dates only a clause that goes on to now
         return _JA_GOING_ON.search(text, m.end(), _clause_end(text, m.end())) is not None
-    if m["hol"] and not (m["hol_r"] or m["hol_y"]) or m["ja_hol"] and not m["ja_hol_r"]:
+    if m["hol"] and not (m["hol_r"] or m["hol_y"] or m["hol_ly"]) or m["ja_hol"] and not m["ja_hol_r"]:
         # (alone, a day of any year in a sentence of what is done every year: "At Christmas we always ski")
         return (m["ja_hol"] is not None or _lead(_BEFORE_HOLIDAY, text, m) is not None) and \
             _HABITUAL.search(_sentence_of(text, m)) is None
@@ -548,7 +553,7 @@ def _lacks_year(m: re.Match[str]) -> bool:
     return bool(m["bare_m"] or m["ja_m"] or m["ja_md_m"] or m["od_d"] or (m["mdy_m"] and not m["mdy_y"])
                 or (m["wom_m"] and not m["wom_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
-                or (m["qw"] and not m["qw_y"]) or (m["hol"] and not (m["hol_y"] or m["hol_r"]))
+                or (m["qw"] and not m["qw_y"]) or (m["hol"] and not (m["hol_y"] or m["hol_r"] or m["hol_ly"]))
                 or (m["ja_hol"] and not m["ja_hol_r"]))
 
 
@@ -597,8 +602,11 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["bare_y"]:
         return _tp(_local(int(g["bare_y"]), 1, 1, tz), G.YEAR, tz)
     if g["hol"] or g["ja_hol"]:  # "last Christmas", "Easter 2024", "去年の大晦日"
-        if g["hol_y"] or g["ja_hol_r"]:
-            year = int(g["hol_y"]) if g["hol_y"] else at.astimezone(tz).year + _JA_WORDS[g["ja_hol_r"]][1]
+        if g["hol_y"]:
+            year = int(g["hol_y"])
+        elif g["hol_ly"] or g["ja_hol_r"]:  # ("Christmas next year", "去年のクリスマス")
+            shift = {"last": -1, "this": 0, "next": 1}.get((g["hol_ly"] or "").lower())
+            year = at.astimezone(tz).year + (shift if shift is not None else _JA_WORDS[g["ja_hol_r"]][1])
         which = " ".join(g["hol_r"].lower().split()) if g["hol_r"] else None
         return _holiday(holiday_key(g["hol"] or g["ja_hol"]), which, year, at, tz, prefer)
     if g["ja_ry"]:  # "去年の3月": that month of that year; "来年の春": its season's first month

@@ -2,6 +2,7 @@
 
 A day whose date moves is the United States' where countries differ (Thanksgiving: the fourth Thursday of
 November; Mother's Day: the second Sunday of May); Easter is the Western churches' (the Gregorian computus).
+A few last several days (Golden Week, お盆, 年末年始: see :func:`holiday_days`).
 
 >>> holiday_date("easter", 2025), holiday_date("thanksgiving", 2025), holiday_date(holiday_key("大晦日"), 2025)
 (datetime.date(2025, 4, 20), datetime.date(2025, 11, 27), datetime.date(2025, 12, 31))
@@ -14,7 +15,7 @@ import re
 from collections.abc import Callable
 
 __all__ = ["HOLIDAY_NAMES", "HOLIDAY_OPENINGS", "JA_HOLIDAY_NAMES", "NAMES_GO_ON", "holiday_date",
-           "holiday_key"]
+           "holiday_days", "holiday_key"]
 
 
 def _easter(year: int) -> dt.date:
@@ -70,7 +71,12 @@ _DAYS: dict[str, Callable[[int], dt.date]] = {
     "christmas": _fixed(12, 25),
     "boxing day": _fixed(12, 26),
     "new year's eve": _fixed(12, 31),
+    # named days that last longer: their first day here, their length in _LASTING
+    "golden week": _fixed(4, 29),
+    "obon": _fixed(8, 13),
+    "year-end holidays": _fixed(12, 29),
 }
+_LASTING = {"golden week": 7, "obon": 4, "year-end holidays": 6}  # (days: April 29 to May 5, ...)
 
 # how each is written (a regular expression, case-insensitive, longest first where one opens another)
 HOLIDAY_NAMES = (
@@ -78,7 +84,7 @@ HOLIDAY_NAMES = (
     r"new\s+year['’]?s(?:\s+day)?|new\s+year\s+day|halloween|valentine['’]?s(?:\s+day)?|"
     r"(?:st\.?|saint)\s+patrick['’]?s(?:\s+day)?|thanksgiving|black\s+friday|good\s+friday|"
     r"easter(?:\s+sunday|\s+monday)?|mothers['’]?\s+day|mother['’]?s\s+day|fathers['’]?\s+day|"
-    r"father['’]?s\s+day|labou?r\s+day|memorial\s+day|independence\s+day"
+    r"father['’]?s\s+day|labou?r\s+day|memorial\s+day|independence\s+day|golden\s+week"
 )
 # words after one that make it the start of a longer name ("Easter Island", "the Good Friday Agreement")
 NAMES_GO_ON = (r"islands?|agreements?|risings?|uprisings?|bunny|bunnies|parades?|roads?|streets?|avenues?|"
@@ -87,14 +93,16 @@ NAMES_GO_ON = (r"islands?|agreements?|risings?|uprisings?|bunny|bunnies|parades?
 HOLIDAY_OPENINGS = frozenset([
     "christmas", "xmas", "boxing", "new", "halloween", "valentine", "valentines", "st", "saint",
     "thanksgiving", "black", "good", "easter", "mother", "mothers", "father", "fathers", "labor", "labour",
-    "memorial", "independence",
+    "memorial", "independence", "golden",
 ])
-JA_HOLIDAY_NAMES = "クリスマス・?イブ|クリスマス|大晦日|元日|元旦|お正月|正月|バレンタインデー|バレンタイン|ハロウィーン|ハロウィン|七夕"
+JA_HOLIDAY_NAMES = ("ゴールデンウィーク|お盆休み|盆休み|お盆|年末年始|クリスマス・?イブ|クリスマス|大晦日|元日|元旦|お正月|正月|"
+                    "バレンタインデー|バレンタイン|ハロウィーン|ハロウィン|七夕")
 
 _JA = {"クリスマスイブ": "christmas eve", "クリスマス・イブ": "christmas eve", "クリスマス": "christmas",
        "大晦日": "new year's eve", "元日": "new year's day", "元旦": "new year's day", "お正月": "new year's day",
        "正月": "new year's day", "バレンタインデー": "valentine's day", "バレンタイン": "valentine's day",
-       "ハロウィーン": "halloween", "ハロウィン": "halloween", "七夕": "tanabata"}
+       "ハロウィーン": "halloween", "ハロウィン": "halloween", "七夕": "tanabata", "ゴールデンウィーク": "golden week",
+       "お盆休み": "obon", "盆休み": "obon", "お盆": "obon", "年末年始": "year-end holidays"}
 _SPELLINGS = [
     (re.compile(r"['’]"), ""), (re.compile(r"\s+"), " "), (re.compile(r"^xmas"), "christmas"),
     (re.compile(r"^(?:st\.?|saint) "), "st "), (re.compile(r"^labour"), "labor"),
@@ -118,5 +126,10 @@ def holiday_key(text: str) -> str:
 
 
 def holiday_date(key: str, year: int) -> dt.date:
-    """The day the named day ``key`` (see :func:`holiday_key`) falls on in ``year``."""
+    """The day the named day ``key`` (see :func:`holiday_key`) falls on in ``year`` (its first day)."""
     return _DAYS[key](year)
+
+
+def holiday_days(key: str) -> int:
+    """How many days the named day ``key`` lasts (Golden Week seven, most one)."""
+    return _LASTING.get(key, 1)

@@ -179,9 +179,16 @@ def _day(point):
         ("On Thanksgiving 2024 we ate turkey.", "Thanksgiving 2024", "point", "2024-11-28", "2024-11-29"),
         ("We ate turkey for Thanksgiving dinner.", "Thanksgiving", "point", "2025-11-27", "2025-11-28"),
         ("We met on Mother's Day.", "Mother's Day", "point", "2025-05-11", "2025-05-12"),
+        ("I'll visit on Christmas Day next year.", "Christmas Day next year", "point", "2026-12-25",
+         "2026-12-26"),
         ("Since Christmas 2023 she has lived in Oslo.", "Since Christmas 2023", "since", "2023-12-25", None),
         ("去年のクリスマスに京都へ行った。", "去年のクリスマス", "point", "2024-12-25", "2024-12-26"),
         ("大晦日に会う予定です。", "大晦日", "point", "2025-12-31", "2026-01-01"),
+        # named days that last longer: all their days
+        ("ゴールデンウィークに沖縄へ行った。", "ゴールデンウィーク", "point", "2025-04-29", "2025-05-06"),
+        ("お盆に帰省する予定です。", "お盆", "point", "2026-08-13", "2026-08-17"),
+        ("年末年始は実家で過ごした。", "年末年始", "point", "2024-12-29", "2025-01-04"),
+        ("During Golden Week we went to Kyoto.", "Golden Week", "point", "2025-04-29", "2025-05-06"),
     ],
 )
 def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, start, end):

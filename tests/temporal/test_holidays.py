@@ -2,7 +2,7 @@ import datetime as dt
 
 import pytest
 
-from graphmem.temporal.holidays import holiday_date, holiday_key
+from graphmem.temporal.holidays import holiday_date, holiday_days, holiday_key
 
 
 @pytest.mark.parametrize(("year", "day"), [(1818, "03-22"), (2000, "04-23"), (2019, "04-21"), (2024, "03-31"),
@@ -24,6 +24,10 @@ def test_easter_follows_the_gregorian_computus(year, day):
 ])
 def test_each_spelling_names_its_day(written, year, day):
     assert holiday_date(holiday_key(written), year) == dt.date.fromisoformat(day)
+
+
+def test_a_named_day_may_last_several_days():
+    assert [holiday_days(holiday_key(n)) for n in ("Golden Week", "お盆", "年末年始", "Christmas")] == [7, 4, 6, 1]
 
 
 def test_an_unknown_name_is_refused():
