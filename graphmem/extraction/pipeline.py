@@ -602,7 +602,8 @@ class Extractor:
             if r.time is not None:  # (the span quotes its time)
                 start, end = min(start, r.time.start), max(end, r.time.end)
             if r.object_type is not None and r.object not in known:
-                at = r.object_start
+                at = r.object_start  # (a name inside it is none of its own: "東京大学" holds no 東京)
+                ex.entities[:] = [e for e in ex.entities if not at <= e.start < e.end <= at + len(r.object)]
                 ex.entities.append(EntityMention(r.object, at, at + len(r.object), r.object_type, "rule"))
                 known.add(r.object)
             out.append(Statement(
