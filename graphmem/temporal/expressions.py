@@ -421,6 +421,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     return mentions
 
 
+_ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around)\s+")
+
+
 def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC,
                      field: str | None = None) -> TimeMention:
     """One whole time expression ("last week", "since March", "Nov 2025"), resolved against ``anchor``.
@@ -432,6 +435,13 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     found = find_times(stripped, anchor, tz=tz)
     if len(found) == 1 and found[0].start == 0 and found[0].end >= len(stripped.rstrip(".")):
         return found[0]
+    # a form that is a time only after a time word, said alone or after one ("Christmas", "at Easter")
+    lead = _ALONE_LEAD.match(stripped)
+    probe = stripped if lead else f"on {stripped}"
+    found = find_times(probe, anchor, tz=tz)
+    if len(found) == 1 and found[0].start == (lead.end() if lead else 3) and \
+            found[0].end >= len(probe.rstrip(".")):
+        return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
     if point is None:

@@ -256,6 +256,16 @@ def test_parse_expression_reads_one_whole_expression_and_falls_back_to_dateparse
     assert err.value.field == "asOf"
 
 
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("Christmas", "2024-12-25", "2024-12-26"), ("at Easter", "2025-04-20", "2025-04-21"),
+    ("on Easter 2024", "2024-03-31", "2024-04-01"), ("Golden Week", "2025-04-29", "2025-05-06"),
+    ("March", "2025-03-01", "2025-04-01"), ("Friday", "2025-11-21", "2025-11-22"),
+])
+def test_a_form_read_only_after_a_time_word_is_read_alone_as_a_whole_expression(text, start, end):
+    found = parse_expression(text, ANCHOR)
+    assert (found.text, _day(found.interval.start), _day(found.interval.end)) == (text, start, end)
+
+
 @pytest.mark.parametrize("text", ["9999-99-99", "on 2025-13-45", "2025-02-30", "2025年13月40日", "since Feb 30 2025",
                                   "99999-01-01", "0000-01-01", "until 2025-02-31", "in 2025-W60"])
 def test_impossible_dates_in_text_are_ordinary_words_not_errors(text):
