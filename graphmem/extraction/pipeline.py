@@ -1102,7 +1102,7 @@ class Extractor:
             subject = name, "org" if "org" in kinds else kinds[0], confidence, start
         after = self.rules.known_objects_after.get(predicate.name)
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
-                           names=not template.nouns_only, gerund=template.gerund,
+                           names=not template.nouns_only, gerund=template.gerund, lesson=template.lesson,
                            known=after is not None and not after.isdisjoint(template.phrase.lower().split()))
         return None if obj is None else (subject, obj)
 
@@ -1142,12 +1142,13 @@ class Extractor:
         return out[::-1]
 
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int, ex: Extraction, *,
-                nouns: bool = True, names: bool = True, gerund: bool = False,
+                nouns: bool = True, names: bool = True, gerund: bool = False, lesson: bool = False,
                 known: bool = False) -> tuple[str, str | None, int] | None:
         """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi";
         ``names``: a name right after the phrase may, "has Anna on the team" owns nothing; ``gerund``: a
-        literal object opens with an -ing word, "started surfing"; ``known``: a name only if memory or the
-        lists know it as of the predicate's type, "adopted Terraform", not "adopted Pixie")."""
+        literal object opens with an -ing word, "started surfing"; ``lesson``: it is what stands before a
+        lesson word, "took a pottery class"; ``known``: a name only if memory or the lists know it as of the
+        predicate's type, "adopted Terraform", not "adopted Pixie")."""
         if predicate.object == "entity" and not names:
             return self._common_noun(predicate, text, v_end, s_end, ex)
         if predicate.object == "entity":
@@ -1194,7 +1195,16 @@ class Extractor:
             raw = raw[: more.start()]  # "playing chess to get better at strategy": chess
         if predicate.kind != "opinion":
             raw = _without_when(raw)
+        end = v_end + len(raw.rstrip())
+        if lesson:  # ("signed up for a pottery class at the centre": pottery; "signed up for the newsletter")
+            words = list(_NON_SPACE.finditer(raw))
+            at = next((i for i, w in enumerate(words) if w[0].lower() in self.rules.lesson_words), 0)
+            if not at:
+                return None
+            raw, end = raw[: words[at - 1].end()], v_end + words[at].end()
         value = raw.strip(" ,")
+        if lesson:  # (its article is no refusal: "a pottery class" is no "a blog")
+            value = _without_article(value)
         if gerund and not _GERUND.match(value):
             return None
         if self._opens_refused(predicate.name, _WORD.findall(value.lower())):
@@ -1207,7 +1217,7 @@ class Extractor:
         if not value or len(value) > 120 or value.lower() in dropped or _doing_a_stand_in(value) or (
                 gerund and value in _NO_VALUE_ALONE):
             return None
-        return value, None, v_end + len(raw.rstrip())
+        return value, None, end
 
     def _common_noun(self, predicate: Predicate, text: str, v_end: int, s_end: int,
                      ex: Extraction) -> tuple[str, str | None, int] | None:
@@ -1724,6 +1734,7 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
 
 # a named day no time was read from (see temporal/holidays.py)
 _NAMED_DAY = re.compile(rf"(?i)\b(?:{HOLIDAY_NAMES})(?![\w'])(?!\s+(?:{NAMES_GO_ON})\b)")
+_NON_SPACE = re.compile(r"\S+")
 _QUOTED = re.compile(r"[\"“]([A-Z0-9][^\"”“\n]{0,80})[\"”]")
 _TITLE_SMALL = frozenset(["of", "the", "a", "an", "and", "with", "in", "on", "to", "for", "at", "by", "from",
                           "or", "&", "-", "vs", "vs."])

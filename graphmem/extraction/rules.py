@@ -14,7 +14,8 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "JapaneseRules", "Rules", "Template", "load_rules"]
+__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "LESSON_OBJECT", "JapaneseRules", "Rules", "Template",
+           "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("got {*} job at")
 # "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
@@ -22,6 +23,9 @@ _NAMED_GAP = re.compile(r"^\{\*(\w+)\}$")
 LEFT = "{-}"  # a few words naming what the subject leaves ("switched from {-} to"): ended as the new starts
 _ANY_GAP = re.compile(r"\{\*\w*\}|\{-\}")
 GERUND_OBJECT = "{O-ing}"  # a template's object that opens with an -ing word ("{S} started {O-ing}")
+# a template's object named before one of the rules' ``lesson_words`` ("{S} signed up for {O-lesson}": "a
+# pottery class" does pottery)
+LESSON_OBJECT = "{O-lesson}"
 _GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
 
 
@@ -39,6 +43,7 @@ class Template:
     mutual: bool = False  # "{S} and {O} got married": both names stand before the phrase
     nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
     gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
+    lesson: bool = False  # ``{O-lesson}``: its object is named before a lesson word ("took a pottery class")
     also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
     held_before: bool = False  # a close whose words say the value held up to it ("graduated from")
     keyed: str | None = None  # the one word a sentence must hold for it to be tried, if not its phrase's
@@ -126,6 +131,7 @@ class Rules:
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
+    lesson_words: frozenset[str]  # what an object of ``{O-lesson}`` is named before ("class", "lessons")
     # predicate -> words of its phrases after which a name is its object only when known as of its type
     known_objects_after: dict[str, frozenset[str]]
     # predicate -> the types a known name may have besides its own ("studying at Oxford": a place)
@@ -213,11 +219,15 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
                                     "the words a template reads as a second statement are a value "
                                     f"(known: {', '.join(sorted(ontology.predicates))})",
                                     field=f"statements.{predicate}")
-        named = sorted({t.predicate for t in rules.templates
-                        if t.gerund and ontology.predicates[t.predicate].object == "entity"})
-        if named:
-            raise OntologyError(f"statements.{named[0]}: {GERUND_OBJECT} reads a value, and {named[0]!r} "
-                                "takes an entity; write {O}", field=f"statements.{named[0]}")
+        for form, marker in (("gerund", GERUND_OBJECT), ("lesson", LESSON_OBJECT)):
+            named = sorted({t.predicate for t in rules.templates
+                            if getattr(t, form) and ontology.predicates[t.predicate].object == "entity"})
+            if named:
+                raise OntologyError(f"statements.{named[0]}: {marker} reads a value, and {named[0]!r} "
+                                    "takes an entity; write {O}", field=f"statements.{named[0]}")
+        if any(t.lesson for t in rules.templates) and not rules.lesson_words:
+            raise OntologyError(f"extraction rules: {LESSON_OBJECT} reads the words before a lesson word; "
+                                "list them in lesson_words", field="lesson_words")
     return rules
 
 
@@ -320,8 +330,9 @@ def _read_rules(path: str) -> Rules:
             for template in spec.get(key) or ():
                 held_before = key == "close" and (held is None or template in held)
                 gerund = template.endswith(" " + GERUND_OBJECT)
-                if gerund:
-                    template = template.removesuffix(GERUND_OBJECT) + "{O}"
+                lesson = template.endswith(" " + LESSON_OBJECT)
+                template = template.removesuffix(GERUND_OBJECT).removesuffix(LESSON_OBJECT)
+                template += "{O}" if gerund or lesson else ""
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
@@ -341,27 +352,27 @@ def _read_rules(path: str) -> Rules:
                 if len(named) > 1 or words.count(LEFT) > 1:
                     raise OntologyError(f"template {template!r}: one {{*predicate}} and one {LEFT} a "
                                         "template at most", field=f"statements.{predicate}.{key}")
-                also = named[0] if named else None
-                templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
-                                          nouns_only=nouns_only, gerund=gerund, also=also,
+                # how each of its forms (in the first person, negated) reads its object
+                shape: dict[str, Any] = dict(nouns_only=nouns_only, gerund=gerund, lesson=lesson,
+                                             also=named[0] if named else None)
+                templates.append(Template(predicate, action, phrase, _phrase_regex(phrase), **shape,
                                           held_before=held_before))
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}", _first_person_regex(own),
-                                          first_person=True, nouns_only=nouns_only, gerund=gerund, also=also,
-                                          held_before=held_before))
+                                          first_person=True, **shape, held_before=held_before))
                 if action == "assert" and base:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
                         if text:
                             templates.append(Template(predicate, "negated", text, _phrase_regex(text), True,
-                                                      nouns_only=nouns_only, gerund=gerund, also=also))
+                                                      **shape))
                         text = _negated_in_first_person(neg, base, rest)
                         if text:
                             templates.append(Template(predicate, "negated", f"I {text}",
                                                       _first_person_regex(text), True, first_person=True,
-                                                      nouns_only=nouns_only, gerund=gerund, also=also))
+                                                      **shape))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     # "I am {O}" said "I'm vegan": the sentence holds "i'm", not "am" (a phrase with a word after "am" is
     # tried by that word)
@@ -391,6 +402,7 @@ def _read_rules(path: str) -> Rules:
         object_nouns=object_nouns,
         object_drop_first=object_drop_first,
         object_stops=object_stops,
+        lesson_words=frozenset(str(w).lower() for w in raw.get("lesson_words") or ()),
         as_after_object=as_after_object,
         titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),

@@ -291,6 +291,18 @@ def test_an_object_opening_with_an_ing_word_is_a_value_never_an_entity(tmp_path)
         load_rules(load_ontology(), path=str(rules))
 
 
+@pytest.mark.parametrize(("spec", "error"), [
+    ('  lives_in:\n    assert: ["{S} took {O-lesson}"]\nlesson_words: [class]\n',
+     r"\{O-lesson\} reads a value, and 'lives_in' takes an entity"),
+    ('  does:\n    assert: ["{S} took {O-lesson}"]\n', "list them in lesson_words"),
+])
+def test_an_object_named_before_a_lesson_word_is_a_value_and_needs_the_words(tmp_path, spec, error):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text(f"version: 1\nstatements:\n{spec}", encoding="utf-8")
+    with pytest.raises(OntologyError, match=error):
+        load_rules(load_ontology(), path=str(rules))
+
+
 @pytest.mark.parametrize("spec,error", [
     ('  works_at:\n    assert: ["{S} works as {*lives_in} at {O}"]\n', "'lives_in' is no predicate that"),
     ('  works_at:\n    assert: ["{S} works at {O}"]\n    as_after_object: rank\n', "'rank' is no predicate"),
