@@ -441,8 +441,9 @@ class Extractor:
             elif prev in rules.place_prepositions and prev != "at":
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or (
                     "org" if prev == "from" and self._someone_before(tokens, i - 1, found) else "place")
-            elif prev in ("at", "of", "for"):
-                type_ = "org"
+            elif prev in ("at", "of", "for"):  # ("a fan of Harry Potter": a thing; a team is "the Lakers")
+                fan = prev == "of" and i > 1 and tokens.lowered[i - 2] in ("fan", "fans")
+                type_ = "concept" if fan else "org"
             elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
                 type_ = "concept"
             elif shouted:  # "VR", "PC", "INTENSE": no one's name
@@ -1447,12 +1448,17 @@ _SPEAKER = re.compile(r"[ \t]*(\w[\w.'-]*(?: \w[\w.'-]*){0,2})[ \t]*:[ \t]")
 # where a clause "I" may open starts: after a comma, a dash, "and" or "but" right before it, a word that
 # gives a reason or what happened before, or "that" after a word of knowing or saying ("Guess what - I got a
 # puppy", "I moved to Seattle and I love hiking", "since I lost my job at", "I remembered that I already have
-# three dogs"), or after a word of finding out, "that" or not ("I found out recently I'm allergic to"). Not
-# after "if" or "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a relative clause
-# ("a quote that I really like")
-_CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|(?i:\b(?:because|since|after)\s|"
+# three dogs"), or after a word of finding out, "that" or not ("I found out recently I'm allergic to"), or
+# "why" after one of remembering ("it reminded me why I'm passionate about charity work"). Not after "if" or
+# "when" (a condition, a habit: "when I'm feeling down") nor "that" opening a relative clause ("a quote that
+# I really like")
+_CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|"
+                          r"(?i:\b(?:because|cuz|since|after)\s|(?<=\s)['’]cause\s|"
                           r"\b(?:said|say|says|remembered|remember|realized|realised|realize|know|knew|guess|"
-                          r"heard|hear|mean|forgot|noticed|figured|tell you|told you)\s+that\s|"
+                          r"heard|hear|mean|forgot|noticed|figured|tell you|told you|reminded me|reminds me)"
+                          r"\s+that\s|"
+                          r"\b(?:reminded|reminds|remind|remember|remembered|realized|realised|know|knew)"
+                          r"(?:\s+(?:me|myself|us))?\s+why\s|"
                           r"\b(?:found out|find out|learned|learnt|discovered|realized|realised|noticed)"
                           r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?"
                           r"\s+(?:that\s+)?$)")

@@ -609,7 +609,7 @@ _I = r"(?:I|we)"
 _I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 _I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
              r"then|totally|definitely|always|currently|previously|formerly|mostly|mainly|largely|fully|" \
-             r"completely|basically|primarily)){0,2}"
+             r"completely|basically|primarily|so|very|truly|super|deeply|incredibly|genuinely)){0,2}"
 
 
 def _key_words(template: Template) -> list[str]:
