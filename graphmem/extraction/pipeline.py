@@ -1457,7 +1457,7 @@ _CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|"
                           r"(?i:\b(?:because|cuz|since|after|(?<=['’])cause)\s|"
                           r"\b(?:said|say|says|remembered|remember|realized|realised|realize|know|knew|guess|"
                           r"heard|hear|mean|forgot|noticed|figured|tell you|told you|reminded me|reminds me|"
-                          r"remind myself)\s+(?:that|why)\s|"
+                          r"remind me|remind myself|remind us|reminded us|reminds us)\s+(?:that|why)\s|"
                           r"\b(?:found out|find out|learned|learnt|discovered|realized|realised|noticed)"
                           r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?"
                           r"\s+(?:that\s+)?$)")
