@@ -1104,7 +1104,7 @@ class Extractor:
             subject = name, "org" if "org" in kinds else kinds[0], confidence, start
         after = self.rules.known_objects_after.get(predicate.name)
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
-                           names=not template.nouns_only, gerund=template.gerund, lesson=template.lesson,
+                           names=not template.nouns_only, gerund=template.gerund, head=template.head,
                            known=after is not None and not after.isdisjoint(template.phrase.lower().split()))
         return None if obj is None else (subject, obj)
 
@@ -1144,13 +1144,15 @@ class Extractor:
         return out[::-1]
 
     def _object(self, predicate: Predicate, text: str, v_end: int, s_end: int, ex: Extraction, *,
-                nouns: bool = True, names: bool = True, gerund: bool = False, lesson: bool = False,
+                nouns: bool = True, names: bool = True, gerund: bool = False, head: str | None = None,
                 known: bool = False) -> tuple[str, str | None, int] | None:
         """What the statement says of its subject (``nouns``: a lower-case object may do, "loves sushi";
         ``names``: a name right after the phrase may, "has Anna on the team" owns nothing; ``gerund``: a
-        literal object opens with an -ing word, "started surfing"; ``lesson``: it is what stands before a
-        lesson word, "took a pottery class"; ``known``: a name only if memory or the lists know it as of the
-        predicate's type, "adopted Terraform", not "adopted Pixie")."""
+        literal object opens with an -ing word, "started surfing"; ``head``: it is named before one of the
+        rules' head words of that kind, see :meth:`_headed`; ``known``: a name only if memory or the lists
+        know it as of the predicate's type, "adopted Terraform", not "adopted Pixie")."""
+        if head is not None:
+            return self._headed(predicate, head, text, v_end, s_end, ex)
         if predicate.object == "entity" and not names:
             return self._common_noun(predicate, text, v_end, s_end, ex)
         if predicate.object == "entity":
@@ -1197,16 +1199,7 @@ class Extractor:
             raw = raw[: more.start()]  # "playing chess to get better at strategy": chess
         if predicate.kind != "opinion":
             raw = _without_when(raw)
-        end = v_end + len(raw.rstrip())
-        if lesson:  # ("signed up for a pottery class at the centre": pottery; "signed up for the newsletter")
-            words = list(_NON_SPACE.finditer(raw))
-            at = next((i for i, w in enumerate(words) if w[0].lower() in self.rules.lesson_words), 0)
-            if not at:
-                return None
-            raw, end = raw[: words[at - 1].end()], v_end + words[at].end()
         value = raw.strip(" ,")
-        if lesson:  # (its article is no refusal: "a pottery class" is no "a blog")
-            value = _without_article(value)
         if gerund and not _GERUND.match(value):
             return None
         if self._opens_refused(predicate.name, _WORD.findall(value.lower())):
@@ -1219,7 +1212,31 @@ class Extractor:
         if not value or len(value) > 120 or value.lower() in dropped or _doing_a_stand_in(value) or (
                 gerund and value in _NO_VALUE_ALONE):
             return None
-        return value, None, end
+        return value, None, v_end + len(raw.rstrip())
+
+    def _headed(self, predicate: Predicate, kind: str, text: str, v_end: int, s_end: int,
+                ex: Extraction) -> tuple[str, str | None, int] | None:
+        """What is named before the first of a kind's head words after a phrase (the rules' ``object_heads``),
+        the head kept or not: "signed up for a pottery class" (lesson) pottery, "joined a book club" (group)
+        book club; with no word before it, nothing ("joined the group chat", "signed up for the newsletter").
+        For a predicate that takes an entity, a thing named by what it is (a concept, as "a dog" owned is)."""
+        heads, keep = self.rules.object_heads[kind]
+        clause = text[v_end : min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])]
+        stop = _CLAUSE_END.search(clause)
+        raw = _without_when(clause[: stop.start()] if stop else clause)
+        words = list(_NON_SPACE.finditer(raw))
+        # (a head word in lower case: "a Hooli Group book club")
+        at = next((i for i, w in enumerate(words) if w[0] in heads), 0)
+        if not at:
+            return None
+        value = _without_article(raw[: words[at if keep else at - 1].end()].strip(" ,"))
+        dropped = self.rules.object_drop_first.get(predicate.name, ())
+        while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
+            value = first[1].lstrip()  # ("a weekend yoga class": yoga)
+        if not value or value.lower() in dropped or value.lower() in heads or \
+                self._opens_refused(predicate.name, _WORD.findall(value.lower())):
+            return None
+        return value, "concept" if predicate.object == "entity" else None, v_end + words[at].end()
 
     def _common_noun(self, predicate: Predicate, text: str, v_end: int, s_end: int,
                      ex: Extraction) -> tuple[str, str | None, int] | None:

@@ -14,8 +14,7 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "LESSON_OBJECT", "JapaneseRules", "Rules", "Template",
-           "load_rules"]
+__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "JapaneseRules", "Rules", "Template", "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("got {*} job at")
 # "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
@@ -23,9 +22,9 @@ _NAMED_GAP = re.compile(r"^\{\*(\w+)\}$")
 LEFT = "{-}"  # a few words naming what the subject leaves ("switched from {-} to"): ended as the new starts
 _ANY_GAP = re.compile(r"\{\*\w*\}|\{-\}")
 GERUND_OBJECT = "{O-ing}"  # a template's object that opens with an -ing word ("{S} started {O-ing}")
-# a template's object named before one of the rules' ``lesson_words`` ("{S} signed up for {O-lesson}": "a
-# pottery class" does pottery)
-LESSON_OBJECT = "{O-lesson}"
+# "{O-<kind>}": a template's object named before a head word of that kind (the rules' ``object_heads``: "{S}
+# signed up for {O-lesson}" does pottery of "a pottery class")
+_HEADED_OBJECT = re.compile(r" \{O-(\w+)\}$")
 _GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
 
 
@@ -43,7 +42,7 @@ class Template:
     mutual: bool = False  # "{S} and {O} got married": both names stand before the phrase
     nouns_only: bool = False  # read only with one of its predicate's ``object_nouns`` after it ("has a dog")
     gerund: bool = False  # ``{O-ing}``: its object opens with an -ing word ("started surfing")
-    lesson: bool = False  # ``{O-lesson}``: its object is named before a lesson word ("took a pottery class")
+    head: str | None = None  # ``{O-<kind>}``: its object is named before a head word of that kind
     also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
     held_before: bool = False  # a close whose words say the value held up to it ("graduated from")
     keyed: str | None = None  # the one word a sentence must hold for it to be tried, if not its phrase's
@@ -131,7 +130,8 @@ class Rules:
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
-    lesson_words: frozenset[str]  # what an object of ``{O-lesson}`` is named before ("class", "lessons")
+    # a kind of head word ("lesson") -> its words ("class", "lessons") and whether the object keeps its head
+    object_heads: dict[str, tuple[frozenset[str], bool]]
     # predicate -> words of its phrases after which a name is its object only when known as of its type
     known_objects_after: dict[str, frozenset[str]]
     # predicate -> the types a known name may have besides its own ("studying at Oxford": a place)
@@ -219,15 +219,11 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
                                     "the words a template reads as a second statement are a value "
                                     f"(known: {', '.join(sorted(ontology.predicates))})",
                                     field=f"statements.{predicate}")
-        for form, marker in (("gerund", GERUND_OBJECT), ("lesson", LESSON_OBJECT)):
-            named = sorted({t.predicate for t in rules.templates
-                            if getattr(t, form) and ontology.predicates[t.predicate].object == "entity"})
-            if named:
-                raise OntologyError(f"statements.{named[0]}: {marker} reads a value, and {named[0]!r} "
-                                    "takes an entity; write {O}", field=f"statements.{named[0]}")
-        if any(t.lesson for t in rules.templates) and not rules.lesson_words:
-            raise OntologyError(f"extraction rules: {LESSON_OBJECT} reads the words before a lesson word; "
-                                "list them in lesson_words", field="lesson_words")
+        named = sorted({t.predicate for t in rules.templates
+                        if t.gerund and ontology.predicates[t.predicate].object == "entity"})
+        if named:
+            raise OntologyError(f"statements.{named[0]}: {GERUND_OBJECT} reads a value, and {named[0]!r} "
+                                "takes an entity; write {O}", field=f"statements.{named[0]}")
     return rules
 
 
@@ -247,6 +243,16 @@ def _held_before(predicate: str, spec: dict[str, Any]) -> frozenset[str] | None:
 def _flat(words: list[Any]) -> list[str]:
     """A word list with the lists inside it (a YAML alias of another list: ``[*posts, food]``) spliced in."""
     return [str(w) for item in words for w in (_flat(item) if isinstance(item, list) else [item])]
+
+
+def _object_heads(raw: Any) -> dict[str, tuple[frozenset[str], bool]]:
+    """The rules' ``object_heads``: each kind's head words and whether the object keeps its head."""
+    if not isinstance(raw, dict) or not all(isinstance(v, dict) and isinstance(v.get("words"), list)
+                                            for v in raw.values()):
+        raise OntologyError("extraction rules: object_heads maps a kind to {words: [...], keep: true|false}",
+                            field="object_heads")
+    return {str(kind): (frozenset(str(w).lower() for w in spec["words"]), bool(spec.get("keep")))
+            for kind, spec in raw.items()}
 
 
 def _listed(statements: dict[str, Any]) -> dict[str, str]:
@@ -291,6 +297,7 @@ def _read_rules(path: str) -> Rules:
     known_objects_after: dict[str, frozenset[str]] = {}
     known_types_too: dict[str, frozenset[str]] = {}
     as_after_object: dict[str, str] = {}
+    object_heads = _object_heads(raw.get("object_heads") or {})
     statements: dict[str, Any] = raw.get("statements") or {}
     for predicate, spec in statements.items():
         if spec.get("as_after_object"):
@@ -330,9 +337,14 @@ def _read_rules(path: str) -> Rules:
             for template in spec.get(key) or ():
                 held_before = key == "close" and (held is None or template in held)
                 gerund = template.endswith(" " + GERUND_OBJECT)
-                lesson = template.endswith(" " + LESSON_OBJECT)
-                template = template.removesuffix(GERUND_OBJECT).removesuffix(LESSON_OBJECT)
-                template += "{O}" if gerund or lesson else ""
+                headed = _HEADED_OBJECT.search(template) if not gerund else None
+                head = headed[1] if headed else None
+                if head is not None and head not in object_heads:
+                    raise OntologyError(f"template {template!r}: no object_heads kind {head!r}; known: "
+                                        f"{', '.join(sorted(object_heads)) or 'none'}",
+                                        field=f"statements.{predicate}.{key}")
+                if gerund or headed:
+                    template = template[: template.rindex("{")] + "{O}"
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
@@ -353,7 +365,7 @@ def _read_rules(path: str) -> Rules:
                     raise OntologyError(f"template {template!r}: one {{*predicate}} and one {LEFT} a "
                                         "template at most", field=f"statements.{predicate}.{key}")
                 # how each of its forms (in the first person, negated) reads its object
-                shape: dict[str, Any] = dict(nouns_only=nouns_only, gerund=gerund, lesson=lesson,
+                shape: dict[str, Any] = dict(nouns_only=nouns_only, gerund=gerund, head=head,
                                              also=named[0] if named else None)
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase), **shape,
                                           held_before=held_before))
@@ -402,7 +414,7 @@ def _read_rules(path: str) -> Rules:
         object_nouns=object_nouns,
         object_drop_first=object_drop_first,
         object_stops=object_stops,
-        lesson_words=frozenset(str(w).lower() for w in raw.get("lesson_words") or ()),
+        object_heads=object_heads,
         as_after_object=as_after_object,
         titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
