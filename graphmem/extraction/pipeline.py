@@ -1195,11 +1195,14 @@ class Extractor:
                 break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)
         raw = clause[: stop.start()] if stop else clause
-        if (stops := self.rules.object_stops.get(predicate.name)) and (more := stops.search(raw)):
+        if (stops := self.rules.object_stops.get(predicate.name)) and \
+                (more := stops.search(raw, self._infinitive_end(predicate, raw))):
             raw = raw[: more.start()]  # "playing chess to get better at strategy": chess
         if predicate.kind != "opinion":
             raw = _without_when(raw)
         value = raw.strip(" ,")
+        if predicate.name in self.rules.infinitive_as_doing:  # ("is learning to cook": cooking)
+            value = _as_doing(value)
         if gerund and not _GERUND.match(value):
             return None
         if self._opens_refused(predicate.name, _WORD.findall(value.lower())):
@@ -1213,6 +1216,14 @@ class Extractor:
                 gerund and value in _NO_VALUE_ALONE):
             return None
         return value, None, v_end + len(raw.rstrip())
+
+    def _infinitive_end(self, predicate: Predicate, raw: str) -> int:
+        """Where the infinitive opening ``raw`` ends, for a predicate whose object it names as a doing: its
+        "to" is no stop of the object ("is learning to cook", "loves to play with her toys"); else 0."""
+        if predicate.name not in self.rules.infinitive_as_doing:
+            return 0
+        doing = _INFINITIVE.match(raw, len(raw) - len(raw.lstrip()))
+        return doing.end() if doing else 0
 
     def _headed(self, predicate: Predicate, kind: str, text: str, v_end: int, s_end: int,
                 ex: Extraction) -> tuple[str, str | None, int] | None:
@@ -1254,7 +1265,8 @@ class Extractor:
         whole = self.rules.whole_values.match(clause) if self.rules.whole_values else None
         stop = _CLAUSE_END.search(clause, whole.end() if whole else 0)  # ("rock and roll": one value)
         raw = clause[: stop.start()] if stop else clause
-        if (stops := self.rules.object_stops.get(predicate.name)) and (more := stops.search(raw)):
+        if (stops := self.rules.object_stops.get(predicate.name)) and \
+                (more := stops.search(raw, self._infinitive_end(predicate, raw))):
             raw = raw[: more.start()]  # "use a whiteboard to stay on track": a whiteboard
         # ("painting together lately": painting together; "having them around": all of it, no time follows)
         words = _without_when(raw, timed=timed and len(raw) == len(clause)).split()
@@ -1278,6 +1290,10 @@ class Extractor:
             return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
         value = " ".join(words).strip(" ,")
         end = text.find(value, v_end) + len(value)
+        if predicate.name in self.rules.infinitive_as_doing:  # ("I love to cook": cooking)
+            value = _as_doing(value)
+            if value.lower().startswith("to "):
+                return None  # ("I love to see it", "I love to the moon and back": no doing named)
         return value, "concept" if predicate.kind == "preference" else "tool", end
 
     @staticmethod
@@ -1368,6 +1384,39 @@ def _without_article(value: str) -> str:
     for article in ("the ", "a ", "an "):
         value = value.removeprefix(article)
     return value
+
+
+def _as_doing(value: str) -> str:
+    """An infinitive as the doing it names ("to cook" cooking, "to play the guitar" playing the guitar, "to
+    swim" swimming); anything else as it is ("to the park")."""
+    m = _INFINITIVE.match(value)
+    if m is None or m[1].lower() in _NOT_VERBS:
+        return value
+    verb = m[1].lower()
+    if verb == "go" and (then := _WORD.match(value, m.end(1) + 1)) and then[0].lower().endswith("ing"):
+        return value[then.start() :]  # ("to go hiking": hiking)
+    if verb.endswith("ie"):
+        doing = verb[:-2] + "ying"  # (lie: lying)
+    elif verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and verb != "be":
+        doing = verb[:-1] + "ing"  # (bake: baking)
+    elif _DOUBLED_END.search(verb) and len(_VOWEL_GROUPS.findall(verb)) == 1:
+        doing = verb + verb[-1] + "ing"  # (swim: swimming; not visit, edit)
+    else:
+        doing = verb + "ing"
+    return doing + value[m.end(1) :]
+
+
+# "to" and a word that may be a verb; words after "to" that are none ("to the park", "to my mom")
+_INFINITIVE = re.compile(r"to\s+([a-z]+)\b")
+_NOT_VERBS = frozenset(["the", "a", "an", "my", "your", "his", "her", "their", "our", "its", "it", "them",
+                        "me", "you", "us", "him", "this", "that", "these", "those", "some", "any", "all",
+                        "no", "do", "get", "have", "say", "see", "know", "think", "hear", "meet", "try",
+                        "come", "just", "really", "also", "always", "never", "still", "even", "actually",
+                        "finally", "simply", "enjoy", "love", "like", "hate", "feel", "want", "need",
+                        "realize", "realise", "understand", "appreciate", "notice", "wonder", "worry",
+                        "miss"])
+_DOUBLED_END = re.compile(r"[^aeiou][aeiou][^aeiouwxy]$")
+_VOWEL_GROUPS = re.compile(r"[aeiouy]+")
 
 
 def _doing_a_stand_in(value: str) -> bool:

@@ -50,7 +50,8 @@ def test_the_labelled_corpus_has_at_least_300_sentences_and_extraction_finds_its
 def test_a_statements_span_is_words_of_its_text_that_name_its_object(extractor):
     """A state's text is the quote it came from: one of several things liked ("jazz, board games and yoga"), a
     role after "as", a kind sharing a head ("action and sci-fi movies") is quoted up to its own words, and a
-    line's later sentence from its own start (not from the speaker's name sentences before)."""
+    line's later sentence from its own start (not from the speaker's name sentences before); a doing named by
+    an infinitive is quoted as it was said ("learning to swim": swimming)."""
     for e in corpus():
         typed = re.sub(r"[`´’]", "'", e.text)  # (the apostrophes extraction reads as one)
         for s in extractor.extract(e.text, A).statements:
@@ -59,7 +60,9 @@ def test_a_statements_span_is_words_of_its_text_that_name_its_object(extractor):
                 assert s.object in s.span, (e.text, s.object, s.span)
                 continue
             words = {w.lower() for w in re.findall(r"\w+", s.object)} - {"of"}  # ("CTO of Acme": Acme's CTO)
-            assert words <= set(re.findall(r"\w+", s.span.lower())), (e.text, s.object, s.span)
+            spanned = set(re.findall(r"\w+", s.span.lower()))
+            spanned |= {pipeline._as_doing(f"to {w}").removeprefix("to ") for w in spanned}
+            assert words <= spanned, (e.text, s.object, s.span)
     later = extractor.extract("Maria: Thanks, John! I love the freedom. My snake Seraphim is cute.", A)
     assert [s.span for s in later.statements] == ["I love the freedom", "My snake Seraphim"]
 
@@ -852,3 +855,15 @@ def test_what_someone_is_allergic_to_is_each_thing_named(extractor, text, allerg
 )
 def test_a_diet_is_a_few_words_opening_with_one(extractor, text, diets):
     assert [s.object for s in extractor.extract(text, A).statements if s.predicate == "diet"] == diets
+
+
+@pytest.mark.parametrize(("said", "doing"), [
+    ("to cook", "cooking"), ("to swim", "swimming"), ("to knit", "knitting"), ("to lie down", "lying down"),
+    ("to visit museums", "visiting museums"), ("to edit videos", "editing videos"),
+    ("to bake bread", "baking bread"), ("to be outside", "being outside"), ("to fix bikes", "fixing bikes"),
+    ("to ski", "skiing"), ("to dye", "dyeing"),
+    ("to go hiking", "hiking"), ("to see it", "to see it"), ("to the park", "to the park"),
+    ("to just relax", "to just relax"), ("cooking", "cooking"),
+])
+def test_an_infinitive_is_read_as_the_doing_it_names(said, doing):
+    assert pipeline._as_doing(said) == doing
