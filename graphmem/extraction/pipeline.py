@@ -439,7 +439,8 @@ class Extractor:
                 type_ = "place"  # "visited Zermatt"; not "visited Tom", "visited Grandma", "Tom's farm"
             elif self._possessed(tokens, i) and not given and tokens.lowered[i] not in rules.titles:
                 type_ = "concept"  # "my new Prius", "Peter's Tesla": a thing of theirs; not "my Mom"
-            elif prev in rules.place_prepositions and prev != "at":
+            elif prev in rules.place_prepositions and prev != "at" and not (given and nxt in _OWNS):
+                # ("went to Anna's party": someone's)
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or (
                     "org" if prev == "from" and self._someone_before(tokens, i - 1, found) else "place")
             elif prev in ("at", "of", "for"):  # ("a fan of Harry Potter": a thing; a team is "the Lakers")
@@ -600,6 +601,8 @@ class Extractor:
             # ("住んでいた": held over the period said with it, else ended)
             action = r.action if r.action != "past" else _past_action(r.time)
             valid_from, valid_to = _dated(r.time, action)
+            if r.predicate in self.rules.open_ended and action == "assert":
+                valid_to = None
             start, end = r.span
             if r.time is not None:  # (the span quotes its time)
                 start, end = min(start, r.time.start), max(end, r.time.end)
@@ -715,6 +718,8 @@ class Extractor:
                 return None
             action = _past_action(times[0])
         valid_from, valid_to = _dated(times[0] if times else None, action)
+        if name in self.rules.open_ended and action == "assert":
+            valid_to = None  # ("was in Osaka from May to July": has been there since May)
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
         named = _owned_pattern(nouns).match(text, v_end, s_end) if nouns and obj_text[:1].isupper() else None
@@ -914,10 +919,17 @@ class Extractor:
                  ex: Extraction) -> tuple[str, str, float, int] | None:
         """Who "I" is at ``v_start`` (where a phrase said by "I" starts): the name opening its line before a
         colon ("Caroline: Yeah, I just moved to Seattle"), if "I" opens its clause (a word such as "yeah" or
-        "so" before it at most, or someone named with it: "Melanie and I moved"). Nobody otherwise: who wrote
-        a note is not who "I" is in it."""
+        "so" before it at most, or someone named with it: "Melanie and I moved"; a time before it is none of
+        its words: "Last month I moved"). Nobody otherwise: who wrote a note is not who "I" is in it."""
         partner = _partner(text, v_start, ex)
-        clause = _CLAUSE_MARK.split(text[s_start : partner.start if partner else v_start])[-1].lower().split()
+        end = partner.start if partner else v_start
+        before = text[s_start:end]
+        for t in ex.times:
+            if s_start <= t.start and t.end <= end:  # (and the word it is said with: "In 2019 I moved")
+                lead = _TIME_WORD_BEFORE.search(before, 0, t.start - s_start)
+                at = lead.start() if lead else t.start - s_start
+                before = before[:at] + " " * (t.end - s_start - at) + before[t.end - s_start :]
+        clause = _CLAUSE_MARK.split(before)[-1].lower().split()
         if len(clause) > 2 or not _OPENERS.issuperset(clause):
             return None
         said = self._line_speaker(text, v_start, ex)
@@ -1163,6 +1175,8 @@ class Extractor:
             if not after or len(between) > 2 or _JOINING.intersection(between):
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
+            if "place" in predicate.object_types and _THEIRS_AFTER.match(text, e.end, s_end):
+                return None  # "went to Anna's party", "moved into Tom's flat": a place of theirs
             if (product := _NEXT_WORD.match(text, e.end, s_end)) and product[1] in self.rules.brand_nouns:
                 return text[e.start : product.end()], "concept", product.end()  # "bought Nike shoes": shoes
             wanted = predicate.object_types
@@ -1176,9 +1190,10 @@ class Extractor:
                 if said_to and e.type == "person" and _SAID_TO.match(text, e.end, s_end):
                     return None  # "I love the thought Nate!", "I love it, Nate": said to Nate
             # a known name's type, a project's (named so: "the Atlas project") and a given name's alone ("to
-            # join Anna": no firm) are not guessed
+            # join Anna": no firm), nor someone's title ("visited Grandma", "Aunt Mary": no place)
             firm = e.source in ("gazetteer", "list") or e.type == "project" or \
-                e.text in self.rules.first_names
+                e.text in self.rules.first_names or \
+                self.rules.titles.get(e.text.split()[0].lower()) in _KIN_OR_KNOWN
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
             if wanted and firm and e.type not in wanted and predicate.kind != "preference" and \
                     e.type not in self.rules.known_types_too.get(predicate.name, ()):
@@ -1527,6 +1542,12 @@ _CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|"
                           r"\b(?:found out|find out|learned|learnt|discovered|realized|realised|noticed)"
                           r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?"
                           r"\s+(?:that\s+)?$)")
+# what titles of someone name them as ("Grandma", "Aunt Mary"; not a thing owned, "my kayak")
+_KIN_OR_KNOWN = frozenset(["family_of", "married_to", "knows"])
+# a name's possessive before a word: what follows is the name's, not the name ("Anna's party")
+_THEIRS_AFTER = re.compile(r"'s\s+[a-z]")
+# a word a time before "I" is said with ("In 2019 I moved", "Back in May I joined")
+_TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:back\s+)?(?:in|on|at|during|around|over)\s+$")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
