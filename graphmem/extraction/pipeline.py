@@ -1824,8 +1824,9 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
     return any(tokens.opens[k : i + 1]) or before.endswith((":", "...", "\u2026"))
 
 
-# a named day no time was read from (see temporal/holidays.py); looked for only in a text holding one of the
-# words those open with (~15 us a text otherwise)
+# a named day no time was read from (see temporal/holidays.py); looked for only in a text holding a word that
+# tells one may stand there (~15 us a text otherwise): its opening word, or the word after a common one ("New
+# Year", "Black Friday")
 _NAMED_DAY_WORDS = HOLIDAY_OPENINGS - {"new", "good", "black", "st", "saint"} | {"year", "friday", "patrick"}
 _NAMED_DAY = re.compile(rf"(?i)\b(?:{HOLIDAY_NAMES})(?![\w'])(?!\s+(?:{NAMES_GO_ON})\b)")
 _NON_SPACE = re.compile(r"\S+")
