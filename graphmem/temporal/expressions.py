@@ -18,6 +18,13 @@
                                                         the other way round); the last one over, this
                                                         year's, the next to open
 ``two summers ago``                                     the summer before last summer, its three months
+``in the spring``, ``over the summer``                  the last to have begun (the next in a clause about
+                                                        the future); only in a sentence told in the past or
+                                                        of the future ("Leaves fall in the autumn": none)
+``a few months back``, ``this time last year``          as "ago"; this time last year: that month
+``in the 1990s``, ``the '90s``, ``the 1900s``             its ten years (a hundred for "1800s", "1900s")
+``at the beginning of the year``, ``the start of next   its first month (of a month, its first week ...), as
+month``                                                 "the end of" names its last
 ``at Christmas``, ``last Thanksgiving``, ``Easter 2024``  that day (see holidays.py; alone, only after a time
 ``on New Year's Eve``, ``去年のクリスマス``, ``大晦日に``      word: the last one, or the next in a clause about
                                                         the future; "Christmas tree" is no time);
@@ -164,13 +171,15 @@ _POINT_FORMS = [
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
     r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|{_SEASON})s?\s+ago)\b",
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|{_SEASON})s?\s+"
+    rf"(?:ago|back))\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|fortnight|month|quarter|year)s?)\b",
     rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year)s?\s+from\s+(?:now|today))\b",
     rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
     rf"(?P<dur_span>the\s+(?:past|last)\s+))"
     rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b(?!\s+of\b)",
+    r"(?i:(?P<ttly>this\s+time\s+last\s+year))\b",  # (as "a year ago": that month)
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|"
     r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
     # a week of a month ("the first week of October", "the last week of May 2024"): before "last week"
@@ -181,10 +190,14 @@ _POINT_FORMS = [
     rf"(?:,?\s+(?P<hol_y>(?:1[89]|20)\d{{2}})|\s+(?P<hol_ly>last|this|next)\s+year)?)\b"
     rf"(?!\s+(?i:{_HOLIDAY_THINGS})\b)",
     rf"(?i:(?P<sea_r>last|this\s+past|past|this|next|coming|upcoming)\s+(?P<sea>{_SEASON}))\b",
+    # a season alone ("in the spring", "over the summer"): the last to have begun, or the next in a clause
+    # about the future
+    rf"(?i:(?:in|over|during|through)\s+the\s+(?P<bs>{_SEASON}))\b(?!\s+of\b)",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
     rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
     # the period the words before it end ("by the end of the month", "at the end of this week")
-    r"(?i:(?<=\bend\sof\s)(?:the|this)\s+(?P<tp_u>week|month|quarter|year))\b",
+    r"(?i:(?:(?<=\bend\sof\s)|(?<=\bstart\sof\s)|(?<=\bbeginning\sof\s))(?:the|this)\s+"
+    r"(?P<tp_u>week|month|quarter|year))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
@@ -203,6 +216,9 @@ _POINT_FORMS = [
     r"at|when|with|but|so|as|because|for|we|i|my|it|he|she|they|which|that|too)\b))",
     rf"(?<![\w-])(?P<mly_m>{_MON_FULL})\s+(?P<mly_r>(?i:last|this|next))\s+(?i:year)\b",
     rf"(?:(?<![\w-])|(?<=mid-))(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",  # ("mid-March")
+    # a decade ("in the 1990s", "in the '90s"): its ten years ("the 1900s": its hundred)
+    r"(?<![\w-])(?P<dec>(?:1[89]|20)\d0)s\b",
+    r"(?<![\w-])(?P<dec2>[2-9]0)s\b",
     r"(?:(?<![\w-])|(?<=mid-))(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
 ]
 
@@ -258,6 +274,10 @@ _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+o
 # "Happy Thanksgiving", "watched Independence Day")
 _BEFORE_HOLIDAY = re.compile(r"(?i)\b(?:at|on|for|over|during|around|about|near|before|after|since|until|"
                              r"till|by|from|through|to|and|between|in|of|celebrated|spent)\s+$")
+
+# what says a sentence tells of the past or the future ("I moved in the spring", "we'll ski over the winter")
+_TENSED = re.compile(r"(?i)\b(?:was|were|had|did|went|got|took|came|made|began|spent|\w+ed|will|won't|"
+                     r"going\s+to|gonna)\b|['’]ll\b")
 
 # what says a sentence tells what is done again and again
 _HABITUAL = re.compile(r"(?i)\b(?:usually|always|often|typically|normally|generally|traditionally|every|each|"
@@ -411,9 +431,17 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             start = m.start()
             if (end_of := _lead(_END_OF, text, m)) and point.granularity in _LAST_PART:
                 point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
-            if m["sea"]:  # (a season: its three months)
-                opens, closes = _season(m["sea"].lower(), " ".join(m["sea_r"].lower().split()), at, tz)
+            elif (start_of := _lead(_START_OF, text, m)) and point.granularity in _LAST_PART:
+                # (its first part: "at the beginning of the year", its January)
+                point, start = _tp(point.at, _LAST_PART[point.granularity], tz), start_of.start()
+            if m["sea"] or m["bs"]:  # (a season: its three months)
+                which = " ".join(m["sea_r"].lower().split()) if m["sea"] else \
+                    "next" if prefer == "future" else "begun"
+                opens, closes = _season((m["sea"] or m["bs"]).lower(), which, at, tz)
                 period = Interval(start=opens, end=closes)
+            elif m["dec"] or m["dec2"]:  # (a decade: its ten years; "the 1800s", "the 1900s": a century's)
+                century = m["dec"] is not None and m["dec"].endswith("00") and m["dec"] != "2000"
+                period = Interval(start=point, end=_shift(point.at, G.YEAR, 100 if century else 10, tz))
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
             elif m["ja_ry_s"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:  # ("来年の春", "two summers
@@ -473,6 +501,9 @@ def _past_point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimePoint |
 # "the end of February": its last week; of 2025, its December; of Q3, its September; of a week, its Sunday
 _END_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\btowards?\s+|\bnear\s+)?\bthe\s+(?:very\s+)?end\s+of\s+$")
 _LAST_PART = {G.YEAR: G.MONTH, G.QUARTER: G.MONTH, G.MONTH: G.WEEK, G.WEEK: G.DAY}
+# "the beginning of the year": its January; of a month, its first week (and so on, as the end's)
+_START_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\bby\s+|\bnear\s+)?\bthe\s+(?:very\s+)?(?:beginning|start)"
+                       r"\s+of\s+$")
 
 
 def _last_part(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
@@ -497,8 +528,14 @@ def _lead(pattern: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str
 
 def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
-    if m["bare_m"] or m["bare_y"] or (m["q"] and not m["q_y"]):
+    if m["dec2"] and m.start() and text[m.start() - 1] in "'’":  # ("in the '90s")
+        return _BEFORE_BARE.search(text, max(0, m.start() - 1 - _LEAD_REACH), m.start() - 1) is not None
+    if m["bare_m"] or m["bare_y"] or (m["q"] and not m["q_y"]) or m["dec"] or m["dec2"]:
         return _lead(_BEFORE_BARE, text, m) is not None
+    if m["bs"]:  # told in the past or of the future; not of any year ("Leaves fall in the autumn", "We
+        # usually ski over the winter")
+        sentence = _sentence_of(text, m)
+        return _TENSED.search(sentence) is not None and _HABITUAL.search(sentence) is None
     if m["dur_n"]:  # "over the past 3 years" runs up to now; "for 3 years" only in a perfect tense ("has
         # lived here for 5 years", not "was there for 5 days")
         return (bool(m["dur_the"] or m["dur_span"])
@@ -573,7 +610,7 @@ def _lacks_year(m: re.Match[str]) -> bool:
                 or (m["wom_m"] and not m["wom_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
                 or (m["qw"] and not m["qw_y"]) or (m["hol"] and not (m["hol_y"] or m["hol_r"] or m["hol_ly"]))
-                or (m["ja_hol"] and not m["ja_hol_r"]))
+                or (m["ja_hol"] and not m["ja_hol_r"]) or m["bs"])
 
 
 def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
@@ -665,6 +702,12 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _month(month, year, at, tz, prefer)
     if g["ago_u"] and g["ago_u"].lower() == "weekend":  # "two weekends ago"
         return _weekend(at, tz, -_count(g["ago_n"]))
+    if g["ttly"]:  # "this time last year": its month, as "a year ago"
+        return _shift(at, G.MONTH, -12, tz)
+    if g["dec"] or g["dec2"]:  # "the 1990s", "the '90s": the first of its years
+        return _tp(_local(int(g["dec"]) if g["dec"] else 1900 + int(g["dec2"]), 1, 1, tz), G.YEAR, tz)
+    if g["bs"]:  # "in the spring": the last to have begun; the next to begin in a clause about the future
+        return _season(g["bs"].lower(), "next" if prefer == "future" else "begun", at, tz)[0]
     if g["ago_u"] and g["ago_u"].lower() in _SEASON_STARTS:  # "two summers ago": the one before last summer
         season = g["ago_u"].lower()
         last = _season(season, "last", at, tz)[0].at.astimezone(tz)
@@ -878,6 +921,9 @@ def _season(name: str, which: str, at: dt.datetime, tz: dt.tzinfo) -> tuple[Time
     elif which in ("next", "coming", "upcoming"):
         while _season_months(name, year, tz)[0].at <= local:
             year += 1
+    elif which == "begun":  # ("in the spring", said in it or after it: this year's)
+        while _season_months(name, year, tz)[0].at > local:
+            year -= 1
     return _season_months(name, year, tz)
 
 

@@ -168,6 +168,18 @@ def _day(point):
         ("We ship at the end of the month.", "at the end of the month", "point", "2025-11-24", "2025-12-01"),
         ("The report is due on the 1st.", "on the 1st", "point", "2025-12-01", "2025-12-02"),
         ("Two summers ago I was in Rome.", "Two summers ago", "point", "2024-06-01", "2024-09-01"),
+        ("A few months back I quit.", "A few months back", "point", "2025-08-01", "2025-09-01"),
+        ("This time last year I was in Rome.", "This time last year", "point", "2024-11-01", "2024-12-01"),
+        ("In the 1990s I lived in Paris.", "1990s", "point", "1990-01-01", "2000-01-01"),
+        ("Back in the '90s we met.", "90s", "point", "1990-01-01", "2000-01-01"),
+        ("A book from the 1900s.", "1900s", "point", "1900-01-01", "2000-01-01"),
+        ("Songs from the 2000s.", "2000s", "point", "2000-01-01", "2010-01-01"),
+        ("In the spring I started running.", "In the spring", "point", "2025-03-01", "2025-06-01"),
+        ("We will ski over the winter.", "over the winter", "point", "2025-12-01", "2026-03-01"),
+        ("At the beginning of the year I joined.", "At the beginning of the year", "point", "2025-01-01",
+         "2025-02-01"),
+        ("At the start of next month we ship.", "At the start of next month", "point", "2025-12-01",
+         "2025-12-08"),
         # named days: alone the last one by then (the next in a clause about the future), or as said
         ("We went skating at Christmas.", "Christmas", "point", "2024-12-25", "2024-12-26"),
         ("I'll see her at Christmas.", "Christmas", "point", "2025-12-25", "2025-12-26"),
@@ -214,7 +226,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "I shopped for Christmas presents.", "The new year's first snow fell.",
                                   "クリスマスプレゼントを買った", "We found an Easter egg in the game.",
                                   "At Christmas we always go skating.", "During Easter, we usually rest.",
-                                  "いつもクリスマスに映画を見る。", "We flew to Easter Island."])
+                                  "いつもクリスマスに映画を見る。", "We flew to Easter Island.",
+                                  "She's in her 20s.", "Three steps back.", "We ski over the winter."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
