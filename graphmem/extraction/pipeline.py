@@ -24,7 +24,7 @@ import re
 import sys
 import threading
 import types
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -600,9 +600,7 @@ class Extractor:
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
             # ("住んでいた": held over the period said with it, else ended)
             action = r.action if r.action != "past" else _past_action(r.time)
-            valid_from, valid_to = _dated(r.time, action)
-            if r.predicate in self.rules.open_ended and action == "assert":
-                valid_to = None
+            valid_from, valid_to = _dated(r.time, action, open_ended=r.predicate in self.rules.open_ended)
             start, end = r.span
             if r.time is not None:  # (the span quotes its time)
                 start, end = min(start, r.time.start), max(end, r.time.end)
@@ -717,9 +715,8 @@ class Extractor:
             if negated or not times or times[0].kind not in _BOUNDING:
                 return None
             action = _past_action(times[0])
-        valid_from, valid_to = _dated(times[0] if times else None, action)
-        if name in self.rules.open_ended and action == "assert":
-            valid_to = None  # ("was in Osaka from May to July": has been there since May)
+        valid_from, valid_to = _dated(times[0] if times else None, action,
+                                      open_ended=name in self.rules.open_ended)
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
         named = _owned_pattern(nouns).match(text, v_end, s_end) if nouns and obj_text[:1].isupper() else None
@@ -1225,8 +1222,7 @@ class Extractor:
         if predicate.kind != "opinion":
             value = _without_article(value)
         dropped = self.rules.object_drop_first.get(predicate.name, ())
-        while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
-            value = first[1].lstrip()  # "playing the guitar": the guitar
+        value = _without_first(value, dropped)  # "playing the guitar": the guitar
         if not value or len(value) > 120 or value.lower() in dropped or _doing_a_stand_in(value) or (
                 gerund and value in _NO_VALUE_ALONE):
             return None
@@ -1257,8 +1253,7 @@ class Extractor:
             return None
         value = _without_article(raw[: words[at if keep else at - 1].end()].strip(" ,"))
         dropped = self.rules.object_drop_first.get(predicate.name, ())
-        while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
-            value = first[1].lstrip()  # ("a weekend yoga class": yoga)
+        value = _without_first(value, dropped)  # ("a weekend yoga class": yoga)
         if not value or value.lower() in dropped or value.lower() in heads or \
                 self._opens_refused(predicate.name, _WORD.findall(value.lower())):
             return None
@@ -1385,14 +1380,25 @@ def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
     return re.compile(rf"\b{whose}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
 
 
-def _dated(time: TimeMention | None, action: str) -> tuple[TimePoint | None, TimePoint | None]:
+def _dated(time: TimeMention | None, action: str, *,
+           open_ended: bool = False) -> tuple[TimePoint | None, TimePoint | None]:
     """A statement's valid_from and valid_to from the time said with it: a close ends at it; an assert starts
-    at it, and ends at its end too when it says so ("until June", "from May to July")."""
+    at it, and ends at its end too when it says so ("until June", "from May to July"), unless its predicate's
+    values never end (``open_ended``: "was in Osaka from May to July" has been there since May)."""
     if time is None:
         return None, None
     if action == "close":
         return None, time.interval.start or time.interval.end
-    return time.interval.start, time.interval.end if time.kind in ("until", "range") else None
+    ends = time.kind in ("until", "range") and not open_ended
+    return time.interval.start, time.interval.end if ends else None
+
+
+def _without_first(value: str, dropped: Collection[str]) -> str:
+    """``value`` without the words of ``dropped`` opening it, while a word stays ("playing the guitar":
+    guitar; "playing" alone stays, for its caller to refuse)."""
+    while (first := value.split(" ", 1))[0].lower() in dropped and len(first) > 1:
+        value = first[1].lstrip()
+    return value
 
 
 def _without_article(value: str) -> str:
