@@ -124,6 +124,8 @@ _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?:spring|summer|fall|autumn|winter)"
 # the month a season opens with (the northern hemisphere's meteorological seasons: three months each)
 _SEASON_STARTS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+_YEAR_PARTS = {"early": 1, "mid": 5, "late": 9}  # the month each part of a year opens with
+_YEAR_SHIFT = {"last": -1, "this": 0, "next": 1}  # (years from this one)
 # a count in kanji, one numeral ("三日前"; "数日前", a few: three); none in a longer one ("二十日前")
 _JA_DIGITS = "一二三四五六七八九十"
 _JA_COUNT = rf"(?<![\d{_JA_DIGITS}百千])"
@@ -195,6 +197,11 @@ _POINT_FORMS = [
     rf"(?i:(?:in|over|during|through)\s+the\s+(?P<bs>{_SEASON}))\b(?!\s+of\b)",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
     rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
+    # a part of a year ("early 2024", "mid-2019", "late 2023": its first, middle or last four months; "the
+    # first half of 2024", "the second half of last year": six)
+    r"(?i:(?P<py>early|mid|late)(?:-|\s+)(?P<py_y>(?:1[89]|20)\d{2}))(?![\w-])",
+    r"(?i:(?:the\s+)?(?P<hy>first|second|1st|2nd)\s+half\s+of\s+"
+    r"(?:(?P<hy_y>(?:1[89]|20)\d{2})|(?P<hy_r>last|this|next)\s+year|the\s+year))\b",
     # the period the words before it end ("by the end of the month", "at the end of this week")
     r"(?i:(?:(?<=\bend\sof\s)|(?<=\bstart\sof\s)|(?<=\bbeginning\sof\s))(?:the|this)\s+"
     r"(?P<tp_u>week|month|quarter|year))\b",
@@ -258,6 +265,7 @@ _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
      "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS, "final",
+     "early", "mid", "late", "1st", "2nd",
      *HOLIDAY_OPENINGS]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
@@ -442,6 +450,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             elif m["dec"] or m["dec2"]:  # (a decade: its ten years; "the 1800s", "the 1900s": a century's)
                 century = m["dec"] is not None and m["dec"].endswith("00") and m["dec"] != "2000"
                 period = Interval(start=point, end=_shift(point.at, G.YEAR, 100 if century else 10, tz))
+            elif m["py"] or m["hy"]:  # (a part of a year: four months, or a half's six)
+                period = Interval(start=point, end=_year_part_end(m, point, tz))
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
             elif m["ja_ry_s"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:  # ("来年の春", "two summers
@@ -594,7 +604,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
     tail = _JA_UNTIL_AFTER.match(text[b.end() :])
     if tail:
         end += tail.end()
-    end_at = _end_of(end_point, tz)
+    end_at = _year_part_end(b, end_point, tz) if b["py"] or b["hy"] else _end_of(end_point, tz)
     if end_at.at < start_point.at:
         end_at = _end_of(start_point, tz)
     return TimeMention(text[start:end], start, end, "range", Interval(start=start_point, end=end_at))
@@ -620,6 +630,11 @@ def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
 def _end_of(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
     """Where the period ``point`` names ends, at its granularity: the end of "June" is July 1st."""
     return TimePoint(at=period_end(point, tz), granularity=point.granularity)
+
+
+def _year_part_end(m: re.Match[str], point: TimePoint, tz: dt.tzinfo) -> TimePoint:
+    """The end of the part of a year ``m`` names ("late 2023", "the first half of 2024") from ``point``."""
+    return _shift(point.at, G.MONTH, 4 if m["py"] else 6, tz)
 
 
 def _period(point: TimePoint, tz: dt.tzinfo) -> Interval:
@@ -661,7 +676,7 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         if g["hol_y"]:
             year = int(g["hol_y"])
         elif g["hol_ly"] or g["ja_hol_r"]:  # ("Christmas next year", "去年のクリスマス")
-            shift = {"last": -1, "this": 0, "next": 1}.get((g["hol_ly"] or "").lower())
+            shift = _YEAR_SHIFT.get((g["hol_ly"] or "").lower())
             year = at.astimezone(tz).year + (shift if shift is not None else _JA_WORDS[g["ja_hol_r"]][1])
         which = " ".join(g["hol_r"].lower().split()) if g["hol_r"] else None
         return _holiday(holiday_key(g["hol"] or g["ja_hol"]), which, year, at, tz, prefer)
@@ -695,7 +710,7 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["od_d"]:
         return _day_of_month(int(g["od_d"]), at, tz, prefer)
     if g["mly_m"]:
-        year = at.astimezone(tz).year + {"last": -1, "this": 0, "next": 1}[g["mly_r"].lower()]
+        year = at.astimezone(tz).year + _YEAR_SHIFT[g["mly_r"].lower()]
         return _tp(_local(year, _MONTH_NAMES[g["mly_m"].lower()], 1, tz), G.MONTH, tz)
     if g["bare_m"] or g["ja_m"]:
         month = _MONTH_NAMES[g["bare_m"].lower()] if g["bare_m"] else int(g["ja_m"])
@@ -741,12 +756,18 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _tp(whole.at.astimezone(tz).replace(day=day), G.WEEK, tz)
     if g["sy"]:  # "the summer of 2019": the month it opens with (its period: three months)
         return _season_months(g["sy"].lower(), int(g["sy_y"]), tz)[0]
+    if g["py"]:  # "early 2024": its January; "mid-2024" its May, "late 2024" its September (four months each)
+        return _tp(_local(int(g["py_y"]), _YEAR_PARTS[g["py"].lower()], 1, tz), G.MONTH, tz)
+    if g["hy"]:  # "the second half of last year": its July (six months)
+        shift = _YEAR_SHIFT.get((g["hy_r"] or "").lower(), 0)
+        year = int(g["hy_y"]) if g["hy_y"] else at.astimezone(tz).year + shift
+        return _tp(_local(year, 1 if g["hy"].lower() in ("first", "1st") else 7, 1, tz), G.MONTH, tz)
     if g["tp_u"]:  # "(the end of) the month": this one
         return _shift(at, _UNITS[g["tp_u"].lower()], 0, tz)
     if g["ban"]:  # "the week after next": two on; "the month before last": two back
         return _shift(at, _UNITS[g["ban_u"].lower()], 2 if g["ban"].lower().startswith("after") else -2, tz)
     if g["dlm_d"]:  # "the 15th of last month": that day of that month
-        named = _shift(at, G.MONTH, {"last": -1, "this": 0, "next": 1}.get(g["dlm_r"].lower(), -1), tz)
+        named = _shift(at, G.MONTH, _YEAR_SHIFT.get(g["dlm_r"].lower(), -1), tz)
         local = named.at.astimezone(tz)
         return _tp(_safe_date(local.year, local.month, int(g["dlm_d"]), tz), G.DAY, tz)
     if g["wkb"]:  # "the weekend before last"

@@ -43,7 +43,16 @@ def _day(point):
         ("It was the weekend before last.", "the weekend before last", "point", "2025-11-15", "2025-11-17"),
         ("The review is two weeks from now.", "two weeks from now", "point", "2025-12-08", "2025-12-15"),
         ("We met in mid-March.", "March", "point", "2025-03-01", "2025-04-01"),
-        ("Sales grew mid-2024.", "2024", "point", "2024-01-01", "2025-01-01"),
+        # a part of a year: its first, middle or last four months; a half its six
+        ("Sales grew mid-2024.", "mid-2024", "point", "2024-05-01", "2024-09-01"),
+        ("In early 2024 we moved.", "early 2024", "point", "2024-01-01", "2024-05-01"),
+        ("Since late 2023 she has lived in Oslo.", "Since late 2023", "since", "2023-09-01", None),
+        ("In the first half of 2024 we shipped.", "the first half of 2024", "point", "2024-01-01",
+         "2024-07-01"),
+        ("The second half of last year was rough.", "The second half of last year", "point", "2024-07-01",
+         "2025-01-01"),
+        ("From early 2023 to mid-2024 I lived there.", "From early 2023 to mid-2024", "range", "2023-01-01",
+         "2024-09-01"),
         ("We shipped in Nov 2025.", "Nov 2025", "point", "2025-11-01", "2025-12-01"),
         ("The 2025-11 report is out.", "2025-11", "point", "2025-11-01", "2025-12-01"),
         ("Since March she lives there.", "Since March", "since", "2025-03-01", None),
@@ -227,7 +236,9 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "クリスマスプレゼントを買った", "We found an Easter egg in the game.",
                                   "At Christmas we always go skating.", "During Easter, we usually rest.",
                                   "いつもクリスマスに映画を見る。", "We flew to Easter Island.",
-                                  "She's in her 20s.", "Three steps back.", "We ski over the winter."])
+                                  "She's in her 20s.", "Three steps back.", "We ski over the winter.",
+                                  "I was late 2 times.", "The first half of the match was slow.",
+                                  "It ran early-2024-style."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
