@@ -217,6 +217,9 @@ class Extractor:
         # reads only whether a token is punctuation
         getters = nlp.vocab.lex_attr_getters
         nlp.vocab.lex_attr_getters = {spacy.attrs.IS_PUNCT: getters[spacy.attrs.IS_PUNCT]}
+        # a dash typed against a word's end is no part of it ("a trip to Rio de Janeiro- we loved it")
+        suffixes = [*nlp.Defaults.suffixes, r"(?<=[^\W\d_]{2})-"]
+        nlp.tokenizer.suffix_search = spacy.util.compile_suffix_regex(suffixes).search
         return nlp
 
     def _renew(self) -> None:
@@ -1177,6 +1180,8 @@ class Extractor:
             if (product := _NEXT_WORD.match(text, e.end, s_end)) and product[1] in self.rules.brand_nouns:
                 return text[e.start : product.end()], "concept", product.end()  # "bought Nike shoes": shoes
             wanted = predicate.object_types
+            if product and product[1] in self.rules.thing_nouns and wanted and "concept" not in wanted:
+                return None  # "went to the coolest Harry Potter party": a thing named by the name, not it
             if between[:1] in (["a"], ["an"]) and wanted and _ONE_NAMED.issuperset(wanted):
                 return None  # "joined a new LGBTQ activist group": the name tells what kind of thing
             if predicate.kind == "preference":
