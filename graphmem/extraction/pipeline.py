@@ -304,6 +304,9 @@ class Extractor:
                 continue  # a known "Peter" opening a longer name ("Peter Smith"): the capitalised run takes it
             if source == "list" and ent.start and tokens.words[ent.start - 1] in self.rules.first_names:
                 continue  # a listed word closing a given name ("Taylor Swift"): the capitalised run takes it
+            if source == "list" and ent.text in self.rules.imperatives and \
+                    self._said_as_verb(tokens, ent.start):
+                continue  # "Go for it, Jon!": no tool
             result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
             taken.add(ent.start_char, ent.end_char)
         result.entities += self._capitalised_runs(tokens, taken)
@@ -326,6 +329,15 @@ class Extractor:
         ]
         result.aliases = self._aliases(text, result)
         return result
+
+    def _said_as_verb(self, tokens: _Tokens, i: int) -> bool:
+        """Whether the listed name at token ``i``, a verb too, is said as one: opening a line before a word
+        of the rules' ``imperative_next``, a mark or a given name ("Go for it", "Go, Jon!", "Go Jon!")."""
+        if not _opens_line(tokens, i):
+            return False
+        nxt = tokens.words[i + 1] if i + 1 < len(tokens.words) else ""
+        return (not nxt or nxt in ",!." or nxt.lower() in self.rules.imperative_next
+                or nxt in self.rules.first_names or self._gazetteer.get(name_key(nxt)) == "person")
 
     def _the_named(self, text: str, taken: _Spans) -> list[EntityMention]:
         """"The user" where it names the one an agent serves (the rules' ``the_named``): before a possessive
@@ -402,8 +414,9 @@ class Extractor:
                     break
                 j, joined = k, True
             if j > i and words[i] not in rules.first_names and _opens_line(tokens, i) and (
-                    words[i].lower().endswith("ing") or _a_verb(tokens.lowered[i], rules)):
-                i += 1  # "Learning German has been tough", "Joined Acme in March": the name follows
+                    words[i].lower().endswith("ing") or _a_verb(tokens.lowered[i], rules)
+                    or words[i] in rules.imperatives):
+                i += 1  # "Learning German has been tough", "Joined Acme in March", "Go Jon!": a name follows
             if i == j and words[i] in rules.common_nouns:
                 i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
                 continue

@@ -166,6 +166,8 @@ class Rules:
     name_particles: frozenset[str]  # lower-case words inside a name ("Ivo van Hove")
     named_kinds: dict[str, str]  # a word -> the type of a name "called" after it ("a game called Zelda")
     tools: tuple[str, ...]
+    imperatives: frozenset[str]  # listed names that are verbs too ("Go")
+    imperative_next: frozenset[str]  # ... said as a verb before these words, opening a line ("Go for it")
     places: tuple[str, ...]
     concepts: tuple[str, ...]  # languages, peoples, holidays: named, never someone
     not_names: frozenset[str]
@@ -448,6 +450,8 @@ def _read_rules(path: str) -> Rules:
         name_particles=_lowered_words(ent, "name_particles"),
         named_kinds=_named_kinds(raw.get("named_kinds") or {}, object_nouns.get("owns", ())),
         tools=tuple(ent.get("tools") or ()),
+        imperatives=frozenset(ent.get("imperatives") or ()),
+        imperative_next=_lowered_words(ent, "imperative_next"),
         places=tuple(ent.get("places") or ()),
         concepts=tuple(ent.get("concepts") or ()),
         not_names=frozenset(ent.get("not_names") or ()),
