@@ -1571,7 +1571,7 @@ _KIN_OR_KNOWN = frozenset(["family_of", "married_to", "knows"])
 # a name's possessive before a word: what follows is the name's, not the name ("Anna's party")
 _THEIRS_AFTER = re.compile(r"'s\s+[a-z]")
 # a word a time before "I" is said with ("In 2019 I moved", "Back in May I joined")
-_TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:back\s+)?(?:in|on|at|during|around|over)\s+$")
+_TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:(?:back\s+)?(?:in|on|at|during|around|over)|earlier|later)\s+$")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
