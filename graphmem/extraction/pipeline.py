@@ -183,6 +183,9 @@ class Extractor:
             f"{t}ren" for t in self.rules.titles}
         # "my last day at Globex", "Peter's first day at Initech": a day of a tie (``days`` in the rules)
         self._day_of = _day_pattern(self.rules.days)
+        # "my trip to the UK", "Tim's road trip to Jasper": where someone went (``trips`` in the rules)
+        self._trip_of = _trip_pattern(self.rules.trips)
+        self._trip_words = frozenset(w.split()[-1] for w in self.rules.trips)
         # a pipeline that splits sentences itself (a model's parser) marks where each starts; otherwise the rule
         # of spaCy's sentencizer is applied to the token table (its component reads one Token object a word)
         splits = bool({"sentencizer", "parser", "senter"} & set(self.nlp.pipe_names))
@@ -683,6 +686,8 @@ class Extractor:
             read.extend(self._favourites(text, s_start, s_end, ex))
         if "day" in words and self._day_of is not None and not words.isdisjoint(self.rules.days):
             read.extend(self._days(text, s_start, s_end, ex))
+        if self._trip_of is not None and not words.isdisjoint(self._trip_words):
+            read.extend(self._trips(text, s_start, s_end, ex))
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
         # where Peter lives
         claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
@@ -1107,6 +1112,42 @@ class Extractor:
                 held_before=closes)))
         return out
 
+    def _trips(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
+        """Where a trip of someone's went (``trips`` in the rules): "during my trip to the UK last Friday"
+        (who says the line), "Tim's road trip to Jasper", "her trip to Peru" (the last one named before);
+        dated by the sentence's time. Not a trip to come: "my upcoming trip to", "planning my trip to",
+        "packing for our trip to"."""
+        out: list[tuple[int, Statement]] = []
+        assert self._trip_of is not None
+        for m in self._trip_of.finditer(text, s_start, s_end):
+            predicate = self.rules.trips[" ".join(m["trip"].lower().split())]
+            wanted = self.ontology.predicate(predicate).object_types
+            place = next((e for e in ex.entities if e.start == m.end()), None)
+            if place is None or (wanted and place.type not in wanted) or _TRIP_TO_COME.search(
+                    text, s_start, m.start()) or _TRIP_TO_COME.search(m[0]):
+                continue
+            said = self._line_speaker(text, m.start(), ex)
+            if m["whose"]:
+                who = _person_at(ex, m.start("whose"), m.end("whose"))
+            elif m["theirs"]:
+                who = next((e for e in reversed(_people_before(ex, m.start()))
+                            if said is None or e.start != said.start), None)
+            else:
+                who = said
+            if who is None:
+                continue
+            after = [t for t in ex.times if place.end <= t.start < s_end]
+            when = after[0] if after else next(
+                (t for t in reversed(ex.times) if s_start <= t.start and t.end <= m.start()), None)
+            valid_from, _ = _dated(when, "assert", open_ended=True)
+            end = max(place.end, when.end) if when else place.end
+            out.append((m.start(), Statement(
+                subject=who.name, predicate=predicate, object=place.name, action="assert",
+                span=text[min(m.start(), when.start if when else m.start()) : end], start=s_start, end=end,
+                confidence=CONFIDENCE["rule"], valid_from=valid_from, subject_type="person",
+                object_type=place.type)))
+        return out
+
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
                v_start: int, v_end: int, ex: Extraction, verbs: Sequence[tuple[int, int]],
                ) -> tuple[tuple[str, str, float, int], tuple[str, str | None, int]] | None:
@@ -1396,6 +1437,25 @@ def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
     whose = r"(?:(?i:my|our)|(?P<theirs>(?i:his|her))|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)"
     tie = r"(?i:(?:of\s+work\s+)?(?:at|with))"
     return re.compile(rf"\b{whose}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
+
+
+def _trip_pattern(trips: Mapping[str, str]) -> re.Pattern[str] | None:
+    """Whose trip went where: "my trip to", "our road trip to", "Tim's vacation in" (the place follows)."""
+    if not trips:
+        return None
+    words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(trips, key=len, reverse=True))
+    whose = (r"(?:(?i:my|our)|(?P<theirs>(?i:his|her|their))"
+             r"|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)")
+    # (three words between at most, none another's or a preposition: "my last road trip to"; not "It's from
+    # our trip")
+    said = r"(?:(?!(?:my|our|his|her|their|from|to|in|on|at|of|for|with)\b)[a-z-]+\s+){0,3}?"
+    return re.compile(rf"\b{whose}\s+{said}(?P<trip>(?i:{words}))\s+(?i:to|in)\s+")
+
+
+# what says a trip is yet to come: before it in its sentence, or among its words ("my upcoming trip to")
+_TRIP_TO_COME = re.compile(r"(?i)\b(?:upcoming|next|future|planned|dream|plan(?:s|ning)?|will|going\s+to|"
+                           r"gonna|can['\u2019]?t\s+wait|cannot\s+wait|book(?:ed|ing)?|pack(?:ed|ing)?|for|"
+                           r"before)\b|['\u2019]ll\b")
 
 
 def _dated(time: TimeMention | None, action: str, *,

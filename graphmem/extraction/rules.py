@@ -149,6 +149,8 @@ class Rules:
     listed: dict[str, str]
     # a day said of a tie ("my last day at Globex is Friday"), lower-cased -> (its predicate, assert or close)
     days: dict[str, tuple[str, str]]
+    # a trip's word, lower-cased -> the predicate whose object it went to ("my trip to the UK": visited)
+    trips: dict[str, str]
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
     thing_suffixes: frozenset[str]  # ... or a thing ("Star Wars", "Chicken Pot Pie")
@@ -195,7 +197,8 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
     """The rules in ``path`` (default: the shipped file), checked against ``ontology``'s predicates."""
     rules = _read_rules(str(path or _rules_path()))
     if ontology is not None:
-        unknown = sorted(({t.predicate for t in rules.templates} | {p for p, _ in rules.days.values()})
+        unknown = sorted(({t.predicate for t in rules.templates} | {p for p, _ in rules.days.values()}
+                          | set(rules.trips.values()))
                          - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
@@ -281,6 +284,19 @@ def _days(statements: dict[str, Any]) -> dict[str, tuple[str, str]]:
                                     field=where)
             days[str(word).lower()] = (predicate, str(action))
     return days
+
+
+def _trips(statements: dict[str, Any]) -> dict[str, str]:
+    """The words of ``trips`` (per predicate), each said of one predicate only."""
+    trips: dict[str, str] = {}
+    for predicate, spec in statements.items():
+        where = f"statements.{predicate}.trips"
+        for word in _word_list(where, spec.get("trips") or []):
+            if word.lower() in trips:
+                raise OntologyError(f"{where}: {word!r} is said of {trips[word.lower()]!r} already",
+                                    field=where)
+            trips[word.lower()] = predicate
+    return trips
 
 
 @lru_cache(maxsize=8)
@@ -433,6 +449,7 @@ def _read_rules(path: str) -> Rules:
         known_objects_after=known_objects_after,
         known_types_too=known_types_too,
         days=_days(statements),
+        trips=_trips(statements),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),
