@@ -226,6 +226,9 @@ class StateInput:
     # a close whose words say the value held up to ``valid_to``: with nothing held that it ends, the value is
     # stated as holding since before anything recorded until then ("graduated from MIT in 2019")
     held_before: bool = False
+    # a close of whatever value its single-valued predicate holds then, the object left empty ("I quit my
+    # job": the job held at ``valid_to`` ends, whatever its firm)
+    unnamed: bool = False
 
 
 @dataclass(frozen=True)
@@ -1020,9 +1023,10 @@ class Memory:
         # the write's asserts and closes before it leave it.
         alone = {t for t, n in closed.items() if n == 1 and t not in groups}
         reads = [t for t in {*groups, *closed} if t[0] not in entities.created]
+        unnamed = {_timeline(s) for _, s, r in closes if r.unnamed}  # (what they end: read whole)
         queries = []
         for timeline in reads:
-            if timeline in alone:
+            if timeline in alone and timeline not in unnamed:
                 probes = [s for _, s, _ in closes if _timeline(s) == timeline]
                 keys = {object_key(s.object_id, s.object) for s in probes}
                 queries.append(TimelineQuery(*timeline, object_keys=keys))
@@ -1048,7 +1052,7 @@ class Memory:
         for index, probe, request in closes:
             end = self._optional_time(request.valid_to, "valid_to")
             current = existing.get(_timeline(probe), [])
-            target = _state_to_close(current, probe, end)
+            target = _state_to_close(current, probe, end, any_object=request.unnamed)
             if target is None and end is not None and request.held_before and \
                     not _held_before(current, probe, end):
                 plan = self._plan_held_before(probe, end, current, entities, now, made, request)
@@ -1089,7 +1093,13 @@ class Memory:
         predicate = self.ontology.predicate(r.predicate)
         if not r.subject or not r.subject.strip():
             raise InvalidInput("subject is missing; name the entity the state is about", field="subject")
-        if r.object is None or not str(r.object).strip():
+        if r.unnamed and r.action != "close":
+            raise InvalidInput("unnamed: only a close may leave its object out; give the object, or set "
+                               "action to close", field="unnamed")
+        if r.unnamed and not predicate.single_valued:
+            raise InvalidInput(f"unnamed: {predicate.name!r} holds many values at once; name the one that "
+                               "ends", field="unnamed")
+        if (r.object is None or not str(r.object).strip()) and not r.unnamed:
             raise InvalidInput("object is missing; give the value or entity the state points at", field="object")
         valid = _validated(
             Interval,
@@ -1101,8 +1111,8 @@ class Memory:
         subject_type = r.subject_type or (predicate.subject_types[0] if predicate.subject_types else None)
         subject_id = entities.resolve(r.subject, subject_type, field="subject")
         object_id = None
-        object_text = str(r.object).strip()
-        if predicate.object == "entity":
+        object_text = str(r.object or "").strip()
+        if predicate.object == "entity" and not r.unnamed:
             object_type = r.object_type or (predicate.object_types[0] if predicate.object_types else None)
             object_id = entities.resolve(object_text, object_type, field="object")
             object_text = entities.name(object_id)
@@ -3133,6 +3143,7 @@ def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
             subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
             payload={k: v for k, v in (("title", s.title), ("object_title", s.object_title)) if v} or None,
             held_before=s.held_before and s.valid_to is not None,  # (only when the text says until when)
+            unnamed=closing and not s.object,  # ("I quit my job": whatever job then)
         ))
     return out
 
@@ -3188,10 +3199,13 @@ def _held_before(current: Sequence[State], probe: State, end: TimePoint) -> bool
                and (s.valid.start is None or s.valid.start.at < end.at) for s in current)
 
 
-def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None) -> State | None:
-    """The live state with the probe's object that a close at ``end`` would end (the latest such)."""
+def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None, *,
+                    any_object: bool = False) -> State | None:
+    """The live state with the probe's object (``any_object``: with any) that a close at ``end`` would end
+    (the latest such)."""
     key = object_key(probe.object_id, probe.object)
-    live = [s for s in current if s.status.value != "retracted" and object_key(s.object_id, s.object) == key
+    live = [s for s in current if s.status.value != "retracted"
+            and (any_object or object_key(s.object_id, s.object) == key)
             and (s.valid.end is None or end is None or s.valid.end.at > end.at)
             and (s.valid.start is None or end is None or s.valid.start.at < end.at)]
     return max(live, key=lambda s: s.valid.start.at if s.valid.start else dt.datetime.min.replace(tzinfo=UTC),
@@ -3217,9 +3231,9 @@ def _state_input(raw: Any, event_id: str) -> StateInput:
         raise InvalidInput(f"unknown field {sorted(unknown)[0]!r} in states; allowed: {', '.join(sorted(allowed))}",
                            field="states")
     for required in ("subject", "predicate", "object"):
-        if not raw.get(required):
+        if not raw.get(required) and not (required == "object" and raw.get("unnamed")):
             raise InvalidInput(f"states.{required} is missing", field=f"states.{required}")
-    return StateInput(**{**raw, "evidence": (*tuple(raw.get("evidence") or ()), event_id)})
+    return StateInput(**{"object": "", **raw, "evidence": (*tuple(raw.get("evidence") or ()), event_id)})
 
 
 _OPEN: weakref.WeakSet[Memory] = weakref.WeakSet()

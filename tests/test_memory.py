@@ -160,6 +160,33 @@ def test_a_close_said_with_its_time_states_what_held_until_then_though_memory_di
         assert [s.object for s in mem.as_of("2018").states(subject="Peter")] == ["MIT", "Globex"]
 
 
+def test_a_job_ended_without_its_firm_named_ends_whatever_job_held_then(tmp_path):
+    """"I lost my job last month" ends the job memory knows of, whatever its firm; about someone memory knows
+    no job of, it states nothing. A bulk close may leave its object out the same way (``unnamed``), only for a
+    single-valued predicate; otherwise it is refused, naming the field, and nothing of the write lands."""
+    with Memory.open(tmp_path / "unnamed.kuzu", embedder="none") as mem:
+        mem.record(content="Jon: I joined Globex in 2019.", occurred_at="2023-01-05")
+        mem.record(content="Jon: I lost my job last month.", occurred_at="2023-06-10")
+        mem.record(content="Ann: I got laid off yesterday.", occurred_at="2023-06-10")
+        mem.record_many([{"content": "Kim joined Hooli.", "occurred_at": "2020-01-01", "extract": False,
+                          "states": [{"subject": "Kim", "predicate": "works_at", "object": "Hooli"}]},
+                         {"content": "Kim was let go.", "occurred_at": "2024-02-01", "extract": False,
+                          "states": [{"subject": "Kim", "predicate": "works_at", "action": "close",
+                                      "unnamed": True, "valid_to": "2024-02-01"}]}])
+        mem.store.settle()
+        spans = {who: [(s.object, s.valid.end and s.valid.end.label()) for s in mem.timeline(who, "works_at")]
+                 for who in ("Jon", "Ann", "Kim")}
+        assert spans == {"Jon": [("Globex", "2023-05")], "Ann": [], "Kim": [("Hooli", "2024-02-01")]}
+        events = mem.stats().events
+        for state, field in (({"predicate": "likes", "action": "close"}, "unnamed"),
+                             ({"predicate": "works_at"}, "unnamed")):
+            with pytest.raises(InvalidInput) as caught:
+                mem.record_many([{"content": f"refused {field} {state}", "extract": False,
+                                  "states": [{"subject": "Kim", "unnamed": True, **state}]}])
+            assert caught.value.field.endswith(field)
+        assert mem.stats().events == events
+
+
 def test_a_last_day_at_a_job_ends_it_with_that_day_and_a_first_day_starts_it(tmp_path):
     """"My last day at Globex is Friday" (said on a Thursday): the job held through Friday, whether memory
     knew of it or not; "Tomorrow is my first day at Hooli": the next one, from tomorrow."""

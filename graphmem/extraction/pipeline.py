@@ -663,7 +663,7 @@ class Extractor:
                 continue
             st = self._read(template, text, s_start, s_end, v_start, v_end, ex, verbs)
             if st is not None:
-                listed = self._listed_with(st, text, v_end, s_end, ex, verbs)
+                listed = self._listed_with(st, text, v_end, s_end, ex, verbs) if st.object else []
                 if listed:
                     st, *listed = self._sharing_a_head([st, *listed], text)
                 also = [*self._also(template, m, st, text, v_end, s_end, ex), *listed]
@@ -703,7 +703,7 @@ class Extractor:
             return None
         (subject_name, subject_type, confidence, subject_start), obj = pair
         obj_text, obj_type, obj_end = obj
-        if not self._fits(predicate.name, obj_text):
+        if not template.unnamed and not self._fits(predicate.name, obj_text):
             return None
         rest = text[obj_end:s_end].lower()
         stopped = any(rest.lstrip(" ,").startswith(sfx) for sfx in self.rules.negation_suffixes) or \
@@ -1160,6 +1160,8 @@ class Extractor:
         if subject is None or subject[1] not in (*predicate.subject_types, "person", "concept") and \
                 predicate.subject_types:
             return None  # ("The man who lives in Rome works at Acme": no place works anywhere)
+        if template.unnamed:  # (whatever value it holds then: one a single-valued predicate holds at most)
+            return (subject, ("", None, v_end)) if predicate.single_valued else None
         name, type_, confidence, start = subject
         guessed = type_ in ("person", "concept") and not any(
             e.name == name and (e.source not in ("rule", "initial") or e.text in self.rules.first_names)

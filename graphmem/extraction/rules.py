@@ -46,6 +46,7 @@ class Template:
     also: str | None = None  # ``{*role}``: the predicate whose value the skipped words are too
     held_before: bool = False  # a close whose words say the value held up to it ("graduated from")
     keyed: str | None = None  # the one word a sentence must hold for it to be tried, if not its phrase's
+    unnamed: bool = False  # ``close_unnamed``: "{S} <phrase>" ends whatever value it holds ("quit my job")
 
     @property
     def leaves(self) -> bool:
@@ -365,6 +366,12 @@ def _read_rules(path: str) -> Rules:
                                         field=f"statements.{predicate}.{key}")
                 if gerund or headed:
                     template = template[: template.rindex("{")] + "{O}"
+                unnamed = key == "close_unnamed"
+                if unnamed:  # ("{S} quit {*} job": whatever job it is; read as "{S} quit {*} job {O}" is)
+                    if template.endswith("{O}") or not template.startswith("{S} "):
+                        raise OntologyError(f"template {template!r} of close_unnamed must read '{{S}} <verb "
+                                            "phrase>', naming no {O}", field=f"statements.{predicate}.{key}")
+                    template += " {O}"
                 if template.startswith(_MUTUAL) and len(template) > len(_MUTUAL) and GAP not in template:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
@@ -386,7 +393,7 @@ def _read_rules(path: str) -> Rules:
                                         "template at most", field=f"statements.{predicate}.{key}")
                 # how each of its forms (in the first person, negated) reads its object
                 shape: dict[str, Any] = dict(nouns_only=nouns_only, gerund=gerund, head=head,
-                                             also=named[0] if named else None)
+                                             also=named[0] if named else None, unnamed=unnamed)
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase), **shape,
                                           held_before=held_before))
                 first, _, rest = phrase.partition(" ")
@@ -394,7 +401,7 @@ def _read_rules(path: str) -> Rules:
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}", _first_person_regex(own),
                                           first_person=True, **shape, held_before=held_before))
-                if action == "assert" and base:
+                if action == "assert" and base and not unnamed:
                     for neg in negations:
                         text = _negated(neg, first, base, rest, phrase)
                         if text:
@@ -584,7 +591,7 @@ def _word_list(field: str, value: Any) -> list[str]:
 # the keys of a predicate's templates: (key, what they do, read only with an object noun)
 # (a `past` phrase holds over the period its clause gives: "lived in Paris from 2015 to 2019")
 _TEMPLATE_KEYS = (("assert", "assert", False), ("close", "close", False), ("assert_nouns", "assert", True),
-                  ("past", "past", False))
+                  ("past", "past", False), ("close_unnamed", "close", False))
 
 
 def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | None:
