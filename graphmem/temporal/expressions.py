@@ -232,16 +232,17 @@ _POINT_FORMS = [
 
 def _gated(forms: list[str]) -> re.Pattern[str]:
     """One alternation of ``forms``, in their order (at a position, the first form that matches wins).
-    Neighbouring forms that open with a digit are tried only where a digit stands; the Latin word forms
-    only where no Latin letter precedes (a word starts there: "Sean 3", "adec 5" hold no time); the forms
+    Neighbouring forms that open with a digit are tried only where a number starts (read from its first
+    digit: "12025-11-27" holds no date); the Latin word forms only where no Latin letter or digit precedes (a
+    word starts there: "Sean 3", "adec 5", "2025Q3" hold no time but as a whole); the forms
     that open with a Japanese letter only where a letter outside ASCII stands (a form that opens with its
     own lookahead keeps it). The engine would otherwise try each form at every character, which took most
     of the time of reading a text."""
     def gate(form: str) -> str:
         if re.match(r"\(\?P<\w+>\\d", form):
-            return r"(?=\d)"
+            return r"(?<!\d)(?=\d)"
         if form.startswith("(?i:"):
-            return r"(?<![A-Za-z])"
+            return r"(?<![A-Za-z0-9])"
         return r"(?=[^\x00-\x7f])" if not form[:12].isascii() and not form.startswith("(?=") else ""
 
     groups: list[tuple[str, list[str]]] = []
@@ -274,7 +275,11 @@ _BEFORE_THE = frozenset(["at", "over", "during", "within"])
 # opening words a named day's form may open with ("Christmas", "last Thanksgiving")
 _NAMED_DAY_LEADS = HOLIDAY_OPENINGS | {"last", "this", "past", "next", "coming", "upcoming"}
 _THE_NEXT = re.compile(r"\s+(?i:the)\b")
-_OPENINGS = re.compile(r"\d|(?<![A-Za-z])[A-Za-z]+")
+_OPENINGS = re.compile(r"(?<!\d)\d|(?<![A-Za-z0-9])[A-Za-z]+")
+# what may follow "the" opening a point: a number, an opening word ("the first week of", "the summer of") or a
+# unit ("the day before yesterday", "the week after next"); "the budget" is tried no further
+_THE_UNITS = frozenset(["day", "week", "month", "quarter", "year"])
+_NEXT_WORD = re.compile(r"\s+(\w+)")
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?(?:\s+|(?<=mid)-)$")
 
@@ -352,6 +357,9 @@ def _points(text: str) -> list[re.Match[str]]:
         if not text[at].isdigit():
             word = opening[0].lower()
             if word not in _OPENING_WORDS or word in _BEFORE_THE and not _THE_NEXT.match(text, opening.end()):
+                continue
+            if word == "the" and not ((nxt := _NEXT_WORD.match(text, opening.end())) and (
+                    nxt[1][0].isdigit() or (w := nxt[1].lower()) in _OPENING_WORDS or w in _THE_UNITS)):
                 continue
             if word in _NAMED_DAY_LEADS:
                 pattern = _POINT

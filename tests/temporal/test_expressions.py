@@ -302,7 +302,8 @@ _PIECES = ["yesterday", "Yesterday", "last", "week", "next", "Tuesday", "on", "i
            "several", "tonight", "this", "morning", "upcoming", "weekend", "x", "_", "-", "#", ".", ",", "abc",
            "dec", "Sept", "12", "1999", "W07", "mid", "Mayday", "pastry", "ant", "over", "At", "during",
            "within", "THE", "past", "weekends", "before", "now", "from", "mid-", "is", "was", "Friday",
-           "today", "Christmas", "Eve", "New", "Year's", "Easter", "2024"]
+           "today", "Christmas", "Eve", "New", "Year's", "Easter", "2024", "half", "quarter", "day", "month",
+           "year", "1st", "summer", "end", "first", "after", "budget", "Q3", "2nd", "12025-11-27"]
 
 
 @settings(max_examples=400, deadline=None)
