@@ -858,7 +858,8 @@ class Extractor:
     def _opens_refused(self, predicate: str, words: Sequence[str]) -> bool:
         """Whether a value of ``predicate`` (its lower-cased ``words``) opens with words its object may not
         open with ("thinks about", "thinks I'll": no claim)."""
-        return any(_opens(words, refused) for refused in self.rules.object_not_first.get(predicate, ()))
+        refused = self.rules.not_first_by_word.get(predicate, {}).get(words[0], ()) if words else ()
+        return any(_opens(words, r) for r in refused)
 
     def _subject(self, text: str, s_start: int, v_start: int, ex: Extraction,
                  verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:

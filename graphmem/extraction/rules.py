@@ -186,6 +186,18 @@ class Rules:
     alias_of_speaker: re.Pattern[str] | None  # "my name is Sam": what says a name is who says the line's
     japanese: JapaneseRules
 
+    @cached_property
+    def not_first_by_word(self) -> dict[str, dict[str, tuple[tuple[str, ...], ...]]]:
+        """``object_not_first`` by the first word of each opening: a value is checked against those that
+        open with its own first word (a predicate refuses a hundred openings)."""
+        out: dict[str, dict[str, tuple[tuple[str, ...], ...]]] = {}
+        for predicate, openings in self.object_not_first.items():
+            by_word: dict[str, list[tuple[str, ...]]] = {}
+            for opening in openings:
+                by_word.setdefault(opening[0], []).append(opening)
+            out[predicate] = {w: tuple(o) for w, o in by_word.items()}
+        return out
+
 
 def _rules_path() -> Path:
     repo = Path(__file__).resolve().parents[2] / "ontology" / "extraction.yaml"
