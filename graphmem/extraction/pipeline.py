@@ -389,9 +389,10 @@ class Extractor:
         def shouting(k: int) -> bool:  # a word of two letters or more in capitals
             return 0 <= k < len(words) and len(words[k]) > 1 and words[k].isalpha() and words[k].isupper()
 
+        capital = [w[:1].isupper() for w in words]  # (most words are not: looked at no further)
         i = 0
         while i < len(words):
-            if not candidate(i):
+            if not capital[i] or not candidate(i):
                 i += 1
                 continue
             j, joined = i, False
