@@ -1090,17 +1090,8 @@ class Extractor:
                 continue
             wanted = self.ontology.predicate(predicate).object_types
             tie = next((e for e in ex.entities if e.start == m.end()), None)
-            said = self._line_speaker(text, m.start(), ex)
-            if m["whose"]:
-                who = _person_at(ex, m.start("whose"), m.end("whose"))
-            elif m["theirs"]:  # ("Anna joined in 2019. Her last day at Globex is Friday": the last one named)
-                who = next((e for e in reversed(_people_before(ex, m.start()))
-                            if said is None or e.start != said.start), None)
-            else:
-                who = said
-            after = [t for t in ex.times if tie is not None and tie.end <= t.start < s_end]
-            when = after[0] if after else next(
-                (t for t in reversed(ex.times) if s_start <= t.start and t.end <= m.start()), None)
+            who = self._owner(text, m, ex)
+            when = _time_said(ex, tie.end, s_start, s_end, m.start()) if tie is not None else None
             if (who is None or tie is None or (wanted and tie.type not in wanted) or when is None
                     or when.kind != "point"):
                 continue
@@ -1113,6 +1104,18 @@ class Extractor:
                 valid_to=when.interval.end if closes else None, subject_type="person", object_type=tie.type,
                 held_before=closes)))
         return out
+
+    def _owner(self, text: str, m: re.Match[str], ex: Extraction) -> EntityMention | None:
+        """Whose ``m`` (a match of ``_POSSESSOR`` and what follows) says a thing is: "Peter's" Peter's,
+        "his", "her" or "their" the last one named before who is not saying the line ("Anna joined in 2019.
+        Her last day at Globex is Friday"), "my" or "our" who says the line."""
+        said = self._line_speaker(text, m.start(), ex)
+        if m["whose"]:
+            return _person_at(ex, m.start("whose"), m.end("whose"))
+        if m["theirs"]:
+            return next((e for e in reversed(_people_before(ex, m.start()))
+                         if said is None or e.start != said.start), None)
+        return said
 
     def _trips(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
         """Where a trip of someone's went (``trips`` in the rules): "during my trip to the UK last Friday"
@@ -1128,19 +1131,10 @@ class Extractor:
             if place is None or (wanted and place.type not in wanted) or _TRIP_TO_COME.search(
                     text, s_start, m.start()) or _TRIP_TO_COME.search(m[0]):
                 continue
-            said = self._line_speaker(text, m.start(), ex)
-            if m["whose"]:
-                who = _person_at(ex, m.start("whose"), m.end("whose"))
-            elif m["theirs"]:
-                who = next((e for e in reversed(_people_before(ex, m.start()))
-                            if said is None or e.start != said.start), None)
-            else:
-                who = said
+            who = self._owner(text, m, ex)
             if who is None:
                 continue
-            after = [t for t in ex.times if place.end <= t.start < s_end]
-            when = after[0] if after else next(
-                (t for t in reversed(ex.times) if s_start <= t.start and t.end <= m.start()), None)
+            when = _time_said(ex, place.end, s_start, s_end, m.start())
             valid_from, _ = _dated(when, "assert", open_ended=True)
             end = max(place.end, when.end) if when else place.end
             out.append((m.start(), Statement(
@@ -1438,9 +1432,20 @@ def _day_pattern(days: Mapping[str, tuple[str, str]]) -> re.Pattern[str] | None:
     if not days:
         return None
     words = "|".join(re.escape(w) for w in sorted(days, key=len, reverse=True))
-    whose = r"(?:(?i:my|our)|(?P<theirs>(?i:his|her))|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)"
     tie = r"(?i:(?:of\s+work\s+)?(?:at|with))"
-    return re.compile(rf"\b{whose}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
+    return re.compile(rf"\b{_POSSESSOR}\s+(?P<which>(?i:{words}))\s+(?i:day)\s+{tie}\s+")
+
+
+# whose a thing is (see Extractor._owner): "my", "our", "his", "her", "their" or a name's ("Tim's")
+_POSSESSOR = (r"(?:(?i:my|our)|(?P<theirs>(?i:his|her|their))"
+              r"|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)")
+
+
+def _time_said(ex: Extraction, after: int, s_start: int, s_end: int, before: int) -> TimeMention | None:
+    """The time a sentence says a thing with: the first after ``after`` in it, else the last before
+    ``before`` ("my last day at Globex is Friday", "On Friday, my trip to Rome ...")."""
+    return next((t for t in ex.times if after <= t.start < s_end), None) or next(
+        (t for t in reversed(ex.times) if s_start <= t.start and t.end <= before), None)
 
 
 def _trip_pattern(trips: Mapping[str, str]) -> re.Pattern[str] | None:
@@ -1448,12 +1453,10 @@ def _trip_pattern(trips: Mapping[str, str]) -> re.Pattern[str] | None:
     if not trips:
         return None
     words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(trips, key=len, reverse=True))
-    whose = (r"(?:(?i:my|our)|(?P<theirs>(?i:his|her|their))"
-             r"|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)")
     # (three words between at most, none another's or a preposition: "my last road trip to"; not "It's from
     # our trip")
     said = r"(?:(?!(?:my|our|his|her|their|from|to|in|on|at|of|for|with)\b)[a-z-]+\s+){0,3}?"
-    return re.compile(rf"\b{whose}\s+{said}(?P<trip>(?i:{words}))\s+(?i:to|in)\s+")
+    return re.compile(rf"\b{_POSSESSOR}\s+{said}(?P<trip>(?i:{words}))\s+(?i:to|in)\s+")
 
 
 # what says a trip is yet to come: before it in its sentence, or among its words ("my upcoming trip to")
