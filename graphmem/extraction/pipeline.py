@@ -464,8 +464,9 @@ class Extractor:
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or (
                     "org" if prev == "from" and self._someone_before(tokens, i - 1, found) else "place")
             elif prev in ("at", "of", "for"):  # ("a fan of Harry Potter": a thing; a team is "the Lakers")
-                fan = prev == "of" and i > 1 and tokens.lowered[i - 2] in ("fan", "fans")
-                type_ = "concept" if fan else "org"
+                before = tokens.lowered[i - 2] if prev == "of" and i > 1 else ""
+                type_ = ("concept" if before in ("fan", "fans") else "place" if before in rules.places_of
+                         else "person" if before in rules.someone_of else "org")
             elif prev in ("the", "a", "an"):  # "the Acme search team": a thing, typed later by what is said of it
                 type_ = "concept"
             elif shouted:  # "VR", "PC", "INTENSE": no one's name

@@ -163,6 +163,8 @@ class Rules:
     project_cues: frozenset[str]
     title_cues: frozenset[str]  # words after which a name is a title or a game ("playing Fortnite")
     visit_cues: frozenset[str]  # ... or a place ("visited Zermatt")
+    places_of: frozenset[str]  # words before "of" after which a name is a place ("the city of Nuuk")
+    someone_of: frozenset[str]  # ... or someone ("a pic of Oliver", "care of Toby")
     speaking_verbs: frozenset[str]  # after a name opening a sentence: it is someone's ("Thaddeus called")
     brand_nouns: frozenset[str]  # words before which a name is a brand ("Nike shoes")
     thing_nouns: frozenset[str]  # ... and a thing named ("a Valorant tournament")
@@ -480,6 +482,8 @@ def _read_rules(path: str) -> Rules:
         project_cues=frozenset(ent.get("project_cues") or ()),
         title_cues=_lowered_words(ent, "title_cues"),
         visit_cues=_lowered_words(ent, "visit_cues"),
+        places_of=_lowered_words(ent, "places_of"),
+        someone_of=_lowered_words(ent, "someone_of"),
         speaking_verbs=_lowered_words(ent, "speaking_verbs"),
         brand_nouns=_lowered_words(ent, "brand_nouns"),
         thing_nouns=_lowered_words(ent, "thing_nouns"),
