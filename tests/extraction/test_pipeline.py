@@ -762,6 +762,9 @@ def test_a_close_that_says_the_value_held_until_it_is_marked_so(extractor, text,
         ("  works_at:\n    days: {last: ends}\n", "use assert or close"),
         ("  works_at:\n    days: {last: close}\n  studies_at:\n    days: {last: close}\n",
          "said of 'works_at'"),
+        # a close of whatever value is held names no object; a trip's word goes with one predicate
+        ("  works_at:\n    close_unnamed: ['{S} quit {O}']\n", "of close_unnamed must read"),
+        ("  visited:\n    trips: [trip]\n  lives_in:\n    trips: [Trip]\n", "said of 'visited'"),
     ],
 )
 def test_rules_that_name_what_they_cannot_are_refused_when_they_load(tmp_path, spec, field):
