@@ -797,7 +797,10 @@ class Extractor:
         literal = predicate.name in self.rules.listed and st.object_type is None and not (
             _POSSESSIVES.intersection(words := st.object.lower().split())
             or len(words) > 1 and words[0].endswith("ing"))  # ("tracking my meditation and ...": its objects)
-        if not literal and (predicate.kind != "preference" or st.object_type != "concept") or at < 0:
+        nouns = self.rules.object_nouns.get(predicate.name)
+        owned = nouns is not None and st.object.lower().split()[-1] in nouns  # ("has two dogs and a cat")
+        if not literal and not owned and (predicate.kind != "preference" or st.object_type != "concept") \
+                or at < 0:
             return []
         out: list[Statement] = []
         end, value = at + len(st.object), st.object
@@ -806,8 +809,9 @@ class Extractor:
         while not _TAKES_A_PHRASE.intersection(value.lower().split()) and (joint := (
                 _LISTED_AND.match(text, end, s_end)
                 or (_LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None))):
+            # (what is owned is one of the predicate's nouns, read from the space before it: "and a cat")
             found = self._listed_value(predicate, text, joint.end(), s_end, ex) if literal else \
-                self._common_noun(predicate, text, joint.end(), s_end, ex)
+                self._common_noun(predicate, text, joint.end() - (1 if owned else 0), s_end, ex)
             first = found[0].split()[0].lower().split("'")[0] if found else ""
             if found is None or any(joint.end() <= a < found[2] for a, _ in verbs) or \
                     first in _CLAUSE_SUBJECTS or first in _NOT_LISTED:
