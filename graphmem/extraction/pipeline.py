@@ -186,6 +186,9 @@ class Extractor:
         # "my trip to the UK", "Tim's road trip to Jasper": where someone went (``trips`` in the rules)
         self._trip_of = _trip_pattern(self.rules.trips)
         self._trip_words = frozenset(w.split()[-1] for w in self.rules.trips)
+        # "my new TV that I got from Best Buy": a thing of one's own (``got_it`` in the rules)
+        self._got_of = _got_pattern(self.rules.got_it)
+        self._got_words = frozenset(w.split()[0] for w in self.rules.got_it)
         # a pipeline that splits sentences itself (a model's parser) marks where each starts; otherwise the rule
         # of spaCy's sentencizer is applied to the token table (its component reads one Token object a word)
         splits = bool({"sentencizer", "parser", "senter"} & set(self.nlp.pipe_names))
@@ -690,6 +693,9 @@ class Extractor:
             read.extend(self._days(text, s_start, s_end, ex))
         if self._trip_of is not None and not words.isdisjoint(self._trip_words):
             read.extend(self._trips(text, s_start, s_end, ex))
+        if self._got_of is not None and not words.isdisjoint(self._got_words) and \
+                not words.isdisjoint(_MY_OUR):
+            read.extend(self._got(text, s_start, s_end, ex))
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
         # where Peter lives
         claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
@@ -1149,6 +1155,30 @@ class Extractor:
                 object_type=place.type)))
         return out
 
+    def _got(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
+        """A thing of one's own said with how one got it (``got_it`` in the rules): "my new 55-inch 4K TV that
+        I got from Best Buy on November 27th" owns the 55-inch 4K TV (who says the line) from then; "new"
+        is when, no part of the thing."""
+        out: list[tuple[int, Statement]] = []
+        assert self._got_of is not None
+        for m in self._got_of.finditer(text, s_start, s_end):
+            words = m["what"].split()
+            while words and words[0].lower() in _JUST_GOT:
+                words.pop(0)
+            who = self._line_speaker(text, m.start(), ex)
+            if who is None or not words or len(words) > 5 or not words[-1][:1].isalnum() or \
+                    words[-1].lower() in self.rules.got_it_not:
+                continue  # ("my job that I got last year": no thing one has)
+            when = _time_said(ex, m.end(), s_start, s_end, m.start())
+            valid_from, _ = _dated(when, "assert")
+            end = max(m.end(), when.end) if when else m.end()
+            out.append((m.start(), Statement(
+                subject=who.name, predicate=self.rules.got_it[" ".join(m["got"].lower().split())],
+                object=" ".join(words), action="assert", span=text[m.start() : end], start=s_start, end=end,
+                confidence=CONFIDENCE["rule"], valid_from=valid_from, subject_type="person",
+                object_type="concept")))
+        return out
+
     def _sides(self, template: Template, predicate: Predicate, text: str, s_start: int, s_end: int,
                v_start: int, v_end: int, ex: Extraction, verbs: Sequence[tuple[int, int]],
                ) -> tuple[tuple[str, str, float, int], tuple[str, str | None, int]] | None:
@@ -1464,6 +1494,20 @@ def _trip_pattern(trips: Mapping[str, str]) -> re.Pattern[str] | None:
     return re.compile(rf"\b{_POSSESSOR}\s+{said}(?P<trip>(?i:{words}))\s+(?i:to|in)\s+")
 
 
+def _got_pattern(got_it: Mapping[str, str]) -> re.Pattern[str] | None:
+    """One's thing and how one got it: "my new TV that I got", "our house, which we bought" (the thing
+    between)."""
+    if not got_it:
+        return None
+    words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(got_it, key=len, reverse=True))
+    what = r"(?P<what>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,5}?)"
+    return re.compile(rf"(?i)\b(?:my|our)\s+{what}\s*,?\s+(?:that|which)\s+(?:I|we)\s+"
+                      rf"(?:(?:just|recently|finally|also|actually)\s+)?(?P<got>{words})\b")
+
+
+# words before a thing one got that say when, not what ("my new TV", "my brand-new laptop")
+_JUST_GOT = frozenset(["new", "brand-new", "brand", "newly"])
+_MY_OUR = frozenset(["my", "our"])
 # what says a trip is yet to come: before it in its sentence, or among its words ("my upcoming trip to")
 _TRIP_TO_COME = re.compile(r"(?i)\b(?:upcoming|next|future|planned|dream|plan(?:s|ning)?|will|going\s+to|"
                            r"gonna|can['\u2019]?t\s+wait|cannot\s+wait|book(?:ed|ing)?|pack(?:ed|ing)?|for|"

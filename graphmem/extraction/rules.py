@@ -152,6 +152,9 @@ class Rules:
     days: dict[str, tuple[str, str]]
     # a trip's word, lower-cased -> the predicate whose object it went to ("my trip to the UK": visited)
     trips: dict[str, str]
+    # a word of getting, lower-cased -> the predicate whose object one got ("my TV that I got": owns)
+    got_it: dict[str, str]
+    got_it_not: frozenset[str]  # ... what got so is no thing one has ("my job that I got")
     org_suffixes: frozenset[str]
     place_suffixes: frozenset[str]  # last words of a longer name that make it a place ("Whispering Falls")
     thing_suffixes: frozenset[str]  # ... or a thing ("Star Wars", "Chicken Pot Pie")
@@ -213,7 +216,7 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
     rules = _read_rules(str(path or _rules_path()))
     if ontology is not None:
         unknown = sorted(({t.predicate for t in rules.templates} | {p for p, _ in rules.days.values()}
-                          | set(rules.trips.values()))
+                          | set(rules.trips.values()) | set(rules.got_it.values()))
                          - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
@@ -301,12 +304,12 @@ def _days(statements: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return days
 
 
-def _trips(statements: dict[str, Any]) -> dict[str, str]:
-    """The words of ``trips`` (per predicate), each said of one predicate only."""
+def _trips(statements: dict[str, Any], key: str = "trips") -> dict[str, str]:
+    """The words of ``key`` (``trips``, ``got_it``; per predicate), each said of one predicate only."""
     trips: dict[str, str] = {}
     for predicate, spec in statements.items():
-        where = f"statements.{predicate}.trips"
-        for word in _word_list(where, spec.get("trips") or []):
+        where = f"statements.{predicate}.{key}"
+        for word in _word_list(where, spec.get(key) or []):
             if word.lower() in trips:
                 raise OntologyError(f"{where}: {word!r} is said of {trips[word.lower()]!r} already",
                                     field=where)
@@ -471,6 +474,9 @@ def _read_rules(path: str) -> Rules:
         known_types_too=known_types_too,
         days=_days(statements),
         trips=_trips(statements),
+        got_it=_trips(statements, "got_it"),
+        got_it_not=frozenset(w.lower() for spec in statements.values()
+                             for w in _word_list("statements.got_it_not", spec.get("got_it_not") or [])),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
         place_suffixes=frozenset(ent.get("place_suffixes") or ()),
         thing_suffixes=frozenset(ent.get("thing_suffixes") or ()),

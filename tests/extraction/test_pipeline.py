@@ -765,6 +765,7 @@ def test_a_close_that_says_the_value_held_until_it_is_marked_so(extractor, text,
         # a close of whatever value is held names no object; a trip's word goes with one predicate
         ("  works_at:\n    close_unnamed: ['{S} quit {O}']\n", "of close_unnamed must read"),
         ("  visited:\n    trips: [trip]\n  lives_in:\n    trips: [Trip]\n", "said of 'visited'"),
+        ("  owns:\n    got_it: [got]\n  uses:\n    got_it: [got]\n", "got_it: 'got' is said of 'owns'"),
     ],
 )
 def test_rules_that_name_what_they_cannot_are_refused_when_they_load(tmp_path, spec, field):
