@@ -1508,6 +1508,7 @@ def _got_pattern(got_it: Mapping[str, str]) -> re.Pattern[str] | None:
 # words before a thing one got that say when, not what ("my new TV", "my brand-new laptop")
 _JUST_GOT = frozenset(["new", "brand-new", "brand", "newly"])
 _MY_OUR = frozenset(["my", "our"])
+
 # what says a trip is yet to come: before it in its sentence, or among its words ("my upcoming trip to")
 _TRIP_TO_COME = re.compile(r"(?i)\b(?:upcoming|next|future|planned|dream|plan(?:s|ning)?|will|going\s+to|"
                            r"gonna|can['\u2019]?t\s+wait|cannot\s+wait|book(?:ed|ing)?|pack(?:ed|ing)?|for|"

@@ -304,17 +304,18 @@ def _days(statements: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return days
 
 
-def _trips(statements: dict[str, Any], key: str = "trips") -> dict[str, str]:
-    """The words of ``key`` (``trips``, ``got_it``; per predicate), each said of one predicate only."""
-    trips: dict[str, str] = {}
+def _predicate_words(statements: dict[str, Any], key: str) -> dict[str, str]:
+    """The words of ``key`` (``trips``, ``got_it``) lower-cased -> the predicate that lists them, each said of
+    one predicate only."""
+    found: dict[str, str] = {}
     for predicate, spec in statements.items():
         where = f"statements.{predicate}.{key}"
         for word in _word_list(where, spec.get(key) or []):
-            if word.lower() in trips:
-                raise OntologyError(f"{where}: {word!r} is said of {trips[word.lower()]!r} already",
+            if word.lower() in found:
+                raise OntologyError(f"{where}: {word!r} is said of {found[word.lower()]!r} already",
                                     field=where)
-            trips[word.lower()] = predicate
-    return trips
+            found[word.lower()] = predicate
+    return found
 
 
 @lru_cache(maxsize=8)
@@ -473,8 +474,8 @@ def _read_rules(path: str) -> Rules:
         known_objects_after=known_objects_after,
         known_types_too=known_types_too,
         days=_days(statements),
-        trips=_trips(statements),
-        got_it=_trips(statements, "got_it"),
+        trips=_predicate_words(statements, "trips"),
+        got_it=_predicate_words(statements, "got_it"),
         got_it_not=frozenset(w.lower() for spec in statements.values()
                              for w in _word_list("statements.got_it_not", spec.get("got_it_not") or [])),
         org_suffixes=frozenset(ent.get("org_suffixes") or ()),
