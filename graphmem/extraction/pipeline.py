@@ -804,7 +804,8 @@ class Extractor:
             _POSSESSIVES.intersection(words := st.object.lower().split())
             or len(words) > 1 and words[0].endswith("ing"))  # ("tracking my meditation and ...": its objects)
         nouns = self.rules.object_nouns.get(predicate.name)
-        owned = nouns is not None and st.object.lower().split()[-1] in nouns  # ("has two dogs and a cat")
+        owned = nouns is not None and (  # ("has two dogs and a cat", "a dog named Max and a cat named Luna")
+            st.object.lower().split()[-1] in nouns or st.object_title in nouns)
         if not literal and not owned and (predicate.kind != "preference" or st.object_type != "concept") \
                 or at < 0:
             return []
@@ -822,7 +823,11 @@ class Extractor:
             if found is None or any(joint.end() <= a < found[2] for a, _ in verbs) or \
                     first in _CLAUSE_SUBJECTS or first in _NOT_LISTED:
                 break
-            out.append(_reaching(replace(st, object=found[0], object_type=found[1]), text, found[2]))
+            item = replace(st, object=found[0], object_type=found[1])
+            if owned and not literal:  # (what a thing owned is, when it is named: "a cat named Luna")
+                named = _owned_pattern(nouns or ()).match(text, joint.end() - 1, s_end)
+                item = replace(item, object_title=named[2].lower() if named and named[3] else None)
+            out.append(_reaching(item, text, found[2]))
             value, end = found[0], found[2]
         return out
 

@@ -253,6 +253,13 @@ def test_a_tie_named_by_a_title_keeps_the_title_of_the_side_it_names(extractor, 
     assert (s.subject, s.predicate, s.object, s.title, s.object_title) == tie
 
 
+def test_things_listed_as_owned_each_keep_what_they_are(extractor):
+    """"A dog named Max and a cat named Luna": Max a dog, Luna a cat (not the first's kind for both)."""
+    out = extractor.extract("Kim: We have a dog named Max, a cat named Luna and two rabbits.", A)
+    assert sorted((s.object, s.object_title) for s in out.statements if s.predicate == "owns") == [
+        ("Luna", "cat"), ("Max", "dog"), ("rabbits", None)]
+
+
 def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():
     [s] = Extractor(load_ontology()).extract("Anna moved from Berlin to Lisbon in 2019.", A).statements
     assert (s.object, s.valid_from.at.year, s.span) == ("Lisbon", 2019, "Anna moved from Berlin to Lisbon in 2019")
