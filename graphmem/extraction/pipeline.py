@@ -1653,8 +1653,11 @@ _AND_THEIRS = re.compile(r"\s+and\s+(?:his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]
 _POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
-# "has two kids, Leo and Mia", "I have a daughter named Emma": who has them, the title, and where names start
-_HAS_TITLED = re.compile(r"(?i)(?<!\w)(?:(?P<i>I\s+have|I['\u2019]ve\s+got|I\s+have\s+got)|has|has\s+got)\s+"
+# "has two kids, Leo and Mia", "I have a daughter named Emma", "we adopted two cats, Milo and Otis": who has
+# them, the title, and where names start
+_HAS_TITLED = re.compile(r"(?i)(?<!\w)(?:(?P<i>I\s+have|I['\u2019]ve\s+got|I\s+have\s+got|"
+                         r"(?:I|we)\s+(?:just\s+|recently\s+)?(?:adopted|rescued))|has|has\s+got|adopted|"
+                         r"rescued)\s+"
                          r"(?:a|an|one|two|three|four|five|six|\d+)\s+(?:(?:little|young|older|younger|baby|"
                          r"grown|adult|teenage|twin|lovely|beautiful|wonderful|amazing)\s+)?"
                          r"(?P<title>[a-z-]+)\s*(?:,|:|\(|-|\s+(?:named|called))\s*")
