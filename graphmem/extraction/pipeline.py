@@ -965,6 +965,8 @@ class Extractor:
                 lead = _TIME_WORD_BEFORE.search(before, 0, t.start - s_start)
                 at = lead.start() if lead else t.start - s_start
                 before = before[:at] + " " * (t.end - s_start - at) + before[t.end - s_start :]
+        if (lead := _LEAD_IN.search(before)) and not _LEAD_IN_NOT.search(lead[0]):
+            before = before[: lead.start()] + " " * len(lead[0])  # ("After the wedding I moved")
         clause = _CLAUSE_MARK.split(before)[-1].lower().split()
         if len(clause) > 2 or not _OPENERS.issuperset(clause):
             return None
@@ -1264,7 +1266,10 @@ class Extractor:
             # a name a few words on is the object unless those words compare or join ("prefers email over
             # Slack": the object is email)
             between = text[v_end : after[0].start].lower().split() if after else []
-            if not after or len(between) > 2 or _JOINING.intersection(between):
+            # (nor one after a second preposition: "went all in on Tesla" went in no Tesla)
+            last = text[max(0, v_end - 8) : v_end].lower().split()
+            stacked = bool(between and last) and between[0] in _PREPOSITIONS and last[-1] in _PREPOSITIONS
+            if not after or len(between) > 2 or _JOINING.intersection(between) or stacked:
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
             if "place" in predicate.object_types and _THEIRS_AFTER.match(text, e.end, s_end):
@@ -1697,6 +1702,11 @@ _KIN_OR_KNOWN = frozenset(["family_of", "married_to", "knows"])
 _THEIRS_AFTER = re.compile(r"'s\s+[a-z]")
 # a word a time before "I" is said with ("In 2019 I moved", "Back in May I joined")
 _TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:(?:back\s+)?(?:in|on|at|during|around|over)|earlier|later)\s+$")
+# a phrase of when or where that may open a clause before "I" ("During the pandemic I moved", "After the
+# wedding I moved", "On the way home I stopped"): none said with "if" ("In the event I move")
+_LEAD_IN = re.compile(r"(?i)\b(?:after|during|before|over|throughout|following|at|in|on)\s+"
+                      r"(?:the|a|an|my|our|this|that|his|her|their)\s+(?:[\w'-]+\s+){1,6}$")
+_LEAD_IN_NOT = re.compile(r"(?i)\b(?:event|case|chance|hope|dream|dreams|mind|opinion|view|words)\b")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
@@ -1778,6 +1788,7 @@ _POINTING = frozenset(["the", "a", "an", "this", "that", "these", "those", "your
 _SAID_TO = re.compile(r"\s*(?:[!?.]|$)")
 # what is one of its kind by its name: a name after "a" or "an" says what kind of thing something else is
 _ONE_NAMED = frozenset(["person", "org", "place", "project"])
+_PREPOSITIONS = frozenset(["in", "on", "at", "to", "from", "for", "with", "by", "into", "onto", "about"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
 

@@ -25,7 +25,10 @@ GERUND_OBJECT = "{O-ing}"  # a template's object that opens with an -ing word ("
 # "{O-<kind>}": a template's object named before a head word of that kind (the rules' ``object_heads``: "{S}
 # signed up for {O-lesson}" does pottery of "a pottery class")
 _HEADED_OBJECT = re.compile(r" \{O-(\w+)\}$")
-_GAP_WORDS = r"[^\s.;!?]+(?:\s+[^\s.;!?]+){0,4}?"
+# (a comma within words between, "a new, exciting job", but not one setting off what a name is: "went to
+# Woodhaven, a small town in the Midwest")
+_GAP_WORD = r"(?:[^\s.;!?]*[^\s.,;!?]|[^\s.;!?]+,(?=\s+(?!(?i:a|an|the)\s)))"
+_GAP_WORDS = rf"{_GAP_WORD}(?:\s+{_GAP_WORD}){{0,4}}?"
 
 
 @dataclass(frozen=True)
