@@ -1398,6 +1398,9 @@ class Extractor:
             return None  # "I love this series", "been using this app": shown or said before, not named
         if words[0].lower() in _WHOSE and predicate.kind == "preference":
             return None  # "I love your turtles", "I love his tech": someone's named before, not named here
+        if predicate.name in self.rules.object_qualities and _qualities(
+                _the_phrase(clause), self.rules.object_qualities[predicate.name]):
+            return None  # "I love the warm, luxurious look of it", "the color and texture": of a thing shown
         if predicate.kind != "preference" and _holds_a_noun(self.rules.object_nouns, " ".join(words)):
             return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
         value = " ".join(words).strip(" ,")
@@ -1744,6 +1747,35 @@ _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this",
                             "my", "our", "his", "her", "their", "its"])
 
 
+def _the_phrase(clause: str) -> list[str]:
+    """The lower-cased words of what "the" opening ``clause`` names, over the commas and "and" between its
+    words, up to "of", another determiner or a pronoun: "the warm, luxurious look of the cabin" (warm,
+    luxurious, look), "the smell and taste it adds" (smell, and, taste); none without "the", nor of one
+    that is of a kind of thing ("the smell of fresh bread": what has it is named, in general)."""
+    words = _PHRASE_TOKEN.findall(clause)
+    if not words or words[0].lower() != "the":
+        return []
+    said: list[str] = []
+    for at, word in enumerate(words[1 : 1 + _THE_PHRASE_MAX], 1):
+        lowered = word.lower()
+        if lowered == "of" and at + 1 < len(words) and words[at + 1][0].isalpha() and \
+                words[at + 1].lower() not in _THE_PHRASE_ENDS:
+            return []
+        if lowered in _THE_PHRASE_ENDS or not (word[0].isalnum() or word == ","):
+            break
+        said.append(lowered)
+    return said
+
+
+def _qualities(words: list[str], qualities: frozenset[str]) -> bool:
+    """Whether ``words`` (what "the" names, see :func:`_the_phrase`) hold one of ``qualities`` among others
+    they join ("color and texture", "warm, luxurious look")."""
+    while words and words[-1] in (",", "and"):
+        words = words[:-1]
+    joined = "," in words or "and" in words
+    return joined and not qualities.isdisjoint(words)
+
+
 def _partner(text: str, at: int, ex: Extraction) -> EntityMention | None:
     """The person named with "I" at ``at``: "Melanie and I moved"."""
     return next((e for e in ex.entities
@@ -1788,6 +1820,11 @@ _POINTING = frozenset(["the", "a", "an", "this", "that", "these", "those", "your
 _SAID_TO = re.compile(r"\s*(?:[!?.]|$)")
 # what is one of its kind by its name: a name after "a" or "an" says what kind of thing something else is
 _ONE_NAMED = frozenset(["person", "org", "place", "project"])
+_PHRASE_TOKEN = re.compile(r"[\w'-]+|[^\w\s]")
+_THE_PHRASE_MAX = 8  # words and commas
+_THE_PHRASE_ENDS = frozenset("""of the a an this that these those my your his her its our their it i you
+    we they he she with to for in on at from is are was were it's that's there's i'm i've we're they're which
+    who but so because too especially""".split())
 _PREPOSITIONS = frozenset(["in", "on", "at", "to", "from", "for", "with", "by", "into", "onto", "about"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")

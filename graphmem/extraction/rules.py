@@ -131,6 +131,9 @@ class Rules:
     # predicate -> words its object opens with only when what they stand for follows ("it's important to ...")
     object_points_back: dict[str, frozenset[tuple[str, ...]]]
     object_not_heads: dict[str, frozenset[str]]  # predicate -> words its object may not end with ("the idea")
+    # predicate -> words of what a thing shown is like: no word of what "the" names with others ("the color
+    # and texture")
+    object_qualities: dict[str, frozenset[str]]
     object_nouns: dict[str, tuple[str, ...]]  # predicate -> what it takes unnamed ("a pup"), longest first
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
@@ -332,6 +335,7 @@ def _read_rules(path: str) -> Rules:
     object_not_first: dict[str, frozenset[tuple[str, ...]]] = {}
     object_points_back: dict[str, frozenset[tuple[str, ...]]] = {}
     object_not_heads: dict[str, frozenset[str]] = {}
+    object_qualities: dict[str, frozenset[str]] = {}
     titles: dict[str, str] = {}
     object_nouns: dict[str, tuple[str, ...]] = {}
     object_drop_first: dict[str, frozenset[str]] = {}
@@ -356,6 +360,8 @@ def _read_rules(path: str) -> Rules:
                                                       for w in spec["object_points_back"])
         if spec.get("object_not_heads"):
             object_not_heads[predicate] = frozenset(w.lower() for w in _flat(spec["object_not_heads"]))
+        if spec.get("object_qualities"):
+            object_qualities[predicate] = frozenset(w.lower() for w in _flat(spec["object_qualities"]))
         for title in spec.get("titles") or ():
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
@@ -459,6 +465,7 @@ def _read_rules(path: str) -> Rules:
         object_not_first=object_not_first,
         object_points_back=object_points_back,
         object_not_heads=object_not_heads,
+        object_qualities=object_qualities,
         object_nouns=object_nouns,
         object_drop_first=object_drop_first,
         object_stops=object_stops,

@@ -381,7 +381,7 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
                      'named_kinds:\n  concept: [Game]\nstatements:\n  believes:\n'
                      '    assert: ["{S} thinks {O}"]\n    object_not_first: [About, I will]\n'
                      '    object_points_back: [They, "It\'s"]\n  likes:\n    assert: ["{S} likes {O}"]\n'
-                     '    object_not_heads: [Idea]\n', encoding="utf-8")
+                     '    object_not_heads: [Idea]\n    object_qualities: [Color]\n', encoding="utf-8")
     loaded = load_rules(load_ontology(), path=str(rules))
     assert {"Yes", "No"} <= loaded.not_names
     assert loaded.title_cues == {"playing", "watched"}
@@ -390,6 +390,7 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
     assert loaded.object_not_first == {"believes": {("about",), ("i", "will")}}
     assert loaded.object_points_back == {"believes": {("they",), ("it's",)}}
     assert loaded.object_not_heads == {"likes": {"idea"}}
+    assert loaded.object_qualities == {"likes": {"color"}}
 
 
 @pytest.mark.parametrize(
