@@ -1147,7 +1147,8 @@ class Extractor:
             wanted = self.ontology.predicate(predicate).object_types
             place = next((e for e in ex.entities if e.start == m.end()), None)
             if place is None or (wanted and place.type not in wanted) or _TRIP_TO_COME.search(
-                    text, s_start, m.start()) or _TRIP_TO_COME.search(m[0]):
+                    text, s_start, m.start()) or _TRIP_TO_COME.search(m[0]) or (
+                    (ahead := _FOR_A_TRIP.search(text, s_start, m.start())) and not ahead["thanks"]):
                 continue
             who = self._owner(text, m, ex)
             if who is None:
@@ -1524,8 +1525,13 @@ _MY_OUR = frozenset(["my", "our"])
 
 # what says a trip is yet to come: before it in its sentence, or among its words ("my upcoming trip to")
 _TRIP_TO_COME = re.compile(r"(?i)\b(?:upcoming|next|future|planned|dream|plan(?:s|ning)?|will|going\s+to|"
-                           r"gonna|can['\u2019]?t\s+wait|cannot\s+wait|book(?:ed|ing)?|pack(?:ed|ing)?|for|"
-                           r"before)\b|['\u2019]ll\b")
+                           r"gonna|can['\u2019]?t\s+wait|cannot\s+wait|book(?:ed|ing)?|pack(?:ed|ing)?)\b|"
+                           r"['\u2019]ll\b")
+# "for" or "before" right before a trip: one to come ("ready for my trip to", "saving for our trip to"), but
+# for one thanked for ("so grateful for my trip to Italy"); not any "for" before ("Thanks for asking about
+# my trip to Japan")
+_FOR_A_TRIP = re.compile(r"(?i)(?:\b(?P<thanks>grateful|thankful|thanks|thank\s+you)\s+)?"
+                         r"\b(?:for|before)\s+$")
 
 
 def _dated(time: TimeMention | None, action: str, *,
