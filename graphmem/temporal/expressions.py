@@ -22,6 +22,7 @@
                                                         the future); only in a sentence told in the past or
                                                         of the future ("Leaves fall in the autumn": none)
 ``a few months back``, ``this time last year``          as "ago"; this time last year: that month
+``the other day``                                       as "a few days ago" (three days before)
 ``in the 1990s``, ``the '90s``, ``the 1900s``             its ten years (a hundred for "1800s", "1900s")
 ``at the beginning of the year``, ``the start of next   its first month (of a month, its first week ...), as
 month``                                                 "the end of" names its last
@@ -182,7 +183,8 @@ _POINT_FORMS = [
     rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b(?!\s+of\b)",
     r"(?i:(?P<ttly>this\s+time\s+last\s+year))\b",  # (as "a year ago": that month)
-    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|"
+    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|the\s+other\s+day|yesterday|"
+    r"today|tonight|"
     r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
     # a week of a month ("the first week of October", "the last week of May 2024"): before "last week"
     rf"(?i:(?:the\s+)?(?P<wom_n>first|second|third|fourth|last|final)\s+week\s+of\s+(?P<wom_m>{_MON})\.?"
@@ -278,7 +280,7 @@ _THE_NEXT = re.compile(r"\s+(?i:the)\b")
 _OPENINGS = re.compile(r"(?<!\d)\d|(?<![A-Za-z0-9])[A-Za-z]+")
 # what may follow "the" opening a point: a number, an opening word ("the first week of", "the summer of") or a
 # unit ("the day before yesterday", "the week after next"); "the budget" is tried no further
-_THE_UNITS = frozenset(["day", "week", "month", "quarter", "year"])
+_THE_UNITS = frozenset(["day", "week", "month", "quarter", "year", "other"])
 _NEXT_WORD = re.compile(r"\s+(\w+)")
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?(?:\s+|(?<=mid)-)$")
@@ -932,7 +934,7 @@ def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
         unit, n = _JA_WORDS[word]
         return _weekend(at, tz, n) if unit == "weekend" else _shift(at, _UNITS[unit], n, tz)
     offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
-               "the day after tomorrow": 2}
+               "the day after tomorrow": 2, "the other day": -_NUMBERS["a few"]}  # (as "a few days ago")
     return _shift(at, G.DAY, offsets.get(word, 0), tz)
 
 
