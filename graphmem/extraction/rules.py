@@ -426,7 +426,8 @@ def _read_rules(path: str) -> Rules:
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower())
                 own = _in_first_person(first, base, rest)
-                templates.append(Template(predicate, action, f"I {own}", _first_person_regex(own),
+                templates.append(Template(predicate, action, f"I {own}",
+                                          _first_person_regex(own, perfect=action != "past"),
                                           first_person=True, **shape, held_before=held_before))
                 if action == "assert" and base and not unnamed:
                     for neg in negations:
@@ -683,6 +684,9 @@ def _words(phrase: str) -> str:
 _FIRST_PERSON_FORMS = {"is": "am", "has": "have", "does": "do", "doesn't": "don't", "hasn't": "haven't"}
 # (who says "we" is one of those it names: "we moved to Porto" says where the speaker lives)
 _I = r"(?:I|we)"
+# pasts that are their participles too ("I've left", "I had bought"; not "began": "I've begun")
+_PAST_PARTICIPLES = frozenset("""left quit lost bought got spent built found met made sold kept won held had
+    brought taught paid sent""".split())
 _I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 _I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
              r"then|totally|definitely|always|currently|previously|formerly|mostly|mainly|largely|fully|" \
@@ -726,11 +730,15 @@ def _negated_in_first_person(neg: str, base: str, rest: str) -> str | None:
     return None
 
 
-def _first_person_regex(phrase: str) -> str:
+def _first_person_regex(phrase: str, *, perfect: bool = False) -> str:
     """``phrase`` (as ``_in_first_person`` gives it) after "I" or "we", with "I'm" and "I've" for "I am" and
-    "I have" and up to two adverbs before the verb ("I just moved to", "I've finally been promoted to").
+    "I have" and up to two adverbs before the verb ("I just moved to", "I've finally been promoted to");
+    ``perfect``: a verb in the past said after "have" or "had" too ("I've moved to", "I had joined"), when
+    its past is its participle.
 
     >>> bool(re.search(_first_person_regex("have been living in"), "Yeah, I've been living in Porto"))
+    True
+    >>> bool(re.search(_first_person_regex("moved to", perfect=True), "We've just moved to Porto"))
     True
     """
     first, _, rest = phrase.partition(" ")
@@ -738,6 +746,9 @@ def _first_person_regex(phrase: str) -> str:
     if lead and not rest:  # the verb alone: "I've", "I already have", "I'm mostly"
         alone = lead + "|" + _I + _I_ADVERBS + r"\s+" + first
         return r"(?i)(?<![\w@])(?:" + alone + ")" + _WORD_END + _I_ADVERBS
+    if not lead and perfect and (first.lower().endswith("ed") or first.lower() in _PAST_PARTICIPLES):
+        lead = _I + r"(?:\s+(?:have|had)|['’](?:ve|d))?"
+        return r"(?i)(?<![\w@])" + lead + _I_ADVERBS + r"\s+" + _words(phrase) + _WORD_END
     head, body = (lead, rest) if lead else (_I, phrase)
     tail = r"\s+" + _words(body) if body else ""
     return r"(?i)(?<![\w@])" + head + _I_ADVERBS + tail + _WORD_END
