@@ -959,6 +959,8 @@ class Extractor:
         its words: "Last month I moved"). Nobody otherwise: who wrote a note is not who "I" is in it."""
         partner = _partner(text, v_start, ex)
         end = partner.start if partner else v_start
+        if partner and (title := _MY_TITLE.search(text, s_start, end)):
+            end = title.start()  # ("My wife Anna and I moved": a title of the speaker's before the name)
         before = text[s_start:end]
         for t in ex.times:
             if s_start <= t.start and t.end <= end:  # (and the word it is said with: "In 2019 I moved")
