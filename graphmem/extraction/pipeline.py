@@ -313,8 +313,14 @@ class Extractor:
             if source == "list" and ent.text in self.rules.imperatives and \
                     self._said_as_verb(tokens, ent.start):
                 continue  # "Go for it, Jon!": no tool
-            result.entities.append(EntityMention(ent.text, ent.start_char, ent.end_char, label, source))
-            taken.add(ent.start_char, ent.end_char)
+            name, end_char = ent.text, ent.end_char
+            if source == "list" and label in _NAMES_GO_ON:  # ("GitHub Actions", "Docker Compose": one name)
+                last = self._more_of_a_name(tokens, ent.end, taken)
+                if last > ent.end:
+                    end_char = tokens.starts[last - 1] + len(tokens.words[last - 1])
+                    name = text[ent.start_char : end_char]
+            result.entities.append(EntityMention(name, ent.start_char, end_char, label, source))
+            taken.add(ent.start_char, end_char)
         result.entities += self._capitalised_runs(tokens, taken)
         result.entities += self._the_named(text, taken)
         result.entities.sort(key=lambda e: e.start)
@@ -521,6 +527,17 @@ class Extractor:
         words inside a name and one ("Peter van der Berg")."""
         k = self._past_particles(words, at)
         return k < len(words) and _name_word(words[k]) and words[k] not in self.rules.not_names
+
+    def _more_of_a_name(self, tokens: _Tokens, at: int, taken: _Spans) -> int:
+        """Where the capitalised words right after a listed name, which go on with it, end (up to two, none
+        opening a sentence or taken: "GitHub Actions", "Google Cloud Run"; ``at``: the word after it)."""
+        k = at
+        while k < min(len(tokens.words), at + 2) and _name_word(tokens.words[k]) and not tokens.opens[k] and \
+                tokens.words[k] not in self.rules.not_names and \
+                taken.free(tokens.starts[k], tokens.starts[k] + 1) and \
+                tokens.starts[k] == tokens.starts[k - 1] + len(tokens.words[k - 1]) + 1:
+            k += 1
+        return k
 
     def _past_particles(self, words: Sequence[str], at: int) -> int:
         """Where the lower-case words inside a name that start at word ``at`` end (up to two: "de la")."""
@@ -1909,6 +1926,7 @@ class _Name:
     source: str  # list | gazetteer | mention | rule (a statistical model's entity)
 
 
+_NAMES_GO_ON = frozenset(["tool", "org"])  # listed names a capitalised word after goes on ("GitHub Actions")
 _MENTION_TOKEN = re.compile(r"@\w[\w.-]*")
 _PLAIN_WORD = re.compile(r"[A-Za-z]+|[0-9]+")
 
