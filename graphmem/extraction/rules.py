@@ -424,7 +424,7 @@ def _read_rules(path: str) -> Rules:
                 templates.append(Template(predicate, action, phrase, _phrase_regex(phrase), **shape,
                                           held_before=held_before))
                 first, _, rest = phrase.partition(" ")
-                base = bases.get(first.lower())
+                base = bases.get(first.lower()) or _base_form(first)
                 own = _in_first_person(first, base, rest)
                 templates.append(Template(predicate, action, f"I {own}",
                                           _first_person_regex(own, perfect=action != "past"),
@@ -626,6 +626,23 @@ def _word_list(field: str, value: Any) -> list[str]:
 # (a `past` phrase holds over the period its clause gives: "lived in Paris from 2015 to 2019")
 _TEMPLATE_KEYS = (("assert", "assert", False), ("close", "close", False), ("assert_nouns", "assert", True),
                   ("past", "past", False), ("close_unnamed", "close", False))
+
+
+def _base_form(verb: str) -> str | None:
+    """The form "I" says a verb in with "he" in: "owns" own, "studies" study, "watches" watch, "goes" go;
+    None for one that is no such form ("moved", "is": see the rules' ``verb_bases``, which name the others).
+
+    >>> [_base_form(v) for v in ("owns", "studies", "watches", "goes", "uses", "misses", "moved", "is")]
+    ['own', 'study', 'watch', 'go', 'use', 'miss', None, None]
+    """
+    v = verb.lower()
+    if len(v) < 4 or not v.endswith("s") or v.endswith(("ss", "us", "is")) or not v.isalpha():
+        return None
+    if v.endswith("ies"):
+        return v[:-3] + "y"
+    if v.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return v[:-2]
+    return v[:-1]
 
 
 def _negated(neg: str, first: str, base: str, rest: str, phrase: str) -> str | None:
