@@ -1018,7 +1018,7 @@ class Extractor:
             elif _IS_OR_COMMA.fullmatch(between) and (m := _TITLE_AFTER.match(text, other.end, s_end)) and \
                     m[1].lower() in self.rules.titles:
                 found.append((m.start(1), m.end(1), one, other, m[1]))  # "Anna, Peter's wife," "Anna is ..."
-        for e in names:  # "my husband Tom", "Toby, my puppy"
+        for e in names:  # "my husband Tom", "Toby, my puppy", "Anna is my sister"
             before = _MY_TITLE.search(text, max(s_start, e.start - 40), e.start)
             after = _MY_TITLE_AFTER.match(text, e.end, s_end)
             for mine, end in ((before, e.end), (after, after.end(1) if after else 0)):
@@ -1026,6 +1026,13 @@ class Extractor:
                 owner = self._line_speaker(text, e.start, ex) if titled else None
                 if mine and owner:
                     found.append((mine.start(), end, e, owner, mine[1]))
+            theirs = _THEIR_TITLE.search(text, max(s_start, e.start - 40), e.start)  # "with his wife Anna"
+            if theirs and theirs[1].lower() in self.rules.titles:
+                said = self._line_speaker(text, e.start, ex)
+                owner = next((p for p in reversed(_people_before(ex, theirs.start()))
+                              if said is None or p.start != said.start), None)
+                if owner is not None:
+                    found.append((theirs.start(), e.end, e, owner, theirs[1]))
         found += self._kin_had(text, s_start, s_end, ex, names)
         out: list[tuple[int, Statement]] = []
         for at, end, who, whose, title in found:
@@ -1688,15 +1695,21 @@ _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'
 _TITLE_AFTER = re.compile(r"['\u2019]s\s+([\w-]+)(?=\s*(?:[,.;:!?)]|$))")
 # "has two kids, Leo and Mia", "I have a daughter named Emma", "we adopted two cats, Milo and Otis": who has
 # them, the title, and where names start
-_HAS_TITLED = re.compile(r"(?i)(?<!\w)(?:(?P<i>I\s+have|I['\u2019]ve\s+got|I\s+have\s+got|"
+_HAS_TITLED = re.compile(r"(?i)(?<!\w)(?:(?P<i>(?:I|we)\s+have|(?:I|we)['\u2019]ve\s+got|"
+                         r"(?:I|we)\s+have\s+got|"
                          r"(?:I|we)\s+(?:just\s+|recently\s+)?(?:adopted|rescued))|has|has\s+got|adopted|"
                          r"rescued)\s+"
                          r"(?:a|an|one|two|three|four|five|six|\d+)\s+(?:(?:little|young|older|younger|baby|"
                          r"grown|adult|teenage|twin|lovely|beautiful|wonderful|amazing)\s+)?"
                          r"(?P<title>[a-z-]+)\s*(?:,|:|\(|-|\s+(?:named|called))\s*")
-_MINE = r"my\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"
-_MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)\s*,?\s+$")  # "my new puppy Toby"
-_MY_TITLE_AFTER = re.compile(rf"(?i)\s*,\s*{_MINE}([\w-]+)(?=\s*(?:[,.;:!?)]|$))")  # "Toby, my puppy."
+_BEFORE_TITLE = r"\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"
+_MINE = rf"(?:my|our){_BEFORE_TITLE}"
+# "my new puppy Toby", "My manager is Laura"
+_MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)(?:\s*,|\s+(?:is|was))?\s+$")
+# "Toby, my puppy.", "Anna is my sister", "Laura is my manager at Globex"
+_MY_TITLE_AFTER = re.compile(rf"(?i)(?:\s*,|\s+(?:is|was))\s*{_MINE}([\w-]+)"
+                             r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:at|from|and|who|since|for)\b)")
+_THEIR_TITLE = re.compile(rf"(?i)(?<!\w)(?:his|her|their){_BEFORE_TITLE}([\w-]+)\s*,?\s+$")  # "his wife Anna"
 # "my favorite color is", "Kenji's favourite film was": whose, what kind, and the value after
 _FAVOURITE = re.compile(r"\b(?:(?i:my|our)|(?P<whose>[A-Z][\w-]*(?: [A-Z][\w-]*)?)['\u2019]s)\s+"
                         r"(?i:(?:all[- ]time|absolute|current|new|personal|very)\s+)?(?i:favou?rite)\s+"
