@@ -1299,8 +1299,9 @@ class Extractor:
             if not after or len(between) > 2 or _JOINING.intersection(between) or stacked:
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
-            if "place" in predicate.object_types and _THEIRS_AFTER.match(text, e.end, s_end):
-                return None  # "went to Anna's party", "moved into Tom's flat": a place of theirs
+            if not _OWNERS_OBJECTS.isdisjoint(predicate.object_types) and \
+                    _THEIRS_AFTER.match(text, e.end, s_end):
+                return None  # "went to Anna's party", "working on Globex's website": a place, work of theirs
             if (product := _NEXT_WORD.match(text, e.end, s_end)) and product[1] in self.rules.brand_nouns:
                 return text[e.start : product.end()], "concept", product.end()  # "bought Nike shoes": shoes
             wanted = predicate.object_types
@@ -1324,8 +1325,9 @@ class Extractor:
             if wanted and firm and e.type not in wanted and predicate.kind != "preference" and \
                     e.type not in self.rules.known_types_too.get(predicate.name, ()):
                 return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined
-            if known and not (e.source in ("gazetteer", "list") and (not wanted or e.type in wanted)):
-                return None  # ("we adopted Pixie": no tool memory or the lists know)
+            listed = e.source in ("gazetteer", "list") and (not wanted or e.type in wanted)
+            if known and not listed and not (e.type == "project" and "project" in wanted):
+                return None  # ("we adopted Pixie": no tool memory or the lists know; a project named so is)
             return e.name, type_, e.end
         clause = text[v_end:s_end]
         # a time in the clause dates the state and is no part of its value, but for an opinion, whose claim
@@ -1863,6 +1865,8 @@ _THE_PHRASE_MAX = 8  # words and commas
 _THE_PHRASE_ENDS = frozenset("""of the a an this that these those my your his her its our their it i you
     we they he she with to for in on at from is are was were it's that's there's i'm i've we're they're which
     who but so because too especially""".split())
+# the types of objects a name's own thing after it is none of ("Anna's party", "Globex's website")
+_OWNERS_OBJECTS = frozenset(["place", "project"])
 _PREPOSITIONS = frozenset(["in", "on", "at", "to", "from", "for", "with", "by", "into", "onto", "about"])
 _JOINING = frozenset(["over", "than", "to", "instead", "rather", "and", "or", "but", "not", "vs", "versus"])
 _LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|&))\s*")
