@@ -199,9 +199,10 @@ _POINT_FORMS = [
     rf"(?i:(?:in|over|during|through)\s+the\s+(?P<bs>{_SEASON}))\b(?!\s+of\b)",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
     rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
-    # a part of a year ("early 2024", "mid-2019", "late 2023": its first, middle or last four months; "the
-    # first half of 2024", "the second half of last year": six)
-    r"(?i:(?P<py>early|mid|late)(?:-|\s+)(?P<py_y>(?:1[89]|20)\d{2}))(?![\w-])",
+    # a part of a year ("early 2024", "mid-2019", "late last year": its first, middle or last four months;
+    # "the first half of 2024", "the second half of last year": six)
+    r"(?i:(?P<py>early|mid|late)(?:-|\s+)(?:(?P<py_y>(?:1[89]|20)\d{2})|(?P<py_r>last|this|next)\s+year))"
+    r"(?![\w-])",
     r"(?i:(?:the\s+)?(?P<hy>first|second|1st|2nd)\s+half\s+of\s+"
     r"(?:(?P<hy_y>(?:1[89]|20)\d{2})|(?P<hy_r>last|this|next)\s+year|the\s+year))\b",
     # the period the words before it end ("by the end of the month", "at the end of this week")
@@ -767,7 +768,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["sy"]:  # "the summer of 2019": the month it opens with (its period: three months)
         return _season_months(g["sy"].lower(), int(g["sy_y"]), tz)[0]
     if g["py"]:  # "early 2024": its January; "mid-2024" its May, "late 2024" its September (four months each)
-        return _tp(_local(int(g["py_y"]), _YEAR_PARTS[g["py"].lower()], 1, tz), G.MONTH, tz)
+        year = int(g["py_y"]) if g["py_y"] else at.astimezone(tz).year + _YEAR_SHIFT[g["py_r"].lower()]
+        return _tp(_local(year, _YEAR_PARTS[g["py"].lower()], 1, tz), G.MONTH, tz)
     if g["hy"]:  # "the second half of last year": its July (six months)
         shift = _YEAR_SHIFT.get((g["hy_r"] or "").lower(), 0)
         year = int(g["hy_y"]) if g["hy_y"] else at.astimezone(tz).year + shift
