@@ -41,7 +41,9 @@ month``                                                 "the end of" names its l
                                                         perfect tense, or a clause in ている: "was there
                                                         for 5 days", "2週間滞在した" are no times)
 ``over the past 3 months``, ``in the last two years``   open interval from that long before
-``in mid-March``, ``mid-2024``                          that month, that year
+``in mid-March``, ``early May``, ``late June 2024``     days 11-20 of that month (early: 1-10; late: 21 to its
+                                                        end)
+``mid-2024``, ``early 2024``, ``late last year``        that year's middle, first or last four months
 ``on the 15th``, ``August last year``                   that day of this month or the last; that month
 ``at the end of February``, ``the end of 2025``         the last week of the month; of a year or quarter,
                                                         its last month; of a week, its last day
@@ -448,12 +450,21 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
             start = m.start()
+            part_end: TimePoint | None = None
             if (end_of := _lead(_END_OF, text, m)) and point.granularity in _LAST_PART:
                 point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
+            elif point.granularity is G.MONTH and (part := _lead(_MONTH_PART, text, m)):
+                # "early December", "mid-May", "late May 2023": its first, middle or last ten days or so
+                first, last = _MONTH_PARTS[part[1].lower()]
+                local = point.at.astimezone(tz)
+                part_end = _tp(local.replace(day=last), G.DAY, tz) if last else _end_of(point, tz)
+                point, start = _tp(local.replace(day=first), G.DAY, tz), part.start()
             elif (start_of := _lead(_START_OF, text, m)) and point.granularity in _LAST_PART:
                 # (its first part: "at the beginning of the year", its January)
                 point, start = _tp(point.at, _LAST_PART[point.granularity], tz), start_of.start()
-            if m["sea"] or m["bs"]:  # (a season: its three months)
+            if part_end is not None:
+                period = Interval(start=point, end=part_end)
+            elif m["sea"] or m["bs"]:  # (a season: its three months)
                 which = " ".join(m["sea_r"].lower().split()) if m["sea"] else \
                     "next" if prefer == "future" else "begun"
                 opens, closes = _season((m["sea"] or m["bs"]).lower(), which, at, tz)
@@ -522,6 +533,9 @@ def _past_point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimePoint |
 # "the end of February": its last week; of 2025, its December; of Q3, its September; of a week, its Sunday
 _END_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\btowards?\s+|\bnear\s+)?\bthe\s+(?:very\s+)?end\s+of\s+$")
 _LAST_PART = {G.YEAR: G.MONTH, G.QUARTER: G.MONTH, G.MONTH: G.WEEK, G.WEEK: G.DAY}
+# "early December", "mid-May", "late May": days 1-10, 11-20 and 21 to the month's end (the day after the last)
+_MONTH_PART = re.compile(r"(?i)\b(early|mid|late)(?:-|\s+)$")
+_MONTH_PARTS = {"early": (1, 11), "mid": (11, 21), "late": (21, None)}
 # "the beginning of the year": its January; of a month, its first week (and so on, as the end's)
 _START_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\bby\s+|\bnear\s+)?\bthe\s+(?:very\s+)?(?:beginning|start)"
                        r"\s+of\s+$")

@@ -42,7 +42,10 @@ def _day(point):
         ("Two weekends ago we went skiing.", "Two weekends ago", "point", "2025-11-15", "2025-11-17"),
         ("It was the weekend before last.", "the weekend before last", "point", "2025-11-15", "2025-11-17"),
         ("The review is two weeks from now.", "two weeks from now", "point", "2025-12-08", "2025-12-15"),
-        ("We met in mid-March.", "March", "point", "2025-03-01", "2025-04-01"),
+        ("We met in mid-March.", "mid-March", "point", "2025-03-11", "2025-03-21"),
+        ("It was early December.", "early December", "point", "2024-12-01", "2024-12-11"),
+        ("We moved in late June 2024.", "late June 2024", "point", "2024-06-21", "2024-07-01"),
+        ("I was late in June.", "June", "point", "2025-06-01", "2025-07-01"),
         # a part of a year: its first, middle or last four months; a half its six
         ("Sales grew mid-2024.", "mid-2024", "point", "2024-05-01", "2024-09-01"),
         ("In early 2024 we moved.", "early 2024", "point", "2024-01-01", "2024-05-01"),
@@ -151,7 +154,7 @@ def _day(point):
         ("The reviews were tuesday.", "tuesday", "point", "2025-11-25", "2025-11-26"),
         ("We met on Friday.", "on Friday", "point", "2025-11-21", "2025-11-22"),
         # a month or a day of one something is in or on, said in the present: the coming one
-        ("The deadline is in mid-December.", "December", "point", "2025-12-01", "2026-01-01"),
+        ("The deadline is in mid-December.", "mid-December", "point", "2025-12-11", "2025-12-21"),
         ("The launch is in March.", "March", "point", "2026-03-01", "2026-04-01"),
         ("The review's on the 5th.", "on the 5th", "point", "2025-12-05", "2025-12-06"),
         ("The trip was in December.", "December", "point", "2024-12-01", "2025-01-01"),
