@@ -404,7 +404,7 @@ class Extractor:
             if not capital[i] or not candidate(i):
                 i += 1
                 continue
-            j, joined = i, False
+            j, joined, anded = i, False, False
             while j + 1 < len(words) and j - i < 5:
                 if j - i < 3 and candidate(j + 1):
                     j += 1
@@ -420,6 +420,10 @@ class Extractor:
                 if j + 2 < len(words) and words[j + 1] in ("'s", "\u2019s") and candidate(j + 2) and \
                         starts[j + 1] == starts[j] + len(words[j]) and words[j + 2] in rules.org_suffixes:
                     j += 2  # "St Mary's Hospital", "Joe's Cafe": one name (not "Peter's Tesla")
+                    continue
+                if j + 2 < len(words) and words[j + 1] == "&" and candidate(j + 2) and not (
+                        words[i] in rules.first_names and words[j + 2] in rules.first_names):
+                    j, anded = j + 2, True  # "Barnes & Noble", "Johnson & Johnson": one name
                     continue
                 # "University of Tokyo", "Bank of America", "Lord of the Rings": one name across "of (the)"
                 k = j + 3 if j + 3 < len(words) and tokens.lowered[j + 2] == "the" else j + 2
@@ -480,6 +484,8 @@ class Extractor:
                 type_ = "concept"
             elif shouted:  # "VR", "PC", "INTENSE": no one's name
                 type_ = "concept"
+            elif anded:  # "Barnes & Noble": a firm, as no one's name holds "&"
+                type_ = "org"
             else:  # (no one's name holds "of": "Game of Thrones")
                 type_ = "concept" if joined else "person"
             text = tokens.text[start:end]
@@ -1296,6 +1302,8 @@ class Extractor:
             # (nor one after a second preposition: "went all in on Tesla" went in no Tesla)
             last = text[max(0, v_end - 8) : v_end].lower().split()
             stacked = bool(between and last) and between[0] in _PREPOSITIONS and last[-1] in _PREPOSITIONS
+            # (nor one after a thing said in a word and where: "bought it at Target", "got them from Walmart")
+            stacked |= len(between) == 2 and between[0] in _THING_STAND_INS and between[1] in _PREPOSITIONS
             if not after or len(between) > 2 or _JOINING.intersection(between) or stacked:
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
@@ -1310,6 +1318,8 @@ class Extractor:
             if between[:1] in (["a"], ["an"]) and wanted and _ONE_NAMED.issuperset(wanted):
                 return None  # "joined a new LGBTQ activist group": the name tells what kind of thing
             if predicate.kind == "preference":
+                if self._of_a_thing_shown(predicate, text[v_end:s_end]):
+                    return None  # ("I like the Personalized & Sentimental theme")
                 if _NAME_MODIFIES.match(text, e.end, s_end):  # "I love the Miami vibe": the vibe is liked
                     return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
                 said_to = text[v_end : e.start].rstrip().endswith(",") or (
@@ -1358,6 +1368,12 @@ class Extractor:
                 gerund and value in _NO_VALUE_ALONE):
             return None
         return value, None, v_end + len(raw.rstrip())
+
+    def _of_a_thing_shown(self, predicate: Predicate, clause: str) -> bool:
+        """Whether what ``clause`` opens with is what a thing shown is like, said with more (the rules'
+        ``object_qualities``): "the color and texture", "the Personalized & Sentimental theme"."""
+        qualities = self.rules.object_qualities.get(predicate.name)
+        return qualities is not None and _qualities(_the_phrase(clause), qualities)
 
     def _infinitive_end(self, predicate: Predicate, raw: str) -> int:
         """Where the infinitive opening ``raw`` ends, for a predicate whose object it names as a doing: its
@@ -1427,8 +1443,7 @@ class Extractor:
             return None  # "I love this series", "been using this app": shown or said before, not named
         if words[0].lower() in _WHOSE and predicate.kind == "preference":
             return None  # "I love your turtles", "I love his tech": someone's named before, not named here
-        if predicate.name in self.rules.object_qualities and _qualities(
-                _the_phrase(clause), self.rules.object_qualities[predicate.name]):
+        if self._of_a_thing_shown(predicate, clause):
             return None  # "I love the warm, luxurious look of it", "the color and texture": of a thing shown
         if predicate.kind != "preference" and _holds_a_noun(self.rules.object_nouns, " ".join(words)):
             return None  # "adopted this cute pup", "a guinea pig named Oscar": a pet is owned, not used
@@ -1778,6 +1793,7 @@ _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "ma
                       "setting"])
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
 # one thing pointed at, not named ("this series", "a certain method"; "those hikes" are hikes)
+_THING_STAND_INS = frozenset(["it", "them", "one", "ones", "this", "that", "these", "those", "some", "both"])
 _SHOWN = frozenset(["this", "that", "certain"])
 # whose a thing is, someone named before ("your turtles", "their work"; "her cooking" names its owner less
 # surely: "her" may be whom something is done to, and is read so above)
@@ -1797,11 +1813,11 @@ def _the_phrase(clause: str) -> list[str]:
         return []
     said: list[str] = []
     for at, word in enumerate(words[1 : 1 + _THE_PHRASE_MAX], 1):
-        lowered = word.lower()
+        lowered = "and" if word == "&" else word.lower()
         if lowered == "of" and at + 1 < len(words) and words[at + 1][0].isalpha() and \
                 words[at + 1].lower() not in _THE_PHRASE_ENDS:
             return []
-        if lowered in _THE_PHRASE_ENDS or not (word[0].isalnum() or word == ","):
+        if lowered in _THE_PHRASE_ENDS or not (word[0].isalnum() or word in (",", "&")):
             break
         said.append(lowered)
     return said
