@@ -1751,6 +1751,8 @@ _CLAUSE_MARK = re.compile(r"[,;:]|\s*[-\u2013\u2014]+\s|\s(?:and|but)\s+$|"
                           r"\b(?:said|say|says|remembered|remember|realized|realised|realize|know|knew|guess|"
                           r"heard|hear|mean|forgot|noticed|figured|tell you|told you|reminded me|reminds me|"
                           r"remind me|remind myself|remind us|reminded us|reminds us)\s+(?:that|why)\s|"
+                          r"\b(?:let\s+(?:you|ya|u)\s+know|tell\s+(?:you|ya|u)|told\s+(?:you|ya|u))"
+                          r"\s+(?:that\s+)?$|"
                           r"\b(?:found out|find out|learned|learnt|discovered|realized|realised|noticed)"
                           r"(?:\s+(?:recently|today|yesterday|finally|just|lately|last\s+\w+))?"
                           r"\s+(?:that\s+)?$)")

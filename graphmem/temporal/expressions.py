@@ -575,6 +575,8 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
         # lived here for 5 years", not "was there for 5 days")
         return (bool(m["dur_the"] or m["dur_span"])
                 or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
+    if m["fut_n"]:  # "in two weeks" ahead; not a span nothing happened over ("haven't talked in a few days")
+        return _NOT_SINCE.search(_clause_before(text[: m.start()])) is None
     if m["ja_dur_n"]:  # "5年間住んでいる": a span dates only a clause that goes on to now
         return _JA_GOING_ON.search(text, m.end(), _clause_end(text, m.end())) is not None
     if m["hol"] and not (m["hol_r"] or m["hol_y"] or m["hol_ly"]) or m["ja_hol"] and not m["ja_hol_r"]:
@@ -588,6 +590,10 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
     return True
 
 
+# a negated perfect before "in <span>": the span is how long nothing happened ("haven't talked in a few days",
+# "I haven't seen him in years")
+_NOT_SINCE = re.compile(r"(?i)\b(?:haven['’]?t|hasn['’]?t|hadn['’]?t|have\s+not|has\s+not|had\s+not|"
+                        r"have\s+never|has\s+never|had\s+never)\b")
 # a Japanese clause about the future: its plan said after the time ("6月に大阪に引っ越す予定")
 # (or a plain verb ending the clause, not one going on: "6月に引っ越します", not "住んでいます")
 _JA_FUTURE = re.compile(r"予定|つもり|見込み|計画"
