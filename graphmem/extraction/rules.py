@@ -366,7 +366,7 @@ def _read_rules(path: str) -> Rules:
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
             object_stops[predicate] = re.compile(
-                r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")\s")
+                r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")(?:\s|$)")
         if spec.get("object_drop_first"):
             object_drop_first[predicate] = frozenset(w.lower() for w in spec["object_drop_first"])
         if spec.get("known_types_too"):
