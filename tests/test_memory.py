@@ -168,6 +168,8 @@ def test_a_job_ended_without_its_firm_named_ends_whatever_job_held_then(tmp_path
         mem.record(content="Jon: I joined Globex in 2019.", occurred_at="2023-01-05")
         mem.record(content="Jon: I lost my job last month.", occurred_at="2023-06-10")
         mem.record(content="Ann: I got laid off yesterday.", occurred_at="2023-06-10")
+        mem.record(content="佐藤さんは2020年にAcme Incに入社した。", occurred_at="2021-01-10")
+        mem.record(content="佐藤さんは3月に会社を辞めた。", occurred_at="2023-06-10")
         mem.record_many([{"content": "Kim joined Hooli.", "occurred_at": "2020-01-01", "extract": False,
                           "states": [{"subject": "Kim", "predicate": "works_at", "object": "Hooli"}]},
                          {"content": "Kim was let go.", "occurred_at": "2024-02-01", "extract": False,
@@ -175,8 +177,9 @@ def test_a_job_ended_without_its_firm_named_ends_whatever_job_held_then(tmp_path
                                       "unnamed": True, "valid_to": "2024-02-01"}]}])
         mem.store.settle()
         spans = {who: [(s.object, s.valid.end and s.valid.end.label()) for s in mem.timeline(who, "works_at")]
-                 for who in ("Jon", "Ann", "Kim")}
-        assert spans == {"Jon": [("Globex", "2023-05")], "Ann": [], "Kim": [("Hooli", "2024-02-01")]}
+                 for who in ("Jon", "Ann", "Kim", "佐藤")}
+        assert spans == {"Jon": [("Globex", "2023-05")], "Ann": [], "Kim": [("Hooli", "2024-02-01")],
+                         "佐藤": [("Acme Inc", "2023-03")]}
         events = mem.stats().events
         for state, field in (({"predicate": "likes", "action": "close"}, "unnamed"),
                              ({"predicate": "works_at"}, "unnamed")):

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from graphmem.extraction.rules import JA_NAME_CHAR, Rules
+from graphmem.extraction.rules import JA_NAME_CHAR, JapaneseRules, Rules
 from graphmem.ontology import Ontology
 from graphmem.temporal.expressions import TimeMention
 
@@ -101,11 +101,34 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
         return []
     people = _people(entities)
     found: list[JapaneseReading] = []
+
+    def said_by(s_start: int, start: int) -> tuple[list[str], bool] | None:
+        """Who a statement whose words start at ``start`` is of, and whether the sentence names them."""
+        who = _subjects(text, s_start, start, people, ja.first_person, ja.honorifics)
+        if not who and _someone_else(text, s_start, start, times, ja.not_subjects):
+            return None  # "息子は大阪に住んでいる": of someone memory cannot name
+        if who not in ([], ["I"]):
+            return who, True
+        line = text.rfind("\n", 0, start) + 1
+        said = next((name for name, at, _ in speakers if line <= at < start), speaker)
+        return ([said], False) if said is not None else None
+
+    def reading(s_start: int, start: int, end: int, clause: int, said: tuple[list[str], bool], predicate: str,
+                value: str, object_type: str | None, action: str) -> list[JapaneseReading]:
+        who, named = said
+        # its time: the last one before its object since the statement before ("去年Acmeを辞めて、今は
+        # Globexで働いている": 去年 dates leaving Acme, not the job at Globex)
+        when = next((t for t in reversed(times) if clause <= t.start < start), None)
+        span_start = min([start, *(p.start for p in people if p.name in who and s_start <= p.start < start)])
+        return [JapaneseReading(subject=name, predicate=predicate, object=value, object_type=object_type,
+                                action=action, object_start=start, span=(span_start, end),
+                                sentence_start=s_start, time=when, named=named) for name in who]
+
     for s_start, s_end in _sentences(text, questions=False):
         clause = s_start  # where the words of the statement read next start (after the last one's ending)
+        read: list[tuple[int, int]] = []
         for m in ja.pattern.finditer(text, s_start, s_end):
-            tail = text[m.end() : s_end].rstrip() + "。"
-            if _NAME_GOES_ON.match(tail) and not tail.startswith(ja.plans) or tail.startswith(ja.not_after):
+            if not _ending_stands(text, m.end(), s_end, ja):
                 continue
             start = _object_start(text, m.start("object"), m.end("object"), times, entities, ja.adverbs)
             value = text[start : m.end("object")].strip()
@@ -116,29 +139,29 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
                 if action != "assert" or predicate not in rules.opposites:
                     continue
                 predicate = rules.opposites[predicate]
-            who = _subjects(text, s_start, start, people, ja.first_person, ja.honorifics)
-            if not who and _someone_else(text, s_start, start, times, ja.not_subjects):
-                continue  # "息子は大阪に住んでいる": of someone memory cannot name
-            named = who not in ([], ["I"])
-            if not named:
-                line = text.rfind("\n", 0, m.start()) + 1
-                said = next((name for name, at, _ in speakers if line <= at < m.start()), speaker)
-                if said is None:
-                    continue
-                who = [said]
+            if (said := said_by(s_start, start)) is None:
+                continue
             kind = ontology.predicate(predicate)
             object_type = kind.object_types[0] if kind.object == "entity" and kind.object_types else None
-            # its time: the last one before its object since the statement before ("去年Acmeを辞めて、今は
-            # Globexで働いている": 去年 dates leaving Acme, not the job at Globex)
-            when = next((t for t in reversed(times) if clause <= t.start < start), None)
+            found += reading(s_start, start, m.end(), clause, said, predicate, value, object_type, action)
+            read.append((start, m.end()))
             clause = m.end()
-            span_start = min([start, *(p.start for p in people
-                                       if p.name in who and s_start <= p.start < start)])
-            found.extend(JapaneseReading(
-                subject=name, predicate=predicate, object=value, object_type=object_type, action=action,
-                object_start=start, span=(span_start, m.end()), sentence_start=s_start, time=when,
-                named=named) for name in who)
+        # what ends whatever value is held, none named ("3月に会社を辞めた": whatever job then)
+        for m in ja.unnamed_pattern.finditer(text, s_start, s_end) if ja.unnamed_pattern else ():
+            overlaps = any(a < m.end() and m.start() < b for a, b in read)
+            if overlaps or not _ending_stands(text, m.end(), s_end, ja):
+                continue
+            if (said := said_by(s_start, m.start())) is not None:
+                predicate = ja.unnamed[m[0]]
+                found += reading(s_start, m.start(), m.end(), s_start, said, predicate, "", None, "close")
     return found
+
+
+def _ending_stands(text: str, end: int, s_end: int, ja: JapaneseRules) -> bool:
+    """Whether an ending that ends at ``end`` says what it says: not the start of a longer word or of what
+    may not follow it ("引っ越したい", "好きですか"), but of a plan ("引っ越す予定")."""
+    tail = text[end:s_end].rstrip() + "。"
+    return not (_NAME_GOES_ON.match(tail) and not tail.startswith(ja.plans) or tail.startswith(ja.not_after))
 
 
 def read_titles(text: str, entities: Sequence[_Named], speakers: Sequence[tuple[str, int, int]], rules: Rules,

@@ -72,6 +72,8 @@ class JapaneseRules:
     """The ``japanese`` section: statements read without a tokeniser (see graphmem/extraction/japanese.py)."""
 
     endings: dict[str, tuple[str, str]]  # an ending ("に引っ越した") -> (predicate, "assert" | "close" | "past")
+    # words that end whatever value a single-valued predicate holds, none named ("会社を辞めた") -> predicate
+    unnamed: dict[str, str]
     negations: tuple[str, ...]  # after an ending: it is negated ("好きじゃない")
     not_after: tuple[str, ...]  # what may not follow an ending ("引っ越したい", "好きですか")
     plans: tuple[str, ...]  # what may follow one though a name's character opens it ("引っ越す予定")
@@ -98,6 +100,13 @@ class JapaneseRules:
         honorifics = "|".join(map(re.escape, self.honorifics))  # ("田中さんと結婚した": 田中)
         return re.compile(rf"(?P<object>{_JA_OBJECT}+)(?:{honorifics})?(?P<ending>{endings})"
                           rf"(?P<negated>{negations})?")
+
+    @cached_property
+    def unnamed_pattern(self) -> re.Pattern[str] | None:
+        """The words of :attr:`unnamed`, longest first."""
+        if not self.unnamed:
+            return None
+        return re.compile("|".join(map(re.escape, sorted(self.unnamed, key=len, reverse=True))))
 
     @cached_property
     def title_pattern(self) -> re.Pattern[str] | None:
@@ -226,10 +235,16 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
                          - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}", field="statements")
-        unknown = sorted({p for p, _ in rules.japanese.endings.values()} - set(ontology.predicates))
+        ja_predicates = {p for p, _ in rules.japanese.endings.values()} | set(rules.japanese.unnamed.values())
+        unknown = sorted(ja_predicates - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
                                 field="japanese.statements")
+        unnamed = {t.predicate for t in rules.templates if t.unnamed} | set(rules.japanese.unnamed.values())
+        if many := sorted(p for p in unnamed if not ontology.predicate(p).single_valued):
+            raise OntologyError(f"close_unnamed of {many[0]!r}: it holds many values at once, and an unnamed "
+                                "close ends whichever one is held; name the value in each template instead",
+                                field=f"statements.{many[0]}.close_unnamed")
         unknown = sorted(set(rules.japanese.titles.values()) - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
@@ -549,22 +564,28 @@ def _japanese(raw: Any) -> JapaneseRules:
         raise OntologyError("extraction rules: japanese must map its parts ('statements', 'titles', ...) to "
                             "what they hold", field="japanese")
     endings: dict[str, tuple[str, str]] = {}
+    unnamed: dict[str, str] = {}
     statements = raw.get("statements") or {}
     if not isinstance(statements, dict) or not all(isinstance(spec, dict) for spec in statements.values()):
         raise OntologyError("extraction rules: japanese.statements must map each predicate to its actions' "
                             "endings ('lives_in: {assert: [に住んでいる]}')", field="japanese.statements")
     for predicate, spec in statements.items():
         for action in spec:
-            if action not in ("assert", "close", "past"):
+            if action not in ("assert", "close", "past", "close_unnamed"):
                 raise OntologyError(f"japanese.statements.{predicate}: {action!r} is no action; write "
-                                    "assert, close or past", field=f"japanese.statements.{predicate}")
+                                    "assert, close, past or close_unnamed",
+                                    field=f"japanese.statements.{predicate}")
             for ending in _word_list(f"japanese.statements.{predicate}.{action}", spec[action]):
-                endings[ending] = (predicate, action)
+                if action == "close_unnamed":
+                    unnamed[ending] = predicate
+                else:
+                    endings[ending] = (predicate, action)
     words = {key: _word_list(f"japanese.{key}", raw.get(key) or []) for key in (
         "negations", "not_after", "plans", "first_person", "not_subjects", "adverbs", "honorifics",
         "not_objects", "line_labels", "surnames", "not_names", "beliefs", "belief_not_first", "volitional")}
     return JapaneseRules(
-        endings=endings, negations=tuple(words["negations"]), not_after=tuple(words["not_after"]),
+        endings=endings, unnamed=unnamed, negations=tuple(words["negations"]),
+        not_after=tuple(words["not_after"]),
         plans=tuple(words["plans"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
         adverbs=tuple(sorted(words["adverbs"], key=len, reverse=True)),

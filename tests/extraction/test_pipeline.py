@@ -786,6 +786,21 @@ def test_rules_that_name_what_they_cannot_are_refused_when_they_load(tmp_path, s
 
 
 @pytest.mark.parametrize(
+    "spec",
+    ["statements:\n  likes:\n    close_unnamed: ['{S} got bored of {*} stuff']\n",
+     "japanese:\n  statements:\n    likes:\n      close_unnamed: [飽きた]\n"],
+)
+def test_an_unnamed_close_of_a_predicate_of_many_values_is_refused_when_the_rules_load(tmp_path, spec):
+    from graphmem.errors import OntologyError
+
+    path = tmp_path / "rules.yaml"
+    path.write_text("version: 1\n" + spec, encoding="utf-8")
+    with pytest.raises(OntologyError, match="holds many values") as caught:
+        load_rules(load_ontology(), path=str(path))
+    assert caught.value.field == "statements.likes.close_unnamed"
+
+
+@pytest.mark.parametrize(
     ("text", "done"),
     [
         ("Peter plays tennis and golf.", ["tennis", "golf"]),
