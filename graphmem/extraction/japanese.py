@@ -38,6 +38,7 @@ _PARTICLE = re.compile(r"\s*[はがも](?!っ)")  # (not "がっ": "がっかり
 _NAME_GOES_ON = re.compile(rf"な?{JA_NAME_CHAR}")
 # a word with は, が or も: whom a sentence speaks of ("息子は", "彼女が", "今は")
 _TOPIC = re.compile(rf"({JA_NAME_CHAR}+)\s*[はがも](?!っ)")
+_WHOSE = re.compile(rf"({JA_NAME_CHAR}+)の")  # a name and の right before a post: whose it is ("GlobexのCTO")
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
     """The statements of ``text``; ``entities``: those found in it; ``speakers``: who says its lines
     (:func:`line_speakers`); ``speaker``: who says the text when no line says."""
     ja = rules.japanese
-    if ja.pattern is None:
+    if ja.pattern is None and ja.worded_pattern is None:
         return []
     people = _people(entities)
     found: list[JapaneseReading] = []
@@ -127,7 +128,9 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
     for s_start, s_end in _sentences(text, questions=False):
         clause = s_start  # where the words of the statement read next start (after the last one's ending)
         read: list[tuple[int, int]] = []
-        for m in ja.pattern.finditer(text, s_start, s_end):
+        matches = [m for pattern in (ja.pattern, ja.worded_pattern) if pattern is not None
+                   for m in pattern.finditer(text, s_start, s_end)]
+        for m in sorted(matches, key=lambda m: m.start()):
             if not _ending_stands(text, m.end(), s_end, ja):
                 continue
             start = _object_start(text, m.start("object"), m.end("object"), times, entities, ja.adverbs)
@@ -135,6 +138,14 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
             if not value or value in ja.not_objects or value.isdigit():
                 continue
             predicate, action = ja.endings[m["ending"]]
+            if value.startswith(ja.object_not_first.get(predicate, ())):
+                continue  # ("元エンジニアです": a post held once)
+            if (wanted := ja.object_words.get(predicate)) is not None:
+                if not value.endswith(wanted):
+                    continue  # ("東京です": no post; a word of another predicate's)
+                if (whose := _WHOSE.search(text, s_start, start)) and whose.end() == start:
+                    start = whose.start()  # ("GlobexのCTOです": GlobexのCTO, whose post it is too)
+                    value = text[start : m.end("object")]
             if m["negated"]:
                 if action != "assert" or predicate not in rules.opposites:
                     continue

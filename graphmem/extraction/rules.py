@@ -74,6 +74,9 @@ class JapaneseRules:
     endings: dict[str, tuple[str, str]]  # an ending ("に引っ越した") -> (predicate, "assert" | "close" | "past")
     # words that end whatever value a single-valued predicate holds, none named ("会社を辞めた") -> predicate
     unnamed: dict[str, str]
+    # predicate -> words one of which its object must end with ("エンジニアです": a post, not "東京です")
+    object_words: dict[str, tuple[str, ...]]
+    object_not_first: dict[str, tuple[str, ...]]  # predicate -> what its object may not open with ("元")
     negations: tuple[str, ...]  # after an ending: it is negated ("好きじゃない")
     not_after: tuple[str, ...]  # what may not follow an ending ("引っ越したい", "好きですか")
     plans: tuple[str, ...]  # what may follow one though a name's character opens it ("引っ越す予定")
@@ -92,14 +95,27 @@ class JapaneseRules:
 
     @cached_property
     def pattern(self) -> re.Pattern[str] | None:
-        """An object (a run of kanji, katakana and Latin letters) right before an ending, longest first."""
-        if not self.endings:
+        """An object (a run of kanji, katakana and Latin letters) right before an ending, longest first; not
+        the endings of a predicate whose object must end with one of its words (:attr:`worded_pattern`)."""
+        return self._pattern([e for e, (p, _) in self.endings.items() if p not in self.object_words], "")
+
+    @cached_property
+    def worded_pattern(self) -> re.Pattern[str] | None:
+        """An object that ends with one of its predicate's ``object_words`` right before one of its endings
+        ("エンジニアです"; "エビアレルギーです" is allergic_to's, and "です" alone is no ending of it)."""
+        words = "|".join(map(re.escape, sorted({w for ws in self.object_words.values() for w in ws},
+                                                key=len, reverse=True)))
+        return self._pattern([e for e, (p, _) in self.endings.items() if p in self.object_words],
+                             f"(?:{words})")
+
+    def _pattern(self, endings: list[str], last: str) -> re.Pattern[str] | None:
+        if not endings:
             return None
-        endings = "|".join(map(re.escape, sorted(self.endings, key=len, reverse=True)))
+        ends = "|".join(map(re.escape, sorted(endings, key=len, reverse=True)))
         negations = "|".join(map(re.escape, sorted(self.negations, key=len, reverse=True))) or "(?!)"
         honorifics = "|".join(map(re.escape, self.honorifics))  # ("田中さんと結婚した": 田中)
-        return re.compile(rf"(?P<object>{_JA_OBJECT}+)(?:{honorifics})?(?P<ending>{endings})"
-                          rf"(?P<negated>{negations})?")
+        run = f"{_JA_OBJECT}*?{last}" if last else f"{_JA_OBJECT}+"
+        return re.compile(rf"(?P<object>{run})(?:{honorifics})?(?P<ending>{ends})(?P<negated>{negations})?")
 
     @cached_property
     def unnamed_pattern(self) -> re.Pattern[str] | None:
@@ -565,12 +581,18 @@ def _japanese(raw: Any) -> JapaneseRules:
                             "what they hold", field="japanese")
     endings: dict[str, tuple[str, str]] = {}
     unnamed: dict[str, str] = {}
+    object_words: dict[str, tuple[str, ...]] = {}
+    object_not_first: dict[str, tuple[str, ...]] = {}
     statements = raw.get("statements") or {}
     if not isinstance(statements, dict) or not all(isinstance(spec, dict) for spec in statements.values()):
         raise OntologyError("extraction rules: japanese.statements must map each predicate to its actions' "
                             "endings ('lives_in: {assert: [に住んでいる]}')", field="japanese.statements")
     for predicate, spec in statements.items():
         for action in spec:
+            if action in ("object_words", "object_not_first"):
+                listed = tuple(_word_list(f"japanese.statements.{predicate}.{action}", spec[action]))
+                (object_words if action == "object_words" else object_not_first)[predicate] = listed
+                continue
             if action not in ("assert", "close", "past", "close_unnamed"):
                 raise OntologyError(f"japanese.statements.{predicate}: {action!r} is no action; write "
                                     "assert, close, past or close_unnamed",
@@ -584,7 +606,8 @@ def _japanese(raw: Any) -> JapaneseRules:
         "negations", "not_after", "plans", "first_person", "not_subjects", "adverbs", "honorifics",
         "not_objects", "line_labels", "surnames", "not_names", "beliefs", "belief_not_first", "volitional")}
     return JapaneseRules(
-        endings=endings, unnamed=unnamed, negations=tuple(words["negations"]),
+        endings=endings, unnamed=unnamed, object_words=object_words, object_not_first=object_not_first,
+        negations=tuple(words["negations"]),
         not_after=tuple(words["not_after"]),
         plans=tuple(words["plans"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
