@@ -785,6 +785,18 @@ def test_rules_that_name_what_they_cannot_are_refused_when_they_load(tmp_path, s
         load_rules(path=str(path))
 
 
+def test_japanese_rules_read_the_words_an_object_must_end_with_and_may_not_open_with(tmp_path):
+    path = tmp_path / "rules.yaml"
+    path.write_text("version: 1\njapanese:\n  statements:\n    role:\n      assert: [です]\n"
+                    "      object_words: [エンジニア]\n      object_not_first: [元]\n"
+                    "    works_at:\n      close_unnamed: [退職した]\n", encoding="utf-8")
+    ja = load_rules(load_ontology(), path=str(path)).japanese
+    assert (ja.object_words, ja.object_not_first, ja.unnamed) == (
+        {"role": ("エンジニア",)}, {"role": ("元",)}, {"退職した": "works_at"})
+    assert ja.pattern is None and ja.worded_pattern is not None
+    assert [m["object"] for m in ja.worded_pattern.finditer("東京です。エンジニアです。")] == ["エンジニア"]
+
+
 @pytest.mark.parametrize(
     "spec",
     ["statements:\n  likes:\n    close_unnamed: ['{S} got bored of {*} stuff']\n",
