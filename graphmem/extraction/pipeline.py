@@ -719,6 +719,15 @@ class Extractor:
         if self._got_of is not None and not words.isdisjoint(self._got_words) and \
                 not words.isdisjoint(_MY_OUR):
             read.extend(self._got(text, s_start, s_end, ex))
+        # a thing named with its title is no thing had when the sentence ends having it ("We rehomed our cat
+        # Luna": no longer owned, not owned)
+        ended = {_said(st) for _, st in read if st.action == "close"}
+        titled = {_said(st): st for _, st in read
+                  if st.action == "assert" and st.object_title and _said(st) in ended}
+        if titled:  # (the close keeps what the title says the thing is: a cat, a concept)
+            read = [(at, replace(st, object_type=t.object_type, object_title=t.object_title)
+                     if st.action == "close" and (t := titled.get(_said(st))) else st)
+                    for at, st in read if st.action != "assert" or _said(st) not in titled]
         # what someone thinks is their opinion, not a fact: "Kim thinks Peter moved to Berlin" says nothing of
         # where Peter lives
         claims = [(at, st.end) for at, st in read if self.ontology.predicate(st.predicate).kind == "opinion"]
@@ -1062,13 +1071,23 @@ class Extractor:
                 predicate, literal, object_type = self.ontology.predicate("knows"), False, "person"
             # (a line's speaker is quoted in its first sentence only: "Caroline: My mom Linda", "my aunt Jo")
             start = min(p for p in (at, who.start, whose.start) if p >= s_start)
+            # one's pet gone ("my dog Max passed away last year"): had up to then
+            gone = _GONE.match(text, end, s_end) if owned else None
+            if gone:
+                end = gone.end()
+                when = next((t for t in ex.times if end <= t.start < s_end), None) or \
+                    next((t for t in ex.times if s_start <= t.start < at), None)
+                _, valid_to = _dated(when, "close")
+                end = max(end, when.end) if when else end
             out.append((at, Statement(
                 subject=who.name, predicate=predicate.name,
-                object=f"{title} of {whose.name}" if literal else whose.name, action="assert",
+                object=f"{title} of {whose.name}" if literal else whose.name,
+                action="close" if gone else "assert",
                 span=text[start:end].strip(" ,"), start=s_start, end=end, confidence=CONFIDENCE["rule"],
                 subject_type="person", object_type=None if literal else object_type,
                 title=None if literal or owned else title.lower(),
-                object_title=title.lower() if owned else None)))
+                object_title=title.lower() if owned else None,
+                valid_to=valid_to if gone else None, held_before=bool(gone))))
         return out
 
     def _kin_had(self, text: str, s_start: int, s_end: int, ex: Extraction,
@@ -1795,6 +1814,14 @@ _CUT_OFF = frozenset(["to", "going", "getting", "working", "being", "doing", "ma
                       "setting"])
 _NOTHING_ALONE = _CUT_OFF | _POINTERS
 # one thing pointed at, not named ("this series", "a certain method"; "those hikes" are hikes)
+def _said(st: Statement) -> tuple[str, str, str]:
+    """What a statement says of whom, whatever it does with it."""
+    return st.subject, st.predicate, st.object
+
+
+# what ends having a pet named before it ("my dog Max passed away")
+_GONE = re.compile(r"(?i),?\s+(?:has\s+|had\s+|sadly\s+|recently\s+)*(?:passed\s+away|passed\s+on|died|"
+                   r"was\s+put\s+down|was\s+put\s+to\s+sleep|ran\s+away|went\s+missing)\b")
 _THING_STAND_INS = frozenset(["it", "them", "one", "ones", "this", "that", "these", "those", "some", "both"])
 _SHOWN = frozenset(["this", "that", "certain"])
 # whose a thing is, someone named before ("your turtles", "their work"; "her cooking" names its owner less
