@@ -38,7 +38,7 @@ _PARTICLE = re.compile(r"\s*[はがも](?!っ)")  # (not "がっ": "がっかり
 _NAME_GOES_ON = re.compile(rf"な?{JA_NAME_CHAR}")
 # a word with は, が or も: whom a sentence speaks of ("息子は", "彼女が", "今は")
 _TOPIC = re.compile(rf"({JA_NAME_CHAR}+)\s*[はがも](?!っ)")
-_WHOSE = re.compile(rf"({JA_NAME_CHAR}+)の")  # a name and の right before a post: whose it is ("GlobexのCTO")
+_WHOSE = re.compile(rf"{JA_NAME_CHAR}+の$")  # a name and の right before a post: whose it is ("GlobexのCTO")
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
             if (wanted := ja.object_words.get(predicate)) is not None:
                 if not value.endswith(wanted):
                     continue  # ("東京です": no post; a word of another predicate's)
-                if (whose := _WHOSE.search(text, s_start, start)) and whose.end() == start:
+                if whose := _WHOSE.search(text, s_start, start):
                     start = whose.start()  # ("GlobexのCTOです": GlobexのCTO, whose post it is too)
                     value = text[start : m.end("object")]
             if m["negated"]:
