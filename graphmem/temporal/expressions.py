@@ -3,7 +3,8 @@
 ``find_times(text, anchor)`` finds every expression and what it denotes as an :class:`Interval`:
 
 =====================================================  ============================================
-``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity)
+``yesterday``, ``3 days ago``, ``last Tuesday``         that day (day granularity; ``last Fri``, ``on Tues``:
+                                                        a weekday's short form, capitalised)
 ``last week``, ``先週``, ``2 weeks ago``                 that week; ``last month``, ``last year`` alike
 ``一昨年``, ``再来週``, ``先々月``, ``三日前``, ``3か月後``   two years, weeks, months away; a count in kanji
 ``先週の金曜日``, ``月曜日に``, ``去年の3月``, ``来年の春``  that week's Friday (a bare weekday: the last one);
@@ -110,6 +111,8 @@ _MONTH_NAMES = {
     "nov": 11, "dec": 12,
 }
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+_SHORT_WEEKDAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5,
+                   "sun": 6}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
             "couple of": 2, "a few": 3, "few": 3, "several": 3}  # (said "few days ago" for "a few")
@@ -124,6 +127,8 @@ _ORD = r"(?:st|nd|rd|th)?"
 _NUM = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?|" \
        r"(?:a\s+)?few|several)"
 _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# a weekday's short form, capitalised ("last Fri", "on Tues"; not "sat", "wed" or "sun" as words)
+_WD_SHORT = r"(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)(?![a-z])"
 _SEASON = r"(?:spring|summer|fall|autumn|winter)"
 # the month a season opens with (the northern hemisphere's meteorological seasons: three months each)
 _SEASON_STARTS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
@@ -211,7 +216,7 @@ _POINT_FORMS = [
     r"(?i:(?:(?<=\bend\sof\s)|(?<=\bstart\sof\s)|(?<=\bbeginning\sof\s))(?:the|this)\s+"
     r"(?P<tp_u>week|month|quarter|year))\b",
     rf"(?i:(?P<lnt>last|next|this|past|coming|upcoming)\s+"
-    rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}))\b",
+    rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}|{_WD_SHORT}))\b",
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
     # two weeks, months or years on or back ("the week after next", "the year before last")
     r"(?i:the\s+(?P<ban_u>week|month|year)\s+(?P<ban>after\s+next|before\s+last))\b",
@@ -219,7 +224,7 @@ _POINT_FORMS = [
     r"(?i:(?:the\s+)?(?P<dlm_d>[12]?\d|3[01])(?:st|nd|rd|th)\s+of\s+(?P<dlm_r>last|this|next|the\s+previous)"
     r"\s+month)\b",
     r"(?i:(?:over|on|at|during)\s+the\s+(?P<wk>weekend))\b(?!\s+of\b)",
-    rf"(?i:(?:on\s+)(?P<on_wd>{_WD}))\b",
+    rf"(?i:(?:on\s+)(?P<on_wd>{_WD}|{_WD_SHORT}))\b",
     # a day of the week a thing is or was ("the deadline is Friday", "my last day was Monday")
     rf"(?:(?<=\b[Ii]s\s)|(?<=\b[Aa]re\s)|(?<=\b[Ww]as\s)|(?<=\b[Ww]ere\s))(?P<be_wd>(?i:{_WD}))\b",
     # a day of the month alone, before a clause goes on or ends ("on the 15th after my trip", not "on the 3rd
@@ -808,7 +813,7 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         on_it = at.astimezone(tz).weekday() >= 5
         return _weekend(at, tz, 0 if on_it or prefer == "future" else -1)
     if g["on_wd"] or g["be_wd"]:
-        day = _WEEKDAYS[(g["on_wd"] or g["be_wd"]).lower()]
+        day = _WEEKDAY_NUMBERS[(g["on_wd"] or g["be_wd"]).lower()]
         return _weekday(day, at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
 
@@ -946,6 +951,7 @@ _JA_WORDS = {
     "再来月": ("month", 2), "一昨年": ("year", -2), "おととし": ("year", -2), "去年": ("year", -1),
     "昨年": ("year", -1), "今年": ("year", 0), "来年": ("year", 1), "再来年": ("year", 2),
 }
+_WEEKDAY_NUMBERS = _WEEKDAYS | _SHORT_WEEKDAYS
 _JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
 _JA_SEASONS = {"春": "spring", "夏": "summer", "秋": "fall", "冬": "winter"}
 
@@ -1007,10 +1013,10 @@ def _season_start(name: str, tz: dt.tzinfo) -> int:
 
 def _last_next(which: str, unit: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
     step = {"last": -1, "past": -1, "next": 1, "coming": 1, "upcoming": 1, "this": 0}[which]
-    if unit in _WEEKDAYS:
+    if unit in _WEEKDAY_NUMBERS:
         if which == "this":
-            return _weekday(_WEEKDAYS[unit], at, tz, "nearest")
-        return _weekday(_WEEKDAYS[unit], at, tz, "past" if step < 0 else "future")
+            return _weekday(_WEEKDAY_NUMBERS[unit], at, tz, "nearest")
+        return _weekday(_WEEKDAY_NUMBERS[unit], at, tz, "past" if step < 0 else "future")
     if unit == "weekend":
         return _weekend(at, tz, step)
     return _shift(at, _UNITS[unit], step, tz)

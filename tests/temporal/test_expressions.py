@@ -43,6 +43,9 @@ def _day(point):
         ("It was the weekend before last.", "the weekend before last", "point", "2025-11-15", "2025-11-17"),
         ("The review is two weeks from now.", "two weeks from now", "point", "2025-12-08", "2025-12-15"),
         ("We met in mid-March.", "mid-March", "point", "2025-03-11", "2025-03-21"),
+        ("It broke down last Fri on my way to work.", "last Fri", "point", "2025-11-21", "2025-11-22"),
+        ("I joined the group last Tues.", "last Tues", "point", "2025-11-25", "2025-11-26"),
+        ("Wanna see my moves next Fri?", "next Fri", "point", "2025-11-28", "2025-11-29"),
         ("It was early December.", "early December", "point", "2024-12-01", "2024-12-11"),
         ("We moved in late June 2024.", "late June 2024", "point", "2024-06-21", "2024-07-01"),
         ("I was late in June.", "June", "point", "2025-06-01", "2025-07-01"),
@@ -241,7 +244,8 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "いつもクリスマスに映画を見る。", "We flew to Easter Island.",
                                   "She's in her 20s.", "Three steps back.", "We ski over the winter.",
                                   "I was late 2 times.", "The first half of the match was slow.",
-                                  "It ran early-2024-style."])
+                                  "It ran early-2024-style.", "I sat on the sun deck last sat.",
+                                  "We wed on the beach.", "The sun sat low on the hill."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
