@@ -1571,13 +1571,14 @@ def _trip_pattern(trips: Mapping[str, str]) -> re.Pattern[str] | None:
 
 
 def _got_pattern(got_it: Mapping[str, str]) -> re.Pattern[str] | None:
-    """One's thing and how one got it: "my new TV that I got", "our house, which we bought" (the thing
-    between)."""
+    """One's thing and how one got it: "my new TV that I got", "our house, which we bought", "my new Prius,
+    the one I just bought" (the thing between)."""
     if not got_it:
         return None
     words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(got_it, key=len, reverse=True))
     what = r"(?P<what>[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,5}?)"
-    return re.compile(rf"(?i)\b(?:my|our)\s+{what}\s*,?\s+(?:that|which)\s+(?:I|we)\s+"
+    said = r"(?:,?\s+(?:that|which)|,\s+the\s+one(?:\s+(?:that|which))?)"  # ("..., the one I bought")
+    return re.compile(rf"(?i)\b(?:my|our)\s+{what}\s*{said}\s+(?:I|we)\s+"
                       rf"(?:(?:just|recently|finally|also|actually)\s+)?(?P<got>{words})\b")
 
 
