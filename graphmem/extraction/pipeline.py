@@ -838,6 +838,10 @@ class Extractor:
         nouns = self.rules.object_nouns.get(predicate.name)
         owned = nouns is not None and (  # ("has two dogs and a cat", "a dog named Max and a cat named Luna")
             st.object.lower().split()[-1] in nouns or st.object_title in nouns)
+        a_name = any(e.start == at and e.name == st.object for e in ex.entities)
+        if at >= 0 and a_name and not literal and not owned and predicate.object == "entity" and \
+                not predicate.single_valued:
+            return self._names_listed(st, text, at + len(st.object), s_end, ex)
         if not literal and not owned and (predicate.kind != "preference" or st.object_type != "concept") \
                 or at < 0:
             return []
@@ -861,6 +865,25 @@ class Extractor:
                 item = replace(item, object_title=named[2].lower() if named and named[3] else None)
             out.append(_reaching(item, text, found[2]))
             value, end = found[0], found[2]
+        return out
+
+    def _names_listed(self, st: Statement, text: str, end: int, s_end: int,
+                      ex: Extraction) -> list[Statement]:
+        """The names of its kind listed after a named object of a predicate of many values: "visited Paris
+        and Rome", "I was in Turkey and Mexico", "use Slack, Notion and Linear" (each right after "and" or a
+        comma of a list that "and" ends; not one of another kind, "moved to Berlin and Anna stayed", though
+        one typed by its capitals alone takes the first's: "Jira and Confluence")."""
+        out: list[Statement] = []
+        while joint := _LISTED_AND.match(text, end, s_end) or (
+                _LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None):
+            name = next((e for e in ex.entities if e.start == joint.end()), None)
+            guessed = name is not None and name.source in ("rule", "initial") and \
+                name.text.split()[0] not in self.rules.first_names
+            if name is None or (name.type != st.object_type and not guessed) or \
+                    _NAME_THEN_VERB.match(text, name.end, s_end):  # ("and Initech hired me": a clause)
+                break
+            out.append(_reaching(replace(st, object=name.name), text, name.end))
+            end = name.end
         return out
 
     def _listed_value(self, predicate: Predicate, text: str, start: int, s_end: int,
@@ -1704,6 +1727,8 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _I_SAID = re.compile(r"\bI(?:['’](?:m|ve|d|ll))?\b")  # "I" speaking, in a line someone says
 _LISTED_AND = re.compile(r",?\s+(?:and|&)\s+")
+# a name opening a clause of its own: a verb of the past or of "he" after it ("and Anna moved", "and Tom is")
+_NAME_THEN_VERB = re.compile(r"\s+(?:\w+ed|is|was|has|had|does|did|\w+s)\b(?!\s*[,.;:!?]|$)")
 # a comma lists only in a list that "and" ends: "hiking, swimming and yoga" ("hiking, it's fun": no list)
 _LISTED_COMMA = re.compile(r",\s+")
 _LIST_OF = re.compile(r"(?:,\s+[^,.;:!?]+?)+,?\s+(?:and|&)\s+[^,.;:!?]+")

@@ -807,6 +807,9 @@ def _first_person_regex(phrase: str, *, perfect: bool = False) -> str:
     if lead and not rest:  # the verb alone: "I've", "I already have", "I'm mostly"
         alone = lead + "|" + _I + _I_ADVERBS + r"\s+" + first
         return r"(?i)(?<![\w@])(?:" + alone + ")" + _WORD_END + _I_ADVERBS
+    if not lead and rest and first.lower() in _AUXILIARIES:  # ("I was also in Turkey", "we were all in")
+        return r"(?i)(?<![\w@])" + _I + _I_ADVERBS + r"\s+" + _words(first) + _I_ADVERBS + r"\s+" + \
+            _words(rest) + _WORD_END
     if not lead and perfect and (first.lower().endswith("ed") or first.lower() in _PAST_PARTICIPLES):
         lead = _I + r"(?:\s+(?:have|had)|['’](?:ve|d))?"
         return r"(?i)(?<![\w@])" + lead + _I_ADVERBS + r"\s+" + _words(phrase) + _WORD_END
