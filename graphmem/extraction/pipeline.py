@@ -849,9 +849,7 @@ class Extractor:
         end, value = at + len(st.object), st.object
         # (after a word that takes a phrase, "and" may join inside it: "the feeling of being healthy and
         # strong", "events to practice mindfulness and self-care")
-        while not _TAKES_A_PHRASE.intersection(value.lower().split()) and (joint := (
-                _LISTED_AND.match(text, end, s_end)
-                or (_LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None))):
+        while not _TAKES_A_PHRASE.intersection(value.lower().split()) and (joint := _joint(text, end, s_end)):
             # (what is owned is one of the predicate's nouns, read from the space before it: "and a cat")
             found = self._listed_value(predicate, text, joint.end(), s_end, ex) if literal else \
                 self._common_noun(predicate, text, joint.end() - (1 if owned else 0), s_end, ex)
@@ -874,8 +872,7 @@ class Extractor:
         comma of a list that "and" ends; not one of another kind, "moved to Berlin and Anna stayed", though
         one typed by its capitals alone takes the first's: "Jira and Confluence")."""
         out: list[Statement] = []
-        while joint := _LISTED_AND.match(text, end, s_end) or (
-                _LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None):
+        while joint := _joint(text, end, s_end):
             name = next((e for e in ex.entities if e.start == joint.end()), None)
             guessed = name is not None and name.source in ("rule", "initial") and \
                 name.text.split()[0] not in self.rules.first_names
@@ -1726,6 +1723,12 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _I_SAID = re.compile(r"\bI(?:['’](?:m|ve|d|ll))?\b")  # "I" speaking, in a line someone says
+def _joint(text: str, end: int, s_end: int) -> re.Match[str] | None:
+    """What joins a thing listed at ``end`` to the next: "and", or a comma of a list that "and" ends."""
+    return _LISTED_AND.match(text, end, s_end) or (
+        _LISTED_COMMA.match(text, end, s_end) if _LIST_OF.match(text, end, s_end) else None)
+
+
 _LISTED_AND = re.compile(r",?\s+(?:and|&)\s+")
 # a name opening a clause of its own: a verb of the past or of "he" after it ("and Anna moved", "and Tom is")
 _NAME_THEN_VERB = re.compile(r"\s+(?:\w+ed|is|was|has|had|does|did|\w+s)\b(?!\s*[,.;:!?]|$)")
