@@ -607,9 +607,7 @@ def _japanese(raw: Any) -> JapaneseRules:
         "not_objects", "line_labels", "surnames", "not_names", "beliefs", "belief_not_first", "volitional")}
     return JapaneseRules(
         endings=endings, unnamed=unnamed, object_words=object_words, object_not_first=object_not_first,
-        negations=tuple(words["negations"]),
-        not_after=tuple(words["not_after"]),
-        plans=tuple(words["plans"]),
+        negations=tuple(words["negations"]), not_after=tuple(words["not_after"]), plans=tuple(words["plans"]),
         first_person=frozenset(words["first_person"]), not_subjects=frozenset(words["not_subjects"]),
         adverbs=tuple(sorted(words["adverbs"], key=len, reverse=True)),
         honorifics=tuple(sorted(words["honorifics"], key=len, reverse=True)),
