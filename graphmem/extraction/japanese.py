@@ -104,15 +104,18 @@ def read_japanese(text: str, times: Sequence[TimeMention], entities: Sequence[_N
     found: list[JapaneseReading] = []
 
     def said_by(s_start: int, start: int) -> tuple[list[str], bool] | None:
-        """Who a statement whose words start at ``start`` is of, and whether the sentence names them."""
+        """Who a statement whose words start at ``start`` is of, and whether the sentence names them; with
+        whoever is named with と right before its words ("@peter と京都に行った": both went)."""
         who = _subjects(text, s_start, start, people, ja.first_person, ja.honorifics)
         if not who and _someone_else(text, s_start, start, times, ja.not_subjects):
             return None  # "息子は大阪に住んでいる": of someone memory cannot name
+        along = [p.name for p in people if s_start <= p.start and p.end <= start and p.name not in who
+                 and _past(text, p.end, ja.honorifics, start).strip() == "と"]
         if who not in ([], ["I"]):
-            return who, True
+            return who + along, True
         line = text.rfind("\n", 0, start) + 1
         said = next((name for name, at, _ in speakers if line <= at < start), speaker)
-        return ([said], False) if said is not None else None
+        return ([said, *along], False) if said is not None else None
 
     def reading(s_start: int, start: int, end: int, clause: int, said: tuple[list[str], bool], predicate: str,
                 value: str, object_type: str | None, action: str) -> list[JapaneseReading]:
