@@ -113,6 +113,7 @@ _MONTH_NAMES = {
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
 _SHORT_WEEKDAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5,
                    "sun": 6}
+_WEEKDAY_NUMBERS = _WEEKDAYS | _SHORT_WEEKDAYS  # a weekday's name, whole or short -> 0-6
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
             "couple of": 2, "a few": 3, "few": 3, "several": 3}  # (said "few days ago" for "a few")
@@ -951,7 +952,6 @@ _JA_WORDS = {
     "再来月": ("month", 2), "一昨年": ("year", -2), "おととし": ("year", -2), "去年": ("year", -1),
     "昨年": ("year", -1), "今年": ("year", 0), "来年": ("year", 1), "再来年": ("year", 2),
 }
-_WEEKDAY_NUMBERS = _WEEKDAYS | _SHORT_WEEKDAYS
 _JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
 _JA_SEASONS = {"春": "spring", "夏": "summer", "秋": "fall", "冬": "winter"}
 
