@@ -937,6 +937,9 @@ class Extractor:
         In coordinated clauses ("Sam left Acme in March and joins Globex"), the name just before "and" is the
         first clause's object: the subject is the first clause's subject, found through the verb before it.
         """
+        mine = self._said_before_and(text, s_start, v_start, ex, verbs)
+        if mine is not None:
+            return mine
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
         span_start = before[-1].start if before else s_start
         # "William Chen, who goes by Bill, works at ...": the one the clause is said of, for both its verbs
@@ -1002,6 +1005,29 @@ class Extractor:
             if people:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
+
+    def _said_before_and(self, text: str, s_start: int, v_start: int, ex: Extraction,
+                         verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:
+        """Who says a clause "I" opens, when the verb at ``v_start`` follows it after "and" or "but" with no
+        subject of its own: "I quit Initech and moved to Berlin", "Last month I sold my house and moved to
+        Denver", "I met Tom and moved" (not "I think Tom called and moved", "I said they left and moved")."""
+        joined = _AND_BUT.search(text, s_start, v_start)
+        joint = joined.start() if joined else s_start
+        earlier = [v for v in verbs if v[1] <= joint]
+        if not earlier:
+            return None
+        last = max(end for _, end in earlier)
+        start = min(begin for begin, end in earlier if end == last)
+        gap = text[last:joint]
+        if not _I_OPENS.match(text, start) or len(gap.split()) > 8 or \
+                not _NOT_A_SUBJECT.isdisjoint(_WORD.findall(gap.lower())):
+            return None
+        for e in ex.entities:  # someone named there with a verb after them ("Tom called") says it instead
+            if e.type == "person" and last <= e.start and e.end <= joint:
+                after = text[e.end : joint].split()
+                if after and after[0].lower() not in _AFTER_AN_OBJECT:
+                    return None
+        return self._speaker(text, s_start, start, ex)
 
     def _speaker(self, text: str, s_start: int, v_start: int,
                  ex: Extraction) -> tuple[str, str, float, int] | None:
@@ -1722,6 +1748,13 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:also|then|later|now|soon|just|finally))?\s*$")
+_I_OPENS = re.compile(r"(?i:i|we)\b")  # (where a phrase said by "I" starts)
+# words of a clause of its own between a phrase said by "I" and "and" ("I said they left and moved"), and
+# what follows a name that is an object ("I met Tom in Paris and moved"), not a subject ("Tom called")
+_NOT_A_SUBJECT = frozenset(["i", "we", "you", "he", "she", "they", "that", "who", "which", "there"])
+_AFTER_AN_OBJECT = frozenset(["in", "at", "to", "from", "with", "for", "on", "over", "during", "last", "this",
+                              "yesterday", "today", "again", "too", "once", "there", "here"])
 _I_SAID = re.compile(r"\bI(?:['’](?:m|ve|d|ll))?\b")  # "I" speaking, in a line someone says
 def _joint(text: str, end: int, s_end: int) -> re.Match[str] | None:
     """What joins a thing listed at ``end`` to the next: "and", or a comma of a list that "and" ends."""
