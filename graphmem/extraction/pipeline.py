@@ -937,7 +937,7 @@ class Extractor:
         In coordinated clauses ("Sam left Acme in March and joins Globex"), the name just before "and" is the
         first clause's object: the subject is the first clause's subject, found through the verb before it.
         """
-        mine = self._said_before_and(text, s_start, v_start, ex, verbs)
+        mine = self._said_before_and(text, s_start, v_start, ex)
         if mine is not None:
             return mine
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
@@ -1006,28 +1006,26 @@ class Extractor:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
 
-    def _said_before_and(self, text: str, s_start: int, v_start: int, ex: Extraction,
-                         verbs: Sequence[tuple[int, int]]) -> tuple[str, str, float, int] | None:
+    def _said_before_and(self, text: str, s_start: int, v_start: int,
+                         ex: Extraction) -> tuple[str, str, float, int] | None:
         """Who says a clause "I" opens, when the verb at ``v_start`` follows it after "and" or "but" with no
         subject of its own: "I quit Initech and moved to Berlin", "Last month I sold my house and moved to
-        Denver", "I met Tom and moved" (not "I think Tom called and moved", "I said they left and moved")."""
+        Denver", "I met Tom and moved" (not "I said they left and moved", "I think Tom called and moved",
+        "When I was young, my dad quit Acme and moved")."""
         joined = _AND_BUT.search(text, s_start, v_start)
-        joint = joined.start() if joined else s_start
-        earlier = [v for v in verbs if v[1] <= joint]
-        if not earlier:
+        said = [m for m in _I_SAYS.finditer(text, s_start, joined.start())] if joined else []
+        if not said or joined is None:
             return None
-        last = max(end for _, end in earlier)
-        start = min(begin for begin, end in earlier if end == last)
-        gap = text[last:joint]
-        if not _I_OPENS.match(text, start) or len(gap.split()) > 8 or \
-                not _NOT_A_SUBJECT.isdisjoint(_WORD.findall(gap.lower())):
+        gap = text[said[-1].end() : joined.start()]
+        if len(gap.split()) > 10 or re.search(r"[,;:!?()]|\s[-\u2013\u2014]+\s", gap) or \
+                not _OWN_CLAUSE_WORDS.isdisjoint(_WORD.findall(gap.lower())):
             return None
         for e in ex.entities:  # someone named there with a verb after them ("Tom called") says it instead
-            if e.type == "person" and last <= e.start and e.end <= joint:
-                after = text[e.end : joint].split()
+            if e.type == "person" and said[-1].end() <= e.start and e.end <= joined.start():
+                after = text[e.end : joined.start()].split()
                 if after and after[0].lower() not in _AFTER_AN_OBJECT:
                     return None
-        return self._speaker(text, s_start, start, ex)
+        return self._speaker(text, s_start, said[-1].start(), ex)
 
     def _speaker(self, text: str, s_start: int, v_start: int,
                  ex: Extraction) -> tuple[str, str, float, int] | None:
@@ -1749,10 +1747,11 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:also|then|later|now|soon|just|finally))?\s*$")
-_I_OPENS = re.compile(r"(?i:i|we)\b")  # (where a phrase said by "I" starts)
-# words of a clause of its own between a phrase said by "I" and "and" ("I said they left and moved"), and
-# what follows a name that is an object ("I met Tom in Paris and moved"), not a subject ("Tom called")
-_NOT_A_SUBJECT = frozenset(["i", "we", "you", "he", "she", "they", "that", "who", "which", "there"])
+_I_SAYS = re.compile(r"(?<![\w@])(?:I|[Ww]e)(?:['’](?:m|ve|d))?(?![\w'’])")
+# words of a clause of its own between "I" and "and" ("I said they left and moved", "I know that Tom
+# left and"), and what follows a name that is an object ("I met Tom in Paris and moved"), not a subject
+_OWN_CLAUSE_WORDS = frozenset(["i", "we", "you", "he", "she", "they", "that", "who", "which", "there", "when",
+                               "if", "because", "since", "while", "where", "whether", "though", "although"])
 _AFTER_AN_OBJECT = frozenset(["in", "at", "to", "from", "with", "for", "on", "over", "during", "last", "this",
                               "yesterday", "today", "again", "too", "once", "there", "here"])
 _I_SAID = re.compile(r"\bI(?:['’](?:m|ve|d|ll))?\b")  # "I" speaking, in a line someone says
