@@ -1026,6 +1026,29 @@ def test_reading_every_event_for_the_index_fits_a_small_page_cache(tmp_path):
         assert mem.janitor(dry_run=True).masked == []
 
 
+def test_the_index_catches_up_on_what_was_written_since_a_time_and_on_nothing_else(tmp_path):
+    """What the search index reads when it opens behind the store: the events and states written since its
+    watermark, read from the first of them on in chunks (not every chunk of the tables), and everything when
+    it has none."""
+    clock = FakeClock()
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none", clock=clock) as mem:
+        mem.record_many([{"content": f"old note {i}", "occurred_at": "2025-11-27",
+                          "states": [{"subject": f"p{i}", "predicate": "likes", "object": "tea"}]}
+                         for i in range(30)])
+        since = clock() + dt.timedelta(microseconds=1)
+        new = {r.id for r in mem.record_many([{"content": f"new note {i}", "occurred_at": "2025-11-28",
+                                                "states": [{"subject": f"q{i}", "predicate": "likes",
+                                                            "object": "coffee"}]} for i in range(7)])}
+        store = mem.store
+        read = [i for chunk in store.indexable(since, chunk=3) for i in chunk]
+        assert {i.id for i in read if i.type == "event"} == new
+        assert sorted(i.text for i in read if i.type == "state") == sorted(f"q{i} likes coffee" for i in range(7))
+        assert [i for chunk in store.indexable(clock() + dt.timedelta(seconds=5), chunk=3) for i in chunk] == []
+        everything = [i for chunk in store.indexable(None, chunk=4) for i in chunk]
+        assert len([i for i in everything if i.type == "event"]) == 37
+        assert len([i for i in everything if i.type == "state"]) == 37
+
+
 def test_many_events_read_by_id_fit_a_small_page_cache(tmp_path):
     """A join of keys against a table holds every row of the table with the columns it returns in the page
     cache, not only the rows it finds: 50 events of 300,000 with their text did not fit the default 192 MiB.
