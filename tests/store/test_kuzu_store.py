@@ -1042,8 +1042,10 @@ def test_the_index_catches_up_on_what_was_written_since_a_time_and_on_nothing_el
         store = mem.store
         read = [i for chunk in store.indexable(since, chunk=3) for i in chunk]
         assert {i.id for i in read if i.type == "event"} == new
-        assert sorted(i.text for i in read if i.type == "state") == sorted(f"q{i} likes coffee" for i in range(7))
-        assert [i for chunk in store.indexable(clock() + dt.timedelta(seconds=5), chunk=3) for i in chunk] == []
+        assert sorted(i.text for i in read if i.type == "state") == \
+            sorted(f"q{i} likes coffee" for i in range(7))
+        later = clock() + dt.timedelta(seconds=5)
+        assert [i for chunk in store.indexable(later, chunk=3) for i in chunk] == []
         everything = [i for chunk in store.indexable(None, chunk=4) for i in chunk]
         assert len([i for i in everything if i.type == "event"]) == 37
         assert len([i for i in everything if i.type == "state"]) == 37
