@@ -60,7 +60,8 @@ class DocIds:
         self._ids = np.zeros(room(n, n), encoded.dtype)  # their own width
         self._ids[:n] = encoded
         self._n = n
-        self._fold(np.fromiter((hash(bytes(i).decode()) for i in encoded), np.int64, n), np.arange(n))
+        # (hashes of str: Python's, made again in each process; ~0.3 us an id from a list, ~0.5 one by one)
+        self._fold(np.fromiter(map(hash, map(bytes.decode, encoded.tolist())), np.int64, n), np.arange(n))
 
     def __len__(self) -> int:
         return self._n
