@@ -118,8 +118,8 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
             "couple of": 2, "a few": 3, "few": 3, "several": 3}  # (said "few days ago" for "a few")
 _UNITS = {"day": G.DAY, "week": G.WEEK, "fortnight": G.WEEK, "month": G.MONTH, "quarter": G.QUARTER,
-          "year": G.YEAR, "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH, "ヶ月": G.MONTH,
-          "カ月": G.MONTH, "ヵ月": G.MONTH, "年": G.YEAR}
+          "year": G.YEAR, "decade": G.YEAR, "日": G.DAY, "週間": G.WEEK, "週": G.WEEK, "か月": G.MONTH,
+          "ヶ月": G.MONTH, "カ月": G.MONTH, "ヵ月": G.MONTH, "年": G.YEAR}
 
 _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
        r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -182,14 +182,15 @@ _POINT_FORMS = [
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
     r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|{_SEASON})s?\s+"
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|decade|{_SEASON})s?\s+"
     rf"(?:ago|back))\b",
-    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|fortnight|month|quarter|year)s?)\b",
-    rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year)s?\s+from\s+(?:now|today))\b",
+    rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|fortnight|month|quarter|year|decade)s?)\b",
+    rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year|decade)s?\s+"
+    r"from\s+(?:now|today))\b",
     rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
     rf"(?P<dur_span>the\s+(?:past|last)\s+))"
     rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
-    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year)s?)\b(?!\s+of\b)",
+    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year|decade)s?)\b(?!\s+of\b)",
     r"(?i:(?P<ttly>this\s+time\s+last\s+year))\b",  # (as "a year ago": that month)
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|the\s+other\s+day|yesterday|"
     r"today|tonight|"
@@ -765,17 +766,17 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         last = _season(season, "last", at, tz)[0].at.astimezone(tz)
         return _season_months(season, last.year + 1 - _count(g["ago_n"]), tz)[0]
     if g["ago_n"] or g["ja_ago_n"]:
-        n = _count(g["ago_n"] or g["ja_ago_n"]) * _weeks_in(g["ago_u"])
+        n = _count(g["ago_n"] or g["ja_ago_n"]) * _steps_in(g["ago_u"])
         unit = _UNITS[(g["ago_u"] or g["ja_ago_u"]).lower()]
         if unit is G.YEAR and n == 1:  # "a year ago": this time last year, its month ("last year": the year)
             return _shift(at, G.MONTH, -12, tz)
         return _shift(at, unit, -n, tz)
     if g["dur_n"] or g["ja_dur_n"]:
         unit = _UNITS[(g["dur_u"] or g["ja_dur_u"]).lower()]
-        return _shift(at, unit, -_count(g["dur_n"] or g["ja_dur_n"]), tz)
+        return _shift(at, unit, -_count(g["dur_n"] or g["ja_dur_n"]) * _steps_in(g["dur_u"]), tz)
     if g["fut_n"] or g["fn_n"] or g["ja_aft_n"]:
         unit = _UNITS[(g["fut_u"] or g["fn_u"] or g["ja_aft_u"]).lower()]
-        n = _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]) * _weeks_in(g["fut_u"] or g["fn_u"])
+        n = _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]) * _steps_in(g["fut_u"] or g["fn_u"])
         return _shift(at, unit, n, tz)
     if g["rel"] or g["ja_rel"]:
         return _relative_word((g["rel"] or g["ja_rel"]).lower(), at, tz)
@@ -842,9 +843,13 @@ def _holiday(key: str, which: str | None, year: int | None, at: dt.datetime, tz:
     return _tp(_local(day.year, day.month, day.day, tz), G.DAY, tz)
 
 
-def _weeks_in(unit: str | None) -> int:
-    """How many of its granularity's steps a unit word is: a fortnight two weeks, any other one."""
-    return 2 if unit and unit.lower() == "fortnight" else 1
+def _steps_in(unit: str | None) -> int:
+    """How many of its granularity's steps a unit word is: a fortnight two weeks, a decade ten years, any
+    other one."""
+    return _STEPS.get(unit.lower(), 1) if unit else 1
+
+
+_STEPS = {"fortnight": 2, "decade": 10}
 
 
 def _count(word: str) -> int:
