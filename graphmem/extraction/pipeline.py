@@ -1012,7 +1012,9 @@ class Extractor:
         subject of its own: "I quit Initech and moved to Berlin", "Last month I sold my house and moved to
         Denver", "I met Tom and moved" (not "I said they left and moved", "I think Tom called and moved",
         "When I was young, my dad quit Acme and moved")."""
-        joined = _AND_BUT.search(text, s_start, v_start)
+        if not text[s_start:v_start].rstrip().endswith(_AND_BUT_ENDS):  # (most verbs: no search)
+            return None
+        joined = _AND_BUT.search(text, max(s_start, v_start - 40), v_start)
         said = [m for m in _I_SAYS.finditer(text, s_start, joined.start())] if joined else []
         if not said or joined is None:
             return None
@@ -1746,6 +1748,7 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_AND_BUT_ENDS = ("and", "but", "also", "then", "later", "now", "soon", "just", "finally")
 _AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:also|then|later|now|soon|just|finally))?\s*$")
 _I_SAYS = re.compile(r"(?<![\w@])(?:I|[Ww]e)(?:['’](?:m|ve|d))?(?![\w'’])")
 # words of a clause of its own between "I" and "and" ("I said they left and moved", "I know that Tom
