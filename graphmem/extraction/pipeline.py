@@ -1452,21 +1452,27 @@ class Extractor:
                 ex: Extraction) -> tuple[str, str | None, int] | None:
         """What is named before the first of a kind's head words after a phrase (the rules' ``object_heads``),
         the head kept or not: "signed up for a pottery class" (lesson) pottery, "joined a book club" (group)
-        book club; with no word before it, nothing ("joined the group chat", "signed up for the newsletter").
+        book club; with no word before it, nothing ("joined the group chat", "signed up for the newsletter"),
+        unless the head alone is a value (``alone``: "joined a gym").
         For a predicate that takes an entity, a thing named by what it is (a concept, as "a dog" owned is)."""
-        heads, keep = self.rules.object_heads[kind]
+        heads, keep, alone = self.rules.object_heads[kind]
         clause = text[v_end : min([s_end, *(t.start for t in ex.times if v_end <= t.start < s_end)])]
         stop = _CLAUSE_END.search(clause)
         raw = _without_when(clause[: stop.start()] if stop else clause)
         words = list(_NON_SPACE.finditer(raw))
         # (a head word in lower case: "a Hooli Group book club")
-        at = next((i for i, w in enumerate(words) if w[0] in heads), 0)
+        # (a head word before another word names what that is: "a church choir" a choir, "a gym class" no
+        # group; "a gym near my house" a gym)
+        at = next((i for i, w in enumerate(words) if w[0] in heads and (
+            i + 1 == len(words) or not words[i + 1][0].isalpha() or words[i + 1][0].lower() in _AFTER_A_HEAD
+            or words[i + 1][0].endswith("ly"))), 0)  # ("a poetry class lately")
         if not at:
             return None
         value = _without_article(raw[: words[at if keep else at - 1].end()].strip(" ,"))
         dropped = self.rules.object_drop_first.get(predicate.name, ())
         value = _without_first(value, dropped)  # ("a weekend yoga class": yoga)
-        if not value or value.lower() in dropped or value.lower() in heads or \
+        lone = value.lower() in heads and value.lower() not in alone
+        if not value or value.lower() in dropped or lone or \
                 self._opens_refused(predicate.name, _WORD.findall(value.lower())):
             return None
         return value, "concept" if predicate.object == "entity" else None, v_end + words[at].end()
@@ -1748,6 +1754,9 @@ _COORDINATED = re.compile(r"(?:^\s*,|(?:^|[\s,])(?:and|but|then))(?:\s+(?:also|t
 
 
 _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
+_AFTER_A_HEAD = frozenset("""with in at on for to and or near called named that which where who of from every
+    each since as but so because here there too again together nearby downtown online today now last this next
+    yesterday tonight""".split())
 _AND_BUT_ENDS = ("and", "but", "also", "then", "later", "now", "soon", "just", "finally")
 _AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:also|then|later|now|soon|just|finally))?\s*$")
 _I_SAYS = re.compile(r"(?<![\w@])(?:I|[Ww]e)(?:['’](?:m|ve|d))?(?![\w'’])")
@@ -1853,7 +1862,7 @@ _LEAD_IN_NOT = re.compile(r"(?i)\b(?:event|case|chance|hope|dream|dreams|mind|op
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
-                      "plus"])
+                      "plus", "just"])
 _CLAUSE_PUNCT = frozenset([",", ".", ";", ":", "!", "?", "(", ")", "\n"])
 # words that stand for a thing named elsewhere: "He likes it", "I love it there" say nothing of what is liked
 # (nor does a negation: "I hate not being on the court"); those that also point at a noun ("those hikes") only

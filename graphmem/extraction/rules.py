@@ -165,7 +165,7 @@ class Rules:
     infinitive_as_doing: frozenset[str]  # predicates whose object "to cook" is the doing it names: cooking
     open_ended: frozenset[str]  # predicates whose asserted values never end ("visited": has been there since)
     # a kind of head word ("lesson") -> its words ("class", "lessons") and whether the object keeps its head
-    object_heads: dict[str, tuple[frozenset[str], bool]]
+    object_heads: dict[str, tuple[frozenset[str], bool, frozenset[str]]]
     # predicate -> words of its phrases after which a name is its object only when known as of its type
     known_objects_after: dict[str, frozenset[str]]
     # predicate -> the types a known name may have besides its own ("studying at Oxford": a place)
@@ -307,14 +307,23 @@ def _flat(words: list[Any]) -> list[str]:
     return [str(w) for item in words for w in (_flat(item) if isinstance(item, list) else [item])]
 
 
-def _object_heads(raw: Any) -> dict[str, tuple[frozenset[str], bool]]:
-    """The rules' ``object_heads``: each kind's head words and whether the object keeps its head."""
+def _object_heads(raw: Any) -> dict[str, tuple[frozenset[str], bool, frozenset[str]]]:
+    """The rules' ``object_heads``: each kind's head words, whether the object keeps its head, and the head
+    words that are a value with no word before them ("joined a gym"; not "joined a club")."""
     if not isinstance(raw, dict) or not all(isinstance(v, dict) and isinstance(v.get("words"), list)
                                             for v in raw.values()):
         raise OntologyError("extraction rules: object_heads maps a kind to {words: [...], keep: true|false}",
                             field="object_heads")
-    return {str(kind): (frozenset(str(w).lower() for w in spec["words"]), bool(spec.get("keep")))
-            for kind, spec in raw.items()}
+    out: dict[str, tuple[frozenset[str], bool, frozenset[str]]] = {}
+    for kind, spec in raw.items():
+        words, keep = frozenset(str(w).lower() for w in spec["words"]), bool(spec.get("keep"))
+        alone = frozenset(str(w).lower() for w in spec.get("alone") or ())
+        if alone - words or (alone and not keep):
+            raise OntologyError(f"object_heads.{kind}.alone: a value alone is one of its words, kept (keep: "
+                                f"true); list {sorted(alone - words or alone)[0]!r} in words",
+                                field=f"object_heads.{kind}.alone")
+        out[str(kind)] = (words, keep, alone)
+    return out
 
 
 def _listed(statements: dict[str, Any]) -> dict[str, str]:

@@ -307,6 +307,13 @@ def test_an_object_opening_with_an_ing_word_is_a_value_never_an_entity(tmp_path)
     ('  does:\n    assert: ["{S} took {O-lesson}"]\n', "no object_heads kind 'lesson'; known: none"),
     ('  does:\n    assert: ["{S} took {O-lesson}"]\nobject_heads:\n  lesson: [class]\n',
      r"object_heads maps a kind to \{words"),
+    # a head that is a value alone is one of its words, and kept
+    ('  does:\n    assert: ["{S} took {O-lesson}"]\nobject_heads:\n'
+     '  lesson: {words: [class], alone: [gym]}\n',
+     r"object_heads.lesson.alone: a value alone is one of its words.*list 'gym' in words"),
+    ('  does:\n    assert: ["{S} took {O-lesson}"]\nobject_heads:\n'
+     '  lesson: {words: [class], alone: [class]}\n',
+     r"object_heads.lesson.alone: .*kept \(keep: true\)"),
 ])
 def test_an_object_named_before_a_head_word_needs_its_kind(tmp_path, spec, error):
     rules = tmp_path / "extraction.yaml"
