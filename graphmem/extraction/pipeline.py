@@ -1015,16 +1015,17 @@ class Extractor:
         if not text[s_start:v_start].rstrip().endswith(_AND_BUT_ENDS):  # (most verbs: no search)
             return None
         joined = _AND_BUT.search(text, max(s_start, v_start - 40), v_start)
-        said = [m for m in _I_SAYS.finditer(text, s_start, joined.start())] if joined else []
+        said = list(_I_SAYS.finditer(text, s_start, joined.start())) if joined else []
         if not said or joined is None:
             return None
-        gap = text[said[-1].end() : joined.start()]
+        i_end, joint = said[-1].end(), joined.start()
+        gap = text[i_end:joint]
         if len(gap.split()) > 10 or re.search(r"[,;:!?()]|\s[-\u2013\u2014]+\s", gap) or \
                 not _OWN_CLAUSE_WORDS.isdisjoint(_WORD.findall(gap.lower())):
             return None
         for e in ex.entities:  # someone named there with a verb after them ("Tom called") says it instead
-            if e.type == "person" and said[-1].end() <= e.start and e.end <= joined.start():
-                after = text[e.end : joined.start()].split()
+            if e.type == "person" and i_end <= e.start and e.end <= joint:
+                after = text[e.end : joint].split()
                 if after and after[0].lower() not in _AFTER_AN_OBJECT:
                     return None
         return self._speaker(text, s_start, said[-1].start(), ex)
@@ -1757,8 +1758,9 @@ _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _AFTER_A_HEAD = frozenset("""with in at on for to and or near called named that which where who of from every
     each since as but so because here there too again together nearby downtown online today now last this next
     yesterday tonight""".split())
-_AND_BUT_ENDS = ("and", "but", "also", "then", "later", "now", "soon", "just", "finally")
-_AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:also|then|later|now|soon|just|finally))?\s*$")
+_AND_BUT_ADVERBS = ("also", "then", "later", "now", "soon", "just", "finally")  # ("and then moved")
+_AND_BUT_ENDS = ("and", "but", *_AND_BUT_ADVERBS)
+_AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:" + "|".join(_AND_BUT_ADVERBS) + r"))?\s*$")
 _I_SAYS = re.compile(r"(?<![\w@])(?:I|[Ww]e)(?:['’](?:m|ve|d))?(?![\w'’])")
 # words of a clause of its own between "I" and "and" ("I said they left and moved", "I know that Tom
 # left and"), and what follows a name that is an object ("I met Tom in Paris and moved"), not a subject
