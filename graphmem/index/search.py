@@ -406,13 +406,19 @@ class SearchIndex:
 
     def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
         """The period an indexed event talks about changed (a write plan annotated it), or that a state held
-        (a new version of it closed it)."""
-        self._finish_adds()
-        with self._changing, self._lock:
-            doc = self.ids.get(doc_id)
-            if doc is not None:
-                self.changes += 1
-                self._set_about(doc, about)
+        (a new version of it closed it). The documents added and not finished yet are finished first only
+        when it is one of them (most often it is a state of an earlier write: each write of one event and a
+        state that ends another would otherwise finish its own add at once, see :meth:`add`)."""
+        with self._changing:
+            with self._lock:
+                doc = self.ids.get(doc_id)
+                unfinished = doc is not None and bool(self._later) and doc >= self._later[0][0]
+            if unfinished:
+                self._finish_adds()
+            with self._lock:
+                if doc is not None:
+                    self.changes += 1
+                    self._set_about(doc, about)
 
     def dated(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of ``docs`` say when: an event whose text (or a write plan) names the period it is about, or a

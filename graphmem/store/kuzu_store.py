@@ -794,15 +794,15 @@ class KuzuStore:
                 self._write_now(batch)
             else:
                 seq, record_bytes = self._journalled_as(batch)
-                self._enqueue(batch, seq)
+                self._enqueue(batch, seq, size)
                 if record_bytes > IN_FLIGHT_MAX_BYTES:
                     self._settle()
             if self._known_events is not None:
                 self._known_events.add(ids)
 
-    def _enqueue(self, batch: WriteBatch, seq: int) -> None:
-        """The journalled write ``seq`` handed to the applier (the write lock held)."""
-        queued = _Queued(seq, batch, len(batch), self._confirmed_subjects(batch), self._version_columns(batch))
+    def _enqueue(self, batch: WriteBatch, seq: int, rows: int) -> None:
+        """The journalled write ``seq`` of ``rows`` rows handed to the applier (the write lock held)."""
+        queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch), self._version_columns(batch))
         with self._queue:
             # the applier is woken when it has something new to do: it lingers otherwise (see _applier), and
             # a wake-up for each small write costs the caller a thread switch. One waiting for a bulk write to
@@ -1497,10 +1497,11 @@ class KuzuStore:
         version writes only those: the cached current value says which (every write keeps it exact as it is
         acknowledged, so this is asked before the caches take ``b``); all of them when it is not cached, or
         when the batch holds more than one version of the state."""
-        versions = Counter(v.id for v in b.state_versions)
+        ids = [v.id for v in b.state_versions]
+        twice = set() if len(ids) == len(set(ids)) else {i for i, n in Counter(ids).items() if n > 1}
         out = []
         for v in b.state_versions:
-            before = None if versions[v.id] > 1 else self._states.peek(v.id)
+            before = None if v.id in twice else self._states.peek(v.id)
             out.append(_VERSIONED if before is None else _changed(rows.state_row(before), rows.state_row(v)))
         return out
 
