@@ -365,7 +365,8 @@ def test_a_small_add_is_finished_by_the_next_read_or_change_or_else_by_the_worke
     assert index.dated(np.array([1])).tolist() == [True]
     index.add([_one(2)])
     index.set_about("d0", (dt.datetime(2025, 10, 1, tzinfo=UTC), None))  # one finished before: d2 still waits
-    assert [start for start, _, _ in index._later] == [2] and index.dated(np.array([0, 2])).tolist() == [True, False]
+    assert [start for start, _, _ in index._later] == [2]
+    assert index.dated(np.array([0, 2])).tolist() == [True, False]
     index.add([_one(i) for i in range(3, 4 + ADD_LATER_MAX)])  # a larger add: finished at once, after d2
     assert not index._later and index.allowed().sum() == 4 + ADD_LATER_MAX
     index.add([_one(100, entities=("e2",))], at=dt.datetime(2025, 12, 1, tzinfo=UTC))
