@@ -1292,8 +1292,16 @@ class Extractor:
         type, where it ends)."""
         if template.mutual:
             return self._pair(predicate, text, s_start, v_start, v_end, ex)
-        subject = (self._speaker(text, s_start, v_start, ex) if template.first_person
-                   else self._subject(text, s_start, v_start, ex, verbs))
+        if template.first_person and (joined := _JOINED_VERB.match(text, v_start)):
+            # ("I grew up in Ohio and now live in Texas"); of a place, a firm, a person ... only: a word of
+            # any kind after "and" is too often no verb ("I love the self-acceptance and love theme", "I'd
+            # love to get some exercise and enjoy the scenery")
+            if not predicate.object_types:
+                return None
+            subject = self._said_before_and(text, s_start, joined.end(), ex)
+        else:
+            subject = (self._speaker(text, s_start, v_start, ex) if template.first_person
+                       else self._subject(text, s_start, v_start, ex, verbs))
         if subject is None or subject[1] not in (*predicate.subject_types, "person", "concept") and \
                 predicate.subject_types:
             return None  # ("The man who lives in Rome works at Acme": no place works anywhere)
@@ -1758,9 +1766,11 @@ _AND = re.compile(r"\s*,?\s*(?:and|&)\s*")
 _AFTER_A_HEAD = frozenset("""with in at on for to and or near called named that which where who of from every
     each since as but so because here there too again together nearby downtown online today now last this next
     yesterday tonight""".split())
-_AND_BUT_ADVERBS = ("also", "then", "later", "now", "soon", "just", "finally")  # ("and then moved")
+# ("and then moved", "but now live in")
+_AND_BUT_ADVERBS = ("also", "then", "later", "now", "soon", "just", "finally", "still", "currently")
 _AND_BUT_ENDS = ("and", "but", *_AND_BUT_ADVERBS)
 _AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:" + "|".join(_AND_BUT_ADVERBS) + r"))?\s*$")
+_JOINED_VERB = re.compile(r"(?i)(?:and|but)(?:\s+(?:" + "|".join(_AND_BUT_ADVERBS) + r"))?\s+")  # (its verb next)
 _I_SAYS = re.compile(r"(?<![\w@])(?:I|[Ww]e)(?:['’](?:m|ve|d))?(?![\w'’])")
 # words of a clause of its own between "I" and "and" ("I said they left and moved", "I know that Tom
 # left and"), and what follows a name that is an object ("I met Tom in Paris and moved"), not a subject

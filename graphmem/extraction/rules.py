@@ -466,8 +466,11 @@ def _read_rules(path: str) -> Rules:
                 first, _, rest = phrase.partition(" ")
                 base = bases.get(first.lower()) or _base_form(first)
                 own = _in_first_person(first, base, rest)
+                # ("I grew up in Ohio and now live in Texas": "I"'s verb after "and" as "I" says it; a form
+                # that is the phrase's own is read by the phrase: "and moved to")
+                joined = own.split(" ")[0].lower() != first.lower()
                 templates.append(Template(predicate, action, f"I {own}",
-                                          _first_person_regex(own, perfect=action != "past"),
+                                          _first_person_regex(own, perfect=action != "past", joined=joined),
                                           first_person=True, **shape, held_before=held_before))
                 if action == "assert" and base and not unnamed:
                     for neg in negations:
@@ -478,7 +481,8 @@ def _read_rules(path: str) -> Rules:
                         text = _negated_in_first_person(neg, base, rest)
                         if text:
                             templates.append(Template(predicate, "negated", f"I {text}",
-                                                      _first_person_regex(text), True, first_person=True,
+                                                      _first_person_regex(text, joined=True), True,
+                                                      first_person=True,
                                                       **shape))
     # longest phrases first: "stopped working at" wins over "works at", "is married to" over "is the"
     # "I am {O}" said "I'm vegan": the sentence holds "i'm", not "am" (a phrase with a word after "am" is
@@ -752,6 +756,7 @@ def _words(phrase: str) -> str:
 _FIRST_PERSON_FORMS = {"is": "am", "has": "have", "does": "do", "doesn't": "don't", "hasn't": "haven't"}
 # (who says "we" is one of those it names: "we moved to Porto" says where the speaker lives)
 _I = r"(?:I|we)"
+_I_OR_JOINED = r"(?:I|we|and|but)"
 # pasts that are their participles too ("I've left", "I had bought"; not "began": "I've begun")
 _PAST_PARTICIPLES = frozenset("""left quit lost bought got spent built found met made sold kept won held had
     brought taught paid sent""".split())
@@ -798,11 +803,12 @@ def _negated_in_first_person(neg: str, base: str, rest: str) -> str | None:
     return None
 
 
-def _first_person_regex(phrase: str, *, perfect: bool = False) -> str:
+def _first_person_regex(phrase: str, *, perfect: bool = False, joined: bool = False) -> str:
     """``phrase`` (as ``_in_first_person`` gives it) after "I" or "we", with "I'm" and "I've" for "I am" and
     "I have" and up to two adverbs before the verb ("I just moved to", "I've finally been promoted to");
     ``perfect``: a verb in the past said after "have" or "had" too ("I've moved to", "I had joined"), when
-    its past is its participle.
+    its past is its participle; ``joined``: a verb (not "am" or "have") after "and" or "but" too ("and now
+    live in": whether "I" says it is the pipeline's to find).
 
     >>> bool(re.search(_first_person_regex("have been living in"), "Yeah, I've been living in Porto"))
     True
@@ -820,6 +826,6 @@ def _first_person_regex(phrase: str, *, perfect: bool = False) -> str:
     if not lead and perfect and (first.lower().endswith("ed") or first.lower() in _PAST_PARTICIPLES):
         lead = _I + r"(?:\s+(?:have|had)|['’](?:ve|d))?"
         return r"(?i)(?<![\w@])" + lead + _I_ADVERBS + r"\s+" + _words(phrase) + _WORD_END
-    head, body = (lead, rest) if lead else (_I, phrase)
+    head, body = (lead, rest) if lead else (_I_OR_JOINED if joined else _I, phrase)
     tail = r"\s+" + _words(body) if body else ""
     return r"(?i)(?<![\w@])" + head + _I_ADVERBS + tail + _WORD_END
