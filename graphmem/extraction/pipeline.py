@@ -1770,7 +1770,8 @@ _AFTER_A_HEAD = frozenset("""with in at on for to and or near called named that 
 _AND_BUT_ADVERBS = ("also", "then", "later", "now", "soon", "just", "finally", "still", "currently")
 _AND_BUT_ENDS = ("and", "but", *_AND_BUT_ADVERBS)
 _AND_BUT = re.compile(r"[\s,](?:and|but)(?:\s+(?:" + "|".join(_AND_BUT_ADVERBS) + r"))?\s*$")
-_JOINED_VERB = re.compile(r"(?i)(?:and|but)(?:\s+(?:" + "|".join(_AND_BUT_ADVERBS) + r"))?\s+")  # (its verb next)
+# "and" or "but" opening a verb said as "I" says it (see rules._first_person_regex's ``joined``)
+_JOINED_VERB = re.compile(r"(?i)(?:and|but)(?:\s+(?:" + "|".join(_AND_BUT_ADVERBS) + r"))?\s+")
 _I_SAYS = re.compile(r"(?<![\w@])(?:I|[Ww]e)(?:['’](?:m|ve|d))?(?![\w'’])")
 # words of a clause of its own between "I" and "and" ("I said they left and moved", "I know that Tom
 # left and"), and what follows a name that is an object ("I met Tom in Paris and moved"), not a subject
