@@ -33,7 +33,7 @@ from typing import Any
 from graphmem.extraction.japanese import line_speakers, read_beliefs, read_japanese, read_titles
 from graphmem.extraction.rules import Rules, Template, load_rules
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
-from graphmem.ontology.time import UTC
+from graphmem.ontology.time import UTC, Granularity
 from graphmem.temporal.expressions import TimeMention, find_times
 from graphmem.temporal.holidays import HOLIDAY_NAMES, HOLIDAY_OPENINGS, NAMES_GO_ON
 
@@ -751,6 +751,8 @@ class Extractor:
         negated = template.negated or stopped
         action = template.action
         name = predicate.name
+        if negated and action == "since":
+            return None
         if negated:
             if name in self.rules.opposites and not stopped:
                 name, action = self.rules.opposites[name], "assert"
@@ -772,6 +774,12 @@ class Extractor:
         if action == "close" and times and times[0].kind == "range" and \
                 template.phrase.lower().removeprefix("i ").startswith("used to"):
             action = "past"  # ("used to work at Acme from 2015 to 2018", "I used to ...": held then)
+        if action == "since":  # held from a start months or years back said with it: "has been at Globex
+            # for 3 years", "since 2019" (not "for a few days", "since yesterday": a stay, a visit)
+            if not times or times[0].kind != "since" or times[0].interval.start is None or \
+                    times[0].interval.start.granularity.rank < Granularity.MONTH.rank:
+                return None
+            action = "assert"
         if action == "past":  # held over the period said, and only then: "lived in Paris from 2015 to 2019"
             if negated or not times or times[0].kind not in _BOUNDING:
                 return None

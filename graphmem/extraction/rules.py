@@ -37,7 +37,7 @@ class Template:
     sentence (compiled at its first use: ~860 templates took ~0.3 s to compile, most of them rarely used)."""
 
     predicate: str
-    action: str  # "assert" | "close"
+    action: str  # "assert" | "close" | "negated" | "past" | "since" (an assert read only with a start said)
     phrase: str
     regex: str
     negated: bool = False  # the phrase carries a negation ("doesn't work at")
@@ -680,7 +680,7 @@ def _word_list(field: str, value: Any) -> list[str]:
 # the keys of a predicate's templates: (key, what they do, read only with an object noun)
 # (a `past` phrase holds over the period its clause gives: "lived in Paris from 2015 to 2019")
 _TEMPLATE_KEYS = (("assert", "assert", False), ("close", "close", False), ("assert_nouns", "assert", True),
-                  ("past", "past", False), ("close_unnamed", "close", False))
+                  ("past", "past", False), ("close_unnamed", "close", False), ("since", "since", False))
 
 
 def _base_form(verb: str) -> str | None:
