@@ -179,8 +179,15 @@ def version_row(s: State) -> dict[str, Any]:
     }
 
 
+# what a version of a state holds on its edge (see version_row) and reads from there, not from the state's
+# node (whose values are the current version's)
+EDGE_VERSIONED = frozenset(["valid_from", "valid_from_g", "valid_to", "valid_to_g", "status", "confidence",
+                            "recorded_at"])
+
+
 def state_from_row(subject: str, s: Row, h: Row | None) -> State:
-    """A state from its node ``s`` and, when reading a version, that version's edge ``h``."""
+    """A state from its node ``s`` and, when reading a version, that version's edge ``h`` (then ``s`` need
+    not hold ``EDGE_VERSIONED``)."""
     v = h if h is not None else s
     return State.model_construct(
         id=s["id"], kind=s["kind"], subject_id=s["subject_id"], subject=subject, predicate=s["predicate"],
