@@ -751,9 +751,9 @@ class Extractor:
         negated = template.negated or stopped
         action = template.action
         name = predicate.name
-        if negated and action == "since":
-            return None
         if negated:
+            if action == "since":  # ("I haven't been at Globex for 3 years": no start, nor an end, said)
+                return None
             if name in self.rules.opposites and not stopped:
                 name, action = self.rules.opposites[name], "assert"
             elif action != "close":
