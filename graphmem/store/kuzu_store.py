@@ -1292,14 +1292,19 @@ class KuzuStore:
         self._settle()
 
     def _committed(self, batch: WriteBatch) -> None:
-        """What the batch changed replaces what was cached (and recent events are read back often)."""
-        self._events.put((e.id, e) for e in batch.events)
+        """What the batch changed replaces what was cached (and recent events are read back often, but for a
+        bulk import's: its events and the entities it makes would only push out what small writes and reads
+        keep, and the churn of ~20,000 parsed events a batch left their memory in the allocator's pieces)."""
+        bulk = len(batch.events) > LARGE_WRITE_ROWS
+        if not bulk:
+            self._events.put((e.id, e) for e in batch.events)
         renamed = bool(batch.merges) or any(  # a state carries its subject's name
             (before := self._entities.peek(e.id)) is None or before.name != e.name for e in batch.entity_updates)
         if batch.merges:  # states and names moved between entities
             self._entities.clear()
         elif batch.entities or batch.entity_updates:
-            self._entities.update(put=[(e.id, e) for e in [*batch.entities, *batch.entity_updates]])
+            made = () if bulk else batch.entities
+            self._entities.update(put=[(e.id, e) for e in [*made, *batch.entity_updates]])
         if renamed:
             self._states.clear()
             self._subjects.clear()

@@ -169,6 +169,25 @@ def test_a_read_of_many_subjects_is_answered_but_not_kept(monkeypatch):
     mem.close()
 
 
+def test_a_bulk_import_keeps_its_events_and_new_entities_out_of_the_caches_and_reads_them_whole(monkeypatch):
+    from graphmem.store import kuzu_store
+
+    monkeypatch.setattr(kuzu_store, "LARGE_WRITE_ROWS", 4)
+    with Memory.in_memory(extract=False, embedder="none") as mem:
+        small = mem.record(content="Ann met Bo.", occurred_at="2025-01-01", entities=["Ann", "Bo"])
+        assert small.id in mem.store._events._items
+        ann = mem.resolve_entity("Ann")
+        assert ann in mem.store._entities._items
+        bulk = mem.record_many([{"content": f"note {i}", "occurred_at": "2025-01-02", "entities": [f"P{i}", "Ann"]}
+                                for i in range(6)])
+        ids = [r.id for r in bulk]
+        assert not set(ids) & set(mem.store._events._items)  # (read back seldom: small writes' stay)
+        made = [mem.resolve_entity(f"P{i}") for i in range(6)]
+        assert small.id in mem.store._events._items and ann in mem.store._entities._items
+        assert [e.content for e in mem.store.events(ids)] == [f"note {i}" for i in range(6)]
+        assert [e.name for e in mem.store.entities(made)] == [f"P{i}" for i in range(6)]
+
+
 def test_known_ids_say_maybe_for_every_stored_id_alone_or_many_at_once() -> None:
     """A few ids are looked up one by one, many as arrays: both find every stored id, sorted or recent."""
     stored = [f"ev_{i}" for i in range(3_000)]
