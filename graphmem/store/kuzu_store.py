@@ -411,6 +411,7 @@ class KuzuStore:
         self._recovery_after = 0.0  # (monotonic) no copy is tried before: the last attempt failed
         self.restored_from: list[str] = []  # the files set aside when this open made the database again
         self._buffer_pool_mb = buffer_pool_mb
+        self._warned_pool = False  # (said once: see _read_subjects)
         self._unclean = False  # the engine's files said its last process did not close the database
         left = left_by_a_gone_database(self.path) if on_disk and not read_only else []
         if left:  # a new database would take those writes for its own (or a later restore, the other's copy)
@@ -507,6 +508,8 @@ class KuzuStore:
         self._unclean = copy is not None and copy.unclean()
         if copy is not None and self._unclean:
             failure = _probe(self.path, self._buffer_pool_mb)
+            if failure is not None and _POOL_FULL in failure:  # the setting's, not the file's: left as it is
+                raise StoreError(f"cannot open database {self.path!r}: {failure}{_POOL_HINT}")
             if failure is not None:
                 self._restore(copy, failure)
         try:
@@ -517,7 +520,7 @@ class KuzuStore:
                     f"database {self.path!r} is open in another process; only one process may hold it. "
                     "Send reads and writes to the process that holds it (graphmem serve), or stop that process"
                 ) from exc
-            if copy is None or self.restored_from:
+            if copy is None or self.restored_from or _POOL_FULL in str(exc):
                 raise _open_error(self.path, exc) from exc
             self._restore(copy, str(exc))
         try:
@@ -616,18 +619,19 @@ class KuzuStore:
         return [dict(zip(names, values, strict=True)) for values in result.get_all()]
 
     def _lookup(self, pattern: str, key: str, returns: str, keys: Iterable[str], *,
-                settled: bool = True, wide: bool = False) -> list[dict[str, Any]]:
+                settled: bool = True, wide: bool = False, alone: bool = False) -> list[dict[str, Any]]:
         """``MATCH pattern WHERE key = k RETURN returns`` for every k of ``keys`` (see LOOKUP_LOOP_MAX and
         LOOKUP_CHUNK). ``wide``: ``pattern`` is one node, ``key`` its primary key, and ``returns`` many of its
-        columns or long ones, ``key`` among them (see WIDE_LOOP_MAX)."""
+        columns or long ones, ``key`` among them (see WIDE_LOOP_MAX). ``alone``: a statement a key, however
+        many (no join)."""
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return []
         if settled:
             self._settle()
-        if wide and len(wanted) > WIDE_LOOP_MAX:
+        if wide and len(wanted) > WIDE_LOOP_MAX and not alone:
             return self._wide_lookup(pattern, key, returns, wanted)
-        if len(wanted) > LOOKUP_LOOP_MAX and not wide:
+        if len(wanted) > LOOKUP_LOOP_MAX and not wide and not alone:
             joined = f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}"
             return [row for start in range(0, len(wanted), LOOKUP_CHUNK)
                     for row in self._rows(joined, {"keys": wanted[start : start + LOOKUP_CHUNK]}, settled=False)]
@@ -1002,16 +1006,21 @@ class KuzuStore:
         except OSError as exc:
             raise StoreError(f"cannot open the journal {path}: {exc}") from exc
         at, singly_until = 0, 0
-        while at < len(waiting):
-            if waiting[at][0] > singly_until:
-                together = self._replay_together(waiting, at)
-                if together > 0:
-                    at += together
-                    continue
-                if together < 0:  # refused together: one at a time, to find the one the engine refuses
-                    singly_until = waiting[at - together - 1][0]
-            self._replay_one(*waiting[at])
-            at += 1
+        try:
+            while at < len(waiting):
+                if waiting[at][0] > singly_until:
+                    together = self._replay_together(waiting, at)
+                    if together > 0:
+                        at += together
+                        continue
+                    if together < 0:  # refused together: one at a time, to find the one the engine refuses
+                        singly_until = waiting[at - together - 1][0]
+                self._replay_one(*waiting[at])
+                at += 1
+        except StoreError:  # (a page cache too small: nothing more is applied, nothing set aside)
+            journal.close()
+            self._disconnect()
+            raise
         if waiting:
             log.warning("applied %d journalled writes to %s that a crash had left unapplied", len(waiting),
                         self.path)
@@ -1067,6 +1076,8 @@ class KuzuStore:
                 self._checkpoint()
             self._known_event_ids().add(ids)
         except Exception as exc:  # noqa: BLE001 - every cause is handled the same way: set aside, said
+            if _POOL_FULL in str(exc):  # the setting's, not the record's: it stays for an open with more
+                raise StoreError(f"cannot apply journal record {seq} to {self.path!r}: {exc}") from exc
             rejected = f"{path}.rejected"
             with open(rejected, "ab") as out:
                 out.write(len(payload).to_bytes(8, "little") + payload)
@@ -1897,26 +1908,45 @@ class KuzuStore:
         reads of one snapshot, the subjects' edges with each state's id, then those states' columns by id. One
         join carrying every state column built its hash table over every HAS_STATE edge with all of them: at a
         million events and 400k states, 5,000 subjects took 0.65-0.9 s and ~440 MB of the engine's page cache
-        (no less in a 256 MiB cache: it failed); the two reads take ~0.5 s and fit in 256 MiB."""
+        (no less in a 256 MiB cache: it failed); the two reads take ~0.5 s and fit in 256 MiB.
+        The first read's join still holds every state edge of the database with its columns, whatever the
+        subjects asked for (at a million events and 400k states: 128-160 MiB): in a page cache too small for
+        it, a statement a subject, as for a few (~3 ms a subject at a million events), and a warning."""
         self._settle_for(subjects=ids)
         out: dict[str, list[_Version]] = {i: [] for i in ids}  # (then each subject's by predicate and state)
         subject = "n.id AS n_id, n.name AS subject"
-        if len(ids) <= LOOKUP_LOOP_MAX:  # a statement a subject, found by its key: no join, one read is enough
+        alone = len(ids) <= LOOKUP_LOOP_MAX  # a statement a subject, found by its key: no join, one read
+        if not alone:
+            try:
+                edges = self._joined_subjects(ids, subject)
+            except StoreError as exc:
+                if _POOL_FULL not in str(exc):
+                    raise
+                alone = True
+                if not self._warned_pool:
+                    self._warned_pool = True
+                    log.warning("%s: the page cache (buffer_pool_mb=%d) cannot hold the join that reads many "
+                                "subjects' states at once; they are read one by one, slower. Open the memory "
+                                "with a larger buffer_pool_mb", self.path, self._buffer_pool_mb)
+        if alone:
             edges = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id",
-                                 f"{subject}, {_S_VERSION_COLS}, {_H_COLS}",
-                                 ids, settled=False)
-        else:
-            with self._snapshot():
-                edges = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id",
-                                     f"{subject}, s.id AS s_id, {_H_COLS}", ids, settled=False)
-                columns = {r["s_id"]: r for r in self._lookup("(s:State)", "s.id", _S_VERSION_COLS,
-                                                              (r["s_id"] for r in edges), settled=False, wide=True)}
-            for r in edges:
-                r.update(columns[r["s_id"]])  # (the versions of a state share its columns' values)
+                                 f"{subject}, {_S_VERSION_COLS}, {_H_COLS}", ids, settled=False, alone=True)
         for r in edges:
             out[r["n_id"]].append(_Version(r))
             self._subject_of.setdefault(r["s_id"], set()).add(r["n_id"])  # before it is cached: see _committed
         return {subject: _SubjectRows.of(versions) for subject, versions in out.items()}
+
+    def _joined_subjects(self, ids: list[str], subject: str) -> list[dict[str, Any]]:
+        """Many subjects' state versions in two reads of one snapshot (see _read_subjects)."""
+        with self._snapshot():
+            edges = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id",
+                                 f"{subject}, s.id AS s_id, {_H_COLS}", ids, settled=False)
+            columns = {r["s_id"]: r for r in self._lookup("(s:State)", "s.id", _S_VERSION_COLS,
+                                                          (r["s_id"] for r in edges), settled=False,
+                                                          wide=True)}
+        for r in edges:
+            r.update(columns[r["s_id"]])  # (the versions of a state share its columns' values)
+        return edges
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -2432,19 +2462,19 @@ def _open_error(path: str, exc: RuntimeError) -> StoreError:
             "log into the database file. Both files are left as they are, and the memory kept no recovery copy "
             "(it was opened with recovery off): restore the latest backup (graphmem backup, or a server's "
             "--backup-dir) in their place, and keep these two for inspection")
-    return StoreError(f"cannot open database {path!r}: {exc}")
+    return StoreError(f"cannot open database {path!r}: {exc}{_POOL_HINT if _POOL_FULL in str(exc) else ''}")
 
 
 def _database_error(what: str, exc: RuntimeError) -> StoreError:
     """The engine's error as ours: a key stored already is a :class:`DuplicateKey` (a writer may retry); a
     full page cache names the setting that grows it."""
     kind = DuplicateKey if "duplicated primary key" in str(exc) else StoreError
-    hint = ("; the database's page cache is full: open the memory with a larger buffer_pool_mb (a memory "
-            "that lives in memory keeps all its data there)") if _POOL_FULL in str(exc) else ""
-    return kind(f"{what}: {exc}{hint}")
+    return kind(f"{what}: {exc}{_POOL_HINT if _POOL_FULL in str(exc) else ''}")
 
 
 _POOL_FULL = "buffer pool is full"  # (the engine's words)
+_POOL_HINT = ("; the database's page cache is full: open the memory with a larger buffer_pool_mb (a memory "
+              "that lives in memory keeps all its data there)")
 
 
 def _single_event(b: WriteBatch) -> bool:

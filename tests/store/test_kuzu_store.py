@@ -1053,7 +1053,7 @@ def test_the_index_catches_up_on_what_was_written_since_a_time_and_on_nothing_el
 
 def test_many_events_read_by_id_fit_a_small_page_cache(tmp_path):
     """A join of keys against a table holds every row of the table with the columns it returns in the page
-    cache, not only the rows it finds: 50 events of 300,000 with their text did not fit the default 192 MiB.
+    cache, not only the rows it finds: 50 events of 300,000 with their text did not fit a 192 MiB one.
     Here ~20 MB of text and a 24 MiB cache: reads of many events (and their briefs) by id, in pages, and of
     many states go by the rows' offsets instead."""
 
@@ -1072,6 +1072,40 @@ def test_many_events_read_by_id_fit_a_small_page_cache(tmp_path):
         assert len(mem.events(limit=1000)) == 1000
         subjects = [mem.resolve_entity(f"p{i}") for i in range(0, 15_000, 50)]
         assert len(mem.store.states(StateQuery(subject_ids=subjects))) == 300
+
+
+def test_many_subjects_states_are_read_one_by_one_where_their_join_does_not_fit_the_cache(tmp_path, caplog):
+    """The join that reads many subjects' states holds every state edge of the database in the page cache,
+    whatever subjects it reads: past what the cache holds, the subjects are read a statement each (slower),
+    and a warning names the setting."""
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem:
+        mem.assert_states([StateInput(subject=f"p{e}", predicate=p, object=o, valid_from="2024")
+                           for e in range(4_000) for p, o in (("lives_in", "Lisbon"), ("likes", "tea"))])
+    for pool in (64, 16):  # the join fits, then it does not
+        with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none", buffer_pool_mb=pool) as mem:
+            ids = [mem.resolve_entity(f"p{e}") for e in range(0, 4_000, 40)]
+            got = mem.store.states(StateQuery(subject_ids=ids))
+            said = (("lives_in", "Lisbon"), ("likes", "tea"))
+            assert sorted((s.subject, s.predicate, s.object) for s in got) == sorted(
+                (f"p{e}", p, o) for e in range(0, 4_000, 40) for p, o in said)
+            assert mem.store._warned_pool == (pool == 16)
+    assert "larger buffer_pool_mb" in caplog.text
+
+
+def test_a_page_cache_too_small_to_open_the_database_sets_nothing_aside(tmp_path):
+    """The engine may fail to open a database, or to apply the journal's writes, in a page cache too small for
+    it: that is the setting's doing, not the files'. The open fails and says so; the database is not made
+    again from its recovery copy, and no journalled write is set aside."""
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        mem.assert_states([StateInput(subject=f"p{e}", predicate="likes", object="tea")
+                           for e in range(4_000)])
+    with pytest.raises(StoreError, match="larger buffer_pool_mb"):
+        Memory.open(path, extract=False, embedder="none", buffer_pool_mb=8)
+    set_aside = [p.name for p in tmp_path.iterdir() if ".broken" in p.name or p.name.endswith(".rejected")]
+    assert set_aside == []
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        assert mem.stats().states == 4_000
 
 
 def test_a_memory_in_memory_that_fills_its_page_cache_says_which_setting_grows_it(monkeypatch):
