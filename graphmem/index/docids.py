@@ -20,7 +20,7 @@ __all__ = ["DocIds"]
 
 FOLD_AT = 65_536  # ids added before they join the sorted arrays
 MANY_FROM = 16  # ids from which extend and get_many take them with numpy, not one by one
-_WIDTH = 32  # bytes an id is stored in at first (graphmem's ids have 27); a longer id widens the array
+_WIDTH = 27  # bytes an id is stored in at first: graphmem's ids ("ev_", 24 hex digits); a longer widens it
 
 
 class DocIds:

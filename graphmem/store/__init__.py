@@ -10,15 +10,15 @@ __all__ = ["DEFAULT_BUFFER_POOL_MB", "EventBrief", "EventQuery", "GraphStore", "
 
 # The engine's page cache, in MiB: a ceiling the cache grows to, resident once filled. It also holds the
 # primary-key indexes a commit works on and the joins of reads. Measured with bench/scale.py at a million
-# events (a 897 MB database): 256 MiB runs it all since a read of many subjects' states takes two reads instead
-# of one join that held every state edge with all its columns (see KuzuStore._read_subjects); the peak RSS was
-# 1,972 MB with 256 MiB and 2,122 MB with 512, at the same speed within the noise. The cache filled to 225-235
-# MiB of its 256 in the phases where the run peaked (the states' writes, the as-of reads, the close); with 192
-# MiB the peak was 1,922-1,940 MB in four runs against 1,987-2,007 in four at 256, bulk and one-by-one rates
-# about the same, as-of p95 2.97-3.97 ms against 3.00-3.12. Earlier defaults: a quarter of the machine's
-# memory (4 GiB here; ~620 MB resident by the end of that run), 512 MiB, then 256. A larger memory may want
-# more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI.
-DEFAULT_BUFFER_POOL_MB = 192
+# events (a ~890 MB database): the peak RSS was 2,122 MB with 512 MiB, 1,972 with 256, 1,922-2,066 with 192
+# and 1,914-1,960 with 128 (bulk, one-by-one and as-of speeds the same within the noise); 96 failed the read
+# of many subjects' states a bulk state write makes: that join holds every state edge of the database with
+# its columns (see KuzuStore._read_subjects), 128-160 MiB at a million events and 400k states, and where it
+# does not fit the subjects are read one by one (~3 ms each there, against ~0.1-0.5 ms joined), with a
+# warning. So past about a million events, bulk state writes and writes with extraction of many subjects
+# want more: Memory.open(buffer_pool_mb=...), or GRAPHMEM_BUFFER_POOL_MB for the server and the CLI. Earlier
+# defaults: a quarter of the machine's memory, 512 MiB, 256, then 192.
+DEFAULT_BUFFER_POOL_MB = 128
 
 
 def open_store(path: str, *, buffer_pool_mb: int = DEFAULT_BUFFER_POOL_MB, read_only: bool = False,
