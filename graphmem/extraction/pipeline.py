@@ -1482,8 +1482,8 @@ class Extractor:
         # group; "a gym near my house" a gym)
         at = next((i for i, w in enumerate(words) if w[0] in heads and (
             i + 1 == len(words) or not words[i + 1][0].isalpha() or words[i + 1][0].lower() in _AFTER_A_HEAD
-            or words[i + 1][0].endswith("ly"))), 0)  # ("a poetry class lately")
-        if not at:
+            or words[i + 1][0].endswith("ly"))), None)  # ("a poetry class lately")
+        if at is None or not at and not keep:  # (a head first is a value only alone: "does yoga")
             return None
         value = _without_article(raw[: words[at if keep else at - 1].end()].strip(" ,"))
         dropped = self.rules.object_drop_first.get(predicate.name, ())
