@@ -425,9 +425,13 @@ class Extractor:
                         words[i] in rules.first_names and words[j + 2] in rules.first_names):
                     j, anded = j + 2, True  # "Barnes & Noble", "Johnson & Johnson": one name
                     continue
-                # "University of Tokyo", "Bank of America", "Lord of the Rings": one name across "of (the)"
+                # "University of Tokyo", "Bank of America", "Lord of the Rings": one name across "of (the)";
+                # "Habitat for Humanity", "Center for Disease Control" across "for", but for a person ("a gift
+                # from Anna for Peter")
                 k = j + 3 if j + 3 < len(words) and tokens.lowered[j + 2] == "the" else j + 2
-                if tokens.lowered[j + 1] != "of" or k >= len(words) or not candidate(k):
+                if tokens.lowered[j + 1] not in ("of", "for") or k >= len(words) or not candidate(k) or \
+                        tokens.lowered[j + 1] == "for" and (words[j] in rules.first_names
+                                                            or words[k] in rules.first_names):
                     break
                 j, joined = k, True
             if j > i and words[i] not in rules.first_names and _opens_line(tokens, i) and (
@@ -476,7 +480,8 @@ class Extractor:
                 # ("went to Anna's party": someone's)
                 type_ = (self._pointed_at(tokens, i - 1) if prev in ("to", "from") else None) or (
                     "org" if prev == "from" and self._someone_before(tokens, i - 1, found) else "place")
-            elif prev in ("at", "of", "for"):  # ("a fan of Harry Potter": a thing; a team is "the Lakers")
+            elif prev in ("at", "of", "for") and not (prev == "for" and given):  # ("flowers for Maria": hers)
+                # ("a fan of Harry Potter": a thing; a team is "the Lakers")
                 before = tokens.lowered[i - 2] if prev == "of" and i > 1 else ""
                 type_ = ("concept" if before in ("fan", "fans") else "place" if before in rules.places_of
                          else "person" if before in rules.someone_of else "org")
@@ -1386,6 +1391,8 @@ class Extractor:
             stacked = bool(between and last) and between[0] in _PREPOSITIONS and last[-1] in _PREPOSITIONS
             # (nor one after a thing said in a word and where: "bought it at Target", "got them from Walmart")
             stacked |= len(between) == 2 and between[0] in _THING_STAND_INS and between[1] in _PREPOSITIONS
+            # (nor whom a thing is for: "bought flowers for Maria" owns no Maria)
+            stacked |= len(between) > 1 and between[-1] == "for"
             if not after or len(between) > 2 or _JOINING.intersection(between) or stacked:
                 return self._common_noun(predicate, text, v_end, s_end, ex) if nouns else None
             e = after[0]
