@@ -500,7 +500,7 @@ class Memory:
             if self._saver is not None:
                 self._saver.join()  # (a save in progress finishes first)
             self.index.close()
-            self.index.save()
+            self.index.save(last=True)
         finally:
             self.store.close()
 

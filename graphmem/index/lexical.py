@@ -213,9 +213,9 @@ class LexicalIndex:
             if doc < len(self._lengths) and self._lengths[doc] >= 0:
                 self._removed.add(doc)
 
-    def _merge(self) -> None:
+    def _merge(self, *, into_last: bool = True) -> None:
         """Fold the tail into the last segment, or into a new one when the last would grow past
-        ``SEGMENT_POSTINGS`` (called with the lock held).
+        ``SEGMENT_POSTINGS`` or ``into_last`` is off (called with the lock held).
 
         The old base stays whole until the new one replaces it (readers may hold it), so a merge needs room
         for one segment's new arrays and little else: the segment's old postings move in runs, one slice copy
@@ -227,7 +227,7 @@ class LexicalIndex:
         tail_terms = base.terms.numbers(list(tail))  # grown in place: older bases never ask for the new ones
         tail_counts = np.fromiter((len(docs) for docs, _ in tail.values()), np.int64, len(tail))
         last = base.segments[-1] if base.segments else None
-        if last is not None and len(last.docs) + int(tail_counts.sum()) <= SEGMENT_POSTINGS:
+        if into_last and last is not None and len(last.docs) + int(tail_counts.sum()) <= SEGMENT_POSTINGS:
             kept, old = base.segments[:-1], last
         else:
             kept, old = base.segments, _Segment.empty()
@@ -350,12 +350,14 @@ class LexicalIndex:
         (the tail is merged first)."""
         write_arrays(directory, self.snapshot())
 
-    def snapshot(self) -> dict[str, NDArray[Any]]:
-        """The arrays :meth:`save` writes, as of now (the tail merged first). Segments and the vocabulary's
-        arrays are never changed once built, so only the lengths are copied: the arrays can be written out
-        while documents are added."""
+    def snapshot(self, *, apart: bool = False) -> dict[str, NDArray[Any]]:
+        """The arrays :meth:`save` writes, as of now (the tail merged first; ``apart``: into a segment of its
+        own, as a last save does: folded into the last segment it would make that anew, up to ~24 MB more
+        held meanwhile, and a segment that is not full takes the next merges). Segments and the
+        vocabulary's arrays are never changed once built, so only the lengths are copied: the arrays can be
+        written out while documents are added."""
         with self._lock:
-            self._merge()
+            self._merge(into_last=not apart)
             base = self._base
             term_keys, term_numbers = base.terms.saved()
             segments = {f"s{i}_{name}": getattr(segment, name) for i, segment in enumerate(base.segments)

@@ -827,14 +827,19 @@ class SearchIndex:
         """Whether the index changed since it was last saved (or loaded)."""
         return self.changes != self._saved
 
-    def save(self) -> None:
+    def save(self, *, last: bool = False) -> None:
         """Write the index to its directory, as it was at one moment, while it goes on changing.
 
         Writers pause while the columns they change and the maps are copied (the lexical index's segments
         never change once built; the other columns and the vectors are the embedder's, which waits until the
         save is written): 13 ms at 300,000 documents, of a whole save's 0.13-0.27 s. The copy is written to
         a new directory beside the old one, which it then replaces; one save at a time. A document is saved
-        either with its vector or with its text among those waiting for one."""
+        either with its vector or with its text among those waiting for one.
+
+        ``last``: the save of a memory that closes, whose writers may as well wait until it is written: the
+        columns they change are written as they are, not copied (~24 MB at 1.4M documents), and the lexical
+        tail becomes a segment of its own (see LexicalIndex.snapshot). bench/scale.py's peak at a million
+        events came in this save: it held 86 MiB more than the memory before it, 36 so."""
         with self._saving:
             if self.directory is None:
                 return
@@ -846,13 +851,11 @@ class SearchIndex:
                 with self._changing:
                     self._finish_adds()
                     changes = self.changes
-                    columns, meta, waiting, lexical = self._snapshot()
-                (fresh / "pending.json").write_text(json.dumps(waiting), encoding="utf-8")
-                save_arrays(fresh / "columns.npz", columns)
-                (fresh / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-                write_arrays(fresh, lexical)
-                if self.vectors is not None:
-                    self.vectors.save(fresh / "vectors.faiss")
+                    parts = self._snapshot(last=last)
+                    if last:
+                        self._write_snapshot(fresh, *parts)
+                if not last:
+                    self._write_snapshot(fresh, *parts)
             old = target.with_name(target.name + ".old")
             shutil.rmtree(old, ignore_errors=True)
             if target.exists():
@@ -861,9 +864,19 @@ class SearchIndex:
             shutil.rmtree(old, ignore_errors=True)
             self._saved = changes
 
-    def _snapshot(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any], list[tuple[int, str]],
-                                 dict[str, NDArray[Any]]]:
-        """Copies of what :meth:`save` writes (``_changing`` and ``_embedding`` held)."""
+    def _write_snapshot(self, fresh: Path, columns: dict[str, NDArray[Any]], meta: dict[str, Any],
+                        waiting: list[tuple[int, str]], lexical: dict[str, NDArray[Any]]) -> None:
+        (fresh / "pending.json").write_text(json.dumps(waiting), encoding="utf-8")
+        save_arrays(fresh / "columns.npz", columns)
+        (fresh / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        write_arrays(fresh, lexical)
+        if self.vectors is not None:
+            self.vectors.save(fresh / "vectors.faiss")
+
+    def _snapshot(self, *, last: bool) -> tuple[dict[str, NDArray[Any]], dict[str, Any],
+                                                list[tuple[int, str]], dict[str, NDArray[Any]]]:
+        """Copies of what :meth:`save` writes (``_changing`` and ``_embedding`` held; ``last``: held until it
+        is written, so what writers change is not copied)."""
         with self._lock:
             n = len(self.ids)
             live = self._live.head(n)
@@ -878,7 +891,7 @@ class SearchIndex:
                 ("time", self._time), ("thread", self._thread), ("titled", self._titled),
                 ("recorded", self._recorded))}
             # writers change these after the copy (a removal, a period given later): copied
-            columns |= {name: column.head(n).copy() for name, column in (
+            columns |= {name: column.head(n) if last else column.head(n).copy() for name, column in (
                 ("live", self._live), ("about_lo", self._about_lo), ("about_hi", self._about_hi))}
             # the embedder's, which waits until the save is written
             columns |= {"embedded": self._embedded.head(n), "word_start": self._word_start.head(n),
@@ -892,7 +905,7 @@ class SearchIndex:
                 "threads": list(self.threads.names), "entities": entities, "subjects": subjects,
                 "merged": sorted(self.merged),
             }
-        return columns, meta, waiting, self.lexical.snapshot()
+        return columns, meta, waiting, self.lexical.snapshot(apart=last)
 
     @classmethod
     def load(cls, directory: Path, embedder: Embedder | None) -> SearchIndex | None:

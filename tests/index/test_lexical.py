@@ -281,3 +281,36 @@ def test_adding_documents_in_batches_gives_the_index_one_by_one_gives(docs, cuts
         for name in one:
             assert np.array_equal(one[name], many[name]), name
         assert len(alone) == len(batched)
+
+
+def test_a_last_save_keeps_the_tail_apart_and_the_next_merges_fill_that_segment(monkeypatch, tmp_path):
+    """A closing memory's save puts the tail in a segment of its own (the last segment is not made anew);
+    the tails merged after it, in this index or the one loaded from the save, fill that one, and every answer
+    is the unmerged index's."""
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 5)
+    monkeypatch.setattr(lexical, "SEGMENT_POSTINGS", 10**6)
+    words = {d: ["common", f"w{d % 7}", f"own{d}"] for d in range(40)}
+    index, folded = LexicalIndex(), LexicalIndex()
+    for d in range(22):  # 4 merges into one segment, 2 documents in the tail
+        index.add(d, words[d])
+        folded.add(d, words[d])
+    first = index._base.segments[0]
+    folded.snapshot()
+    assert len(folded._base.segments) == 1  # (an ordinary save folds it in)
+    index.snapshot(apart=True)
+    assert len(index._base.segments) == 2 and index._base.segments[0] is first
+    assert len(index._base.segments[1].docs) == 2 * 3
+    index.save(tmp_path / "last")
+    loaded = LexicalIndex.load(tmp_path / "last")
+    for grown in (index, loaded):
+        for d in range(22, 40):
+            grown.add(d, words[d])
+        grown.snapshot()
+        assert [len(s.docs) for s in grown._base.segments] == [20 * 3, 20 * 3]
+    monkeypatch.setattr(lexical, "TAIL_LIMIT", 10**9)
+    plain = build([words[d] for d in range(40)])
+    for query in (["common"], ["w3"], ["own21"], ["own30", "w2"]):
+        want = plain.search(query, k=10)
+        for grown in (index, loaded):
+            got = grown.search(query, k=10)
+            assert got[0].tolist() == want[0].tolist() and np.allclose(got[1], want[1], rtol=1e-6)

@@ -690,3 +690,31 @@ def test_a_wait_for_documents_returns_once_they_have_vectors_and_only_for_a_smal
     assert time.monotonic() - started < 1
     embedder.gate.set()
     index.close()
+
+
+def test_a_last_save_writes_what_an_ordinary_one_does(tmp_path):
+    """A closing memory's save writes the columns its writers change without copying them first (they wait
+    for it) and the lexical tail as a segment of its own: what loads back is the same."""
+    with Memory.open(tmp_path / "m.kuzu", embedder="none") as mem:
+        fill(mem, 8)
+        said = mem.record(content="Ana moved to the garden house.", occurred_at="2025-11-09",
+                          extract=False).id
+        moved = mem.assert_state("Ana", "lives_in", "Porto", valid_from="2025-11-09", evidence=[said])
+        mem.close_state(mem.assert_state("Ana", "likes", "roses", evidence=[said]).id, valid_to="2025-11-20")
+        mem.retract_state(moved.id, reason="a mistake")  # (no longer found)
+        directory = tmp_path / "m.kuzu.index"
+        saved = {}
+        for last in (False, True):
+            mem.index.save(last=last)
+            with np.load(directory / "columns.npz") as columns:
+                saved[last] = {name: columns[name] for name in columns.files}
+            saved[last]["meta"] = json.loads((directory / "meta.json").read_text())
+            loaded = SearchIndex.load(directory, None)
+            assert loaded is not None
+            saved[last]["found"] = loaded.lexical.search(["garden"], k=20)[0].tolist()
+    assert saved[True].keys() == saved[False].keys()
+    for name, value in saved[False].items():
+        assert np.array_equal(saved[True][name], value, equal_nan=value.dtype.kind == "f") \
+            if isinstance(value, np.ndarray) else saved[True][name] == value, name
+    assert len(saved[True]["found"]) == 9
+    assert not saved[True]["live"].all() and np.isfinite(saved[True]["about_hi"]).any()
