@@ -351,11 +351,11 @@ class LexicalIndex:
         write_arrays(directory, self.snapshot())
 
     def snapshot(self, *, apart: bool = False) -> dict[str, NDArray[Any]]:
-        """The arrays :meth:`save` writes, as of now (the tail merged first; ``apart``: into a segment of its
-        own, as a last save does: folded into the last segment it would make that anew, up to ~24 MB more
-        held meanwhile, and a segment that is not full takes the next merges). Segments and the
-        vocabulary's arrays are never changed once built, so only the lengths are copied: the arrays can be
-        written out while documents are added."""
+        """The arrays :meth:`save` writes, as of now (the tail merged first). ``apart``: the tail becomes a
+        segment of its own, as a closing memory's save wants: folded into the last segment, it makes that one
+        anew (up to ~24 MB held twice meanwhile); a segment not full takes the next merges whichever way.
+        Segments and the vocabulary's arrays are never changed once built, so only the lengths are copied:
+        the arrays can be written out while documents are added."""
         with self._lock:
             self._merge(into_last=not apart)
             base = self._base

@@ -838,8 +838,8 @@ class SearchIndex:
 
         ``last``: the save of a memory that closes, whose writers may as well wait until it is written: the
         columns they change are written as they are, not copied (~24 MB at 1.4M documents), and the lexical
-        tail becomes a segment of its own (see LexicalIndex.snapshot). bench/scale.py's peak at a million
-        events came in this save: it held 86 MiB more than the memory before it, 36 so."""
+        tail becomes a segment of its own (see LexicalIndex.snapshot). At a million events bench/scale.py's
+        peak came in this save: 86 MiB over what the memory held before it, 36 MiB saved so."""
         with self._saving:
             if self.directory is None:
                 return
