@@ -26,7 +26,7 @@ import time
 import zipfile
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -406,19 +406,22 @@ class SearchIndex:
 
     def set_about(self, doc_id: str, about: tuple[dt.datetime | None, dt.datetime | None] | None) -> None:
         """The period an indexed event talks about changed (a write plan annotated it), or that a state held
-        (a new version of it closed it). The documents added and not finished yet are finished first only
-        when it is one of them (most often it is a state of an earlier write: each write of one event and a
-        state that ends another would otherwise finish its own add at once, see :meth:`add`)."""
-        with self._changing:
-            with self._lock:
-                doc = self.ids.get(doc_id)
-                unfinished = doc is not None and bool(self._later) and doc >= self._later[0][0]
-            if unfinished:
-                self._finish_adds()
-            with self._lock:
-                if doc is not None:
-                    self.changes += 1
-                    self._set_about(doc, about)
+        (a new version of it closed it). One added and not finished yet (see :meth:`add`) is finished with
+        this period: a state of the write before ended by this one ("moved to Lisbon", then "moved to Porto")
+        would otherwise finish every add waiting, each write of one event its own add."""
+        with self._changing, self._lock:
+            doc = self.ids.get(doc_id)
+            if doc is None:
+                return
+            self.changes += 1
+            if not self._later or doc < self._later[0][0]:
+                self._set_about(doc, about)
+                return
+            for start, added, _ in self._later:  # (the lists change only with _changing held)
+                if start <= doc < start + len(added):
+                    added[doc - start] = replace(added[doc - start], about=about)
+                    return
+            self._set_about(doc, about)  # (numbered after those waiting: none is, as an add at once finishes them)
 
     def dated(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of ``docs`` say when: an event whose text (or a write plan) names the period it is about, or a

@@ -361,7 +361,8 @@ def test_a_small_add_is_finished_by_the_next_read_or_change_or_else_by_the_worke
     assert listed_while_words_added == [1] and not index._later
     assert index.search_words("garden", 5, None)[0].tolist() == [0]
     index.add([_one(1)])
-    index.set_about("d1", (dt.datetime(2025, 11, 1, tzinfo=UTC), None))  # a change after it is not undone
+    index.set_about("d1", (dt.datetime(2025, 11, 1, tzinfo=UTC), None))  # one waiting waits with its period
+    assert [start for start, _, _ in index._later] == [1]
     assert index.dated(np.array([1])).tolist() == [True]
     index.add([_one(2)])
     index.set_about("d0", (dt.datetime(2025, 10, 1, tzinfo=UTC), None))  # one finished before: d2 still waits
