@@ -599,6 +599,7 @@ class Memory:
             with self._extractor_lock:
                 if self._extractor is None:
                     self._extractor = Extractor(self.ontology, known=self.store.entity_names(GAZETTEER_LIMIT))
+                    allocator.set_aside()  # (the modules it loaded live as long as the process)
         return self._extractor
 
     def warm(self) -> None:

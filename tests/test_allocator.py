@@ -54,3 +54,40 @@ def test_default_setting_leaves_the_allocator_alone(monkeypatch: pytest.MonkeyPa
 def test_tune_is_idempotent_and_release_returns_memory() -> None:
     assert allocator.tune() and allocator.tune()
     allocator.release()
+
+
+# In a fresh process: a reference cycle dropped before a memory builds its pipeline, the number of objects
+# set aside after, and whether a cycle dropped after that is collected.
+_SET_ASIDE_PROBE = textwrap.dedent("""
+    import gc, weakref
+    from graphmem import Memory
+    class Node:
+        pass
+    def cycle():
+        node = Node()
+        node.me = node
+        return weakref.ref(node)
+    before = cycle()
+    memory = Memory.in_memory(embedder="none")
+    memory.extractor
+    frozen = gc.get_freeze_count()
+    after = cycle()
+    gc.collect()
+    Memory.in_memory(embedder="none").extractor  # (once per process)
+    print(before() is None, frozen, after() is None, gc.get_freeze_count() <= frozen)
+""")
+
+
+def _set_aside(env: dict[str, str]) -> list[str]:
+    import os
+
+    out = subprocess.run([sys.executable, "-c", _SET_ASIDE_PROBE], capture_output=True, text=True, check=True,
+                         env=os.environ | env)
+    return out.stdout.split()
+
+
+def test_a_first_pipeline_sets_the_heap_aside_from_full_collections_once() -> None:
+    collected_first, frozen, collected_after, once = _set_aside({"GRAPHMEM_GC": ""})
+    assert collected_first == "True" and int(frozen) > 20_000  # the modules: nothing of the garbage before
+    assert collected_after == "True" and once == "True"  # what is made after is collected as before
+    assert _set_aside({"GRAPHMEM_GC": "default"})[1] == "0"

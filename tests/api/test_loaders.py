@@ -79,11 +79,13 @@ def test_the_server_warms_memory_before_its_first_request():
 
 def test_a_server_owning_its_process_leaves_its_start_up_heap_out_of_full_collections():
     memory = Memory.in_memory(extract=False, embedder="none")
+    memory.warm()  # (a first pipeline sets the process's modules aside: see allocator.set_aside)
+    frozen = gc.get_freeze_count()
     with serve(memory) as http:  # by default the app lives in someone else's process: their heap is theirs
-        assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() <= frozen
     try:
         with TestClient(create_app(memory, freeze_heap=True)) as http:
-            assert gc.get_freeze_count() > 0
+            assert gc.get_freeze_count() > frozen
             assert GraphQLClient(http)("{ stats { events } }")["data"]["stats"]["events"] == 0
     finally:
         gc.unfreeze()
