@@ -665,6 +665,27 @@ def test_a_write_is_acknowledged_before_the_engine_holds_it_and_every_read_sees_
         assert mem.entity("Peter").entity.id == peter
 
 
+def test_every_name_and_thread_key_is_read_with_the_queued_writes_own_and_waits_only_for_a_merge(tmp_path):
+    import concurrent.futures
+
+    with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem, \
+            concurrent.futures.ThreadPoolExecutor(1) as pool:
+        store = mem.store
+        mem.record(content="Aiko joined.", entities=["Aiko"], thread="team")
+        store.settle()
+        with store._engine_lock:  # the engine is busy: the applier cannot move the writes yet
+            mem.record(content="Bo joined.", entities=["Bo"], thread="hires")
+            keys = pool.submit(store.all_name_keys).result(timeout=10)
+            assert set(keys) == {"aiko", "bo"} and store.pending_writes() == 1
+            assert pool.submit(store.all_thread_keys).result(timeout=10) == {"team", "hires"}
+            # a merge moves keys (here the queued one's too): a read of them waits for it
+            store.write(WriteBatch(merges=[(keys["bo"], keys["aiko"], mem.now())]))
+            waiting = pool.submit(store.all_name_keys)
+            with pytest.raises(concurrent.futures.TimeoutError):
+                waiting.result(timeout=0.3)
+        assert waiting.result(timeout=30) == {"aiko": keys["aiko"], "bo": keys["aiko"]}
+
+
 def test_a_large_write_returns_while_the_engine_copies_it_unless_its_record_is_too_large(tmp_path, monkeypatch):
     """One large write in flight: the engine copies it while the caller prepares the next; the next waits for
     it to land before it is journalled; one whose record passes IN_FLIGHT_MAX_BYTES returns once it landed."""
