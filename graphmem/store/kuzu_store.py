@@ -897,8 +897,12 @@ class KuzuStore:
         """The ids of the stored events, as a filter (read in one scan: ~0.5 s at a million events, so only
         once this process has written ``KNOWN_IDS_AFTER`` times, or warms up); a write then asks the engine
         only about the ids it may hold. The write lock held."""
-        if self._known_events is None:
-            self._known_events = KnownIds(self._values("MATCH (e:Event) RETURN e.id"))
+        if self._known_events is None:  # (the queued writes' own with them, without waiting for the applier)
+            with self._queue:
+                queued = list(self._overlay.events)
+            known = KnownIds(self._values("MATCH (e:Event) RETURN e.id", settled=False))
+            known.add(queued)
+            self._known_events = known
         return self._known_events
 
     def _table(self, query: str, params: dict[str, Any] | None = None, *, settled: bool = True) -> pa.Table:
@@ -912,10 +916,10 @@ class KuzuStore:
         """A read's whole answer, column by column."""
         return [column.to_pylist() for column in self._table(query, settled=settled).columns]
 
-    def _values(self, query: str, params: dict[str, Any] | None = None) -> Iterator[Any]:
+    def _values(self, query: str, params: dict[str, Any] | None = None, *, settled: bool = True) -> Iterator[Any]:
         """The values of a one-column read, made Python objects a chunk of 100,000 at a time (the event ids
         of 300k events made at once peaked 24 MB above the memory before the read; a chunk at a time, 14)."""
-        for chunk in self._table(query, params).column(0).chunks:
+        for chunk in self._table(query, params, settled=settled).column(0).chunks:
             yield from chunk.to_pylist()
 
     def _confirmed_subjects(self, batch: WriteBatch) -> set[str] | None:

@@ -665,7 +665,8 @@ def test_a_write_is_acknowledged_before_the_engine_holds_it_and_every_read_sees_
         assert mem.entity("Peter").entity.id == peter
 
 
-def test_every_name_and_thread_key_is_read_with_the_queued_writes_own_and_waits_only_for_a_merge(tmp_path):
+def test_every_name_thread_key_and_event_id_is_read_with_the_queued_writes_own_waiting_only_for_a_merge(
+        tmp_path):
     import concurrent.futures
 
     with Memory.open(tmp_path / "m.kuzu", extract=False, embedder="none") as mem, \
@@ -674,10 +675,12 @@ def test_every_name_and_thread_key_is_read_with_the_queued_writes_own_and_waits_
         mem.record(content="Aiko joined.", entities=["Aiko"], thread="team")
         store.settle()
         with store._engine_lock:  # the engine is busy: the applier cannot move the writes yet
-            mem.record(content="Bo joined.", entities=["Bo"], thread="hires")
+            bo = mem.record(content="Bo joined.", entities=["Bo"], thread="hires")
             keys = pool.submit(store.all_name_keys).result(timeout=10)
             assert set(keys) == {"aiko", "bo"} and store.pending_writes() == 1
             assert pool.submit(store.all_thread_keys).result(timeout=10) == {"team", "hires"}
+            store._known_events = None  # (so is the filter of the stored events' ids a write reads)
+            assert pool.submit(store._known_event_ids).result(timeout=10).maybe([bo.id, "ev_none"]) == [bo.id]
             # a merge moves keys (here the queued one's too): a read of them waits for it
             store.write(WriteBatch(merges=[(keys["bo"], keys["aiko"], mem.now())]))
             waiting = pool.submit(store.all_name_keys)
