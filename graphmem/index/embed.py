@@ -18,7 +18,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -91,19 +91,21 @@ class WordEmbedder(Protocol):
         ...
 
 
-def _letter_runs(words: list[str]) -> Iterator[str]:
+def _letter_runs(words: list[str]) -> list[str]:
     """The runs of letters (``_WORD``'s words) of a lower-cased text of printable ASCII, from the words its
     tokenizer split it into (``_BERT_WORDS``': runs of letters and digits, and marks alone). A run of letters
     is one of those words whole, or a part of one that holds digits too.
 
-    >>> list(_letter_runs(["covid19", "is", "2", "bad", "!", "a1b"]))
+    >>> _letter_runs(["covid19", "is", "2", "bad", "!", "a1b"])
     ['covid', 'is', 'bad', 'a', 'b']
     """
+    runs: list[str] = []
     for word in words:
         if word.isalpha():
-            yield word
+            runs.append(word)
         elif len(word) > 1 and not word.isdigit():
-            yield from _WORD.findall(word)
+            runs.extend(_WORD.findall(word))
+    return runs
 
 
 def _unit(vectors: Any) -> NDArray[np.float32]:
@@ -296,8 +298,8 @@ class StaticEmbedder:
         for i, text in enumerate(texts):
             before = len(rows)
             words = split.get(i)
-            found = (at for word in (_WORD.findall(text.lower()) if words is None else _letter_runs(words))
-                     if (at := row(word)) is not None)
+            found = [at for word in (_WORD.findall(text.lower()) if words is None else _letter_runs(words))
+                     if (at := row(word)) is not None]
             rows.extend(dict.fromkeys(found))  # once each: a document's best match is the same
             sizes[i] = len(rows) - before
         return np.array(rows, np.int32), sizes
