@@ -84,8 +84,9 @@ def release() -> None:
 def set_aside() -> bool:
     """Take what the process holds now out of the garbage collector's full passes (see above), once per
     process: what is garbage now is collected first, so nothing of it stays. Whether it was done now (False
-    after the first time, when the process had set objects aside itself, or with ``GRAPHMEM_GC=default``). Objects set aside are still freed when nothing
-    refers to them; only a reference cycle among them would stay."""
+    after the first time, when the process had set objects aside itself, or with ``GRAPHMEM_GC=default``).
+    Objects set aside are still freed when nothing refers to them; only a reference cycle among them would
+    stay."""
     global _set_aside
     if os.environ.get("GRAPHMEM_GC", "").strip().lower() == "default":
         return False

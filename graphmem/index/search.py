@@ -421,7 +421,7 @@ class SearchIndex:
                 if start <= doc < start + len(added):
                     added[doc - start] = replace(added[doc - start], about=about)
                     return
-            self._set_about(doc, about)  # (numbered after those waiting: none is, as an add at once finishes them)
+            self._set_about(doc, about)  # (numbered after them: none is, an add at once finishes them first)
 
     def dated(self, docs: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Which of ``docs`` say when: an event whose text (or a write plan) names the period it is about, or a

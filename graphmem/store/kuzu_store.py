@@ -916,7 +916,8 @@ class KuzuStore:
         """A read's whole answer, column by column."""
         return [column.to_pylist() for column in self._table(query, settled=settled).columns]
 
-    def _values(self, query: str, params: dict[str, Any] | None = None, *, settled: bool = True) -> Iterator[Any]:
+    def _values(self, query: str, params: dict[str, Any] | None = None, *,
+                settled: bool = True) -> Iterator[Any]:
         """The values of a one-column read, made Python objects a chunk of 100,000 at a time (the event ids
         of 300k events made at once peaked 24 MB above the memory before the read; a chunk at a time, 14)."""
         for chunk in self._table(query, params, settled=settled).column(0).chunks:
@@ -1865,7 +1866,7 @@ class KuzuStore:
         with self._queue:
             merges, queued = self._overlay.merges, dict(self._overlay.aliases)
         keys, ids = self._columns("MATCH (a:Alias) RETURN a.key, a.entity_id", settled=merges)
-        return dict(zip(keys, ids, strict=True)) | ({} if merges else queued)  # (moved keys: not the overlay's)
+        return dict(zip(keys, ids, strict=True)) | ({} if merges else queued)  # (moved: not the overlay's)
 
     def all_thread_keys(self) -> set[str]:
         with self._queue:
