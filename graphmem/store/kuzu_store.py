@@ -39,6 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import kuzu
@@ -210,6 +211,9 @@ except RuntimeError as exc:
 """
 PROBE_TIMEOUT_S = 600.0
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
+# a write's cached rows of each subject it writes states of, and those it makes of them (see _rows_written)
+_RowsWritten = Mapping[str, tuple["_SubjectRows", "_SubjectRows"]]
+_NO_ROWS: _RowsWritten = MappingProxyType({})
 # the rows of bulk writes are made into Arrow from the C allocator's memory (see graphmem/allocator.py), which
 # hands a freed table back at once: Arrow's own allocator keeps what it freed for later tables, and its
 # threads' leftovers added ~25 MB to a million-event load (bench/scale.py's phases sampled)
@@ -808,16 +812,16 @@ class KuzuStore:
             if self._journal is None:  # (only while a test holds the migrations back)
                 self._write_now(batch)
             else:
-                seq, record_bytes = self._journalled_as(batch)
-                self._enqueue(batch, seq, size)
+                queued, rows_written, record_bytes = self._journalled_as(batch, size)
+                self._enqueue(queued, rows_written)
                 if record_bytes > IN_FLIGHT_MAX_BYTES:
                     self._settle()
             if self._known_events is not None:
                 self._known_events.add(ids)
 
-    def _enqueue(self, batch: WriteBatch, seq: int, rows: int) -> None:
-        """The journalled write ``seq`` of ``rows`` rows handed to the applier (the write lock held)."""
-        queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch), self._version_columns(batch))
+    def _enqueue(self, queued: _Queued, rows_written: _RowsWritten) -> None:
+        """A journalled write handed to the applier (the write lock held); ``rows_written``: see
+        _rows_written."""
         with self._queue:
             # the applier is woken when it has something new to do: it lingers otherwise (see _applier), and
             # a wake-up for each small write costs the caller a thread switch. One waiting for a bulk write to
@@ -828,7 +832,7 @@ class KuzuStore:
             self._queued_rows += queued.rows
             self._overlay.add(queued)
             # the caches hold acknowledged values: a read answered from them need not wait for the applier
-            self._committed(batch)
+            self._committed(queued.batch, rows_written)
             if wake:
                 self._queue.notify_all()
             if self._applier is None:
@@ -836,14 +840,20 @@ class KuzuStore:
                                                  name="graphmem-applier", daemon=True)
                 self._applier.start()
 
-    def _journalled_as(self, batch: WriteBatch) -> tuple[int, int]:
-        """``batch`` appended to the journal (on disk when this returns); its record's number and size."""
+    def _journalled_as(self, batch: WriteBatch, rows: int) -> tuple[_Queued, _RowsWritten, int]:
+        """``batch`` of ``rows`` rows appended to the journal (on disk when this returns): as the applier will
+        take it, the cached rows it changes (see _rows_written) and its record's size. Those are made while
+        the record goes to disk (see Journal.writing), and nothing of the batch shows before it is there."""
         assert self._journal is not None
         payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            return self._journal.append(payload), len(payload)
+            with self._journal.writing(payload) as seq:
+                queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch),
+                                 self._version_columns(batch))
+                rows_written = self._rows_written(batch) if rows <= LARGE_WRITE_ROWS else _NO_ROWS
         except OSError as exc:
             raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
+        return queued, rows_written, len(payload)
 
     def _keep_recovery_copy(self) -> None:
         """A new recovery copy once the journal keeps enough records for the last one (see store/recovery.py);
@@ -1313,7 +1323,7 @@ class KuzuStore:
     def settle(self) -> None:
         self._settle()
 
-    def _committed(self, batch: WriteBatch) -> None:
+    def _committed(self, batch: WriteBatch, ready: _RowsWritten = _NO_ROWS) -> None:
         """What the batch changed replaces what was cached (and recent events are read back often, but for a
         bulk import's: its events and the entities it makes would only push out what small writes and reads
         keep, and the churn of ~20,000 parsed events a batch left their memory in the allocator's pieces)."""
@@ -1333,15 +1343,47 @@ class KuzuStore:
             self._subject_of.clear()
             return
         if batch.new_states or batch.state_versions or batch.retractions or batch.confirmations:
-            self._subjects_written(batch)
+            self._subjects_written(batch, ready)
         versions = {s.id: s for s in batch.state_versions}
         changed = [s.id for s in batch.retractions] + [i for i, _ in _unversioned_confirmations(batch)]
         if versions or changed:
             self._states.update(put=versions.items(), drop=changed)
 
-    def _subjects_written(self, batch: WriteBatch) -> None:
-        """The cached rows of each subject the batch wrote to, changed as the batch changed the stored ones."""
-        parts: dict[str, WriteBatch] = {}  # the batch's state changes, by subject
+    def _subjects_written(self, batch: WriteBatch, ready: _RowsWritten = _NO_ROWS) -> None:
+        """The cached rows of each subject the batch wrote to, changed as the batch changed the stored ones;
+        ``ready``: those made before (see _rows_written), taken where the rows they were made from are still
+        the cached ones (a read may have cached a subject's since)."""
+        changed = []
+        for subject, part in self._subject_parts(batch).items():
+            cached = self._subjects.peek(subject)
+            if cached is not None:
+                made = ready.get(subject)
+                changed.append((subject, made[1] if made is not None and made[0] is cached
+                                else cached.written(part)))
+                for s in part.new_states:
+                    self._subject_of.setdefault(s.id, set()).add(subject)
+        # an update even when none is cached: a read that overlapped this write must not cache what it read
+        self._subjects.update(put=changed)
+        if len(self._subject_of) > 8 * SUBJECT_CACHE:  # ids of evicted subjects pile up: start afresh
+            self._subjects.clear()
+            self._subject_of.clear()
+
+    def _rows_written(self, batch: WriteBatch) -> _RowsWritten:
+        """For each cached subject the batch writes states of: its cached rows and those the batch makes of
+        them, before the batch is acknowledged (nothing of it is cached yet). Not for a batch that merges or
+        renames entities: that empties the caches."""
+        if batch.merges or batch.entity_updates:
+            return _NO_ROWS
+        out = {}
+        for subject, part in self._subject_parts(batch).items():
+            cached = self._subjects.peek(subject)
+            if cached is not None:
+                out[subject] = (cached, cached.written(part))
+        return out
+
+    def _subject_parts(self, batch: WriteBatch) -> dict[str, WriteBatch]:
+        """The batch's state changes, by subject."""
+        parts: dict[str, WriteBatch] = {}
 
         def of(subject: str) -> WriteBatch:
             return parts.setdefault(subject, WriteBatch())
@@ -1356,18 +1398,7 @@ class KuzuStore:
         for state_id, at in batch.confirmations:
             for subject in self._subject_of.get(state_id) or made.get(state_id, set()):
                 of(subject).confirmations.append((state_id, at))
-        changed = []
-        for subject, part in parts.items():
-            cached = self._subjects.peek(subject)
-            if cached is not None:
-                changed.append((subject, cached.written(part)))
-                for s in part.new_states:
-                    self._subject_of.setdefault(s.id, set()).add(subject)
-        # an update even when none is cached: a read that overlapped this write must not cache what it read
-        self._subjects.update(put=changed)
-        if len(self._subject_of) > 8 * SUBJECT_CACHE:  # ids of evicted subjects pile up: start afresh
-            self._subjects.clear()
-            self._subject_of.clear()
+        return parts
 
     def _write_merges(self, tx: Any, b: WriteBatch) -> None:
         """Move what hangs on a merged entity to the kept one. A state's open version is replaced by one on

@@ -142,3 +142,26 @@ def test_without_a_recovery_copy_only_unapplied_records_are_kept(tmp_path):
     j.applied(2)
     j.keep_after(None)  # the copy was dropped: nothing is kept for it
     assert j.records() == []
+
+
+def test_a_writer_works_while_its_record_goes_to_disk_and_a_failure_there_leaves_no_record(tmp_path, monkeypatch):
+    import pytest
+
+    path = tmp_path / "db.journal"
+    j = Journal(path)
+    calls: list[str] = []
+    started = journal_module._start_writeback
+    monkeypatch.setattr(journal_module, "_start_writeback", lambda *a: (calls.append("start"), started(*a)))
+    sync = os.fdatasync
+    monkeypatch.setattr(os, "fdatasync", lambda fd: (calls.append("sync"), sync(fd)))
+    with j.writing(b"one") as seq:
+        calls.append(f"work on {seq}")  # the disk write started, the sync not done yet
+    assert calls == ["start", "work on 1", "sync"]
+    with pytest.raises(RuntimeError), j.writing(b"two"):
+        raise RuntimeError("the writer's work failed")
+    assert j.records() == [(1, b"one")] == parse_records(path.read_bytes())[0]
+    assert j.append(b"three") == 2  # (its number is free again)
+    with pytest.raises(OSError), monkeypatch.context() as failing:
+        failing.setattr(os, "fdatasync", lambda fd: (_ for _ in ()).throw(OSError("disk gone")))
+        j.append(b"four")
+    assert parse_records(path.read_bytes())[0] == [(1, b"one"), (2, b"three")]
