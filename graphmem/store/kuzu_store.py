@@ -2750,8 +2750,7 @@ def _version_order(v: _Version) -> tuple[dt.datetime, dt.datetime, str]:
 
 def _version_start(v: _Version) -> dt.datetime:
     """Where a version starts, as ``temporal.bearing_on`` searches a timeline by it."""
-    start = v.row["h_valid_from"]
-    return OPEN_START if start is None else start.replace(tzinfo=dt.UTC)
+    return v.start
 
 
 def _version_from(v: _Version) -> dt.datetime | None:
@@ -2761,10 +2760,7 @@ def _version_from(v: _Version) -> dt.datetime | None:
 def _version_stated(v: _Version) -> tuple[dt.datetime, bool, bool]:
     """When a version's state was stated, whether it holds nowhere and whether it is retracted, as
     ``temporal.without_buried`` needs them (naive UTC, as stored)."""
-    row = v.row
-    start, end = row["h_valid_from"], row["h_valid_to"]
-    return (row["s_created_at"], start is not None and end is not None and end <= start,
-            row["s_retracted_at"] is not None)
+    return v.stated
 
 
 _OpenKey = str | tuple[str, str, bool] | tuple[str, str, bool, str]  # see _SubjectRows._open (None: all)
@@ -2844,19 +2840,41 @@ def _as_known(s: State, known_at: dt.datetime | None) -> State:
 
 class _Version:
     """One version of a state as read with its subject (its state node's and edge's columns as ``s_`` and
-    ``h_``), parsed at the first need. Never changed once cached: a write replaces it."""
+    ``h_``), parsed at the first need, as are where it starts and when it was stated: a write plans on a
+    timeline by searching it (see temporal.bearing_on), and a timeline of one start stated again and again
+    ("moved to ... last week") has many of them. Never changed once cached: a write replaces it."""
 
-    __slots__ = ("_state", "row")
+    __slots__ = ("_start", "_state", "_stated", "row")
 
     def __init__(self, row: dict[str, Any]) -> None:
         self.row = row
         self._state: State | None = None
+        self._start: dt.datetime | None = None
+        self._stated: tuple[dt.datetime, bool, bool] | None = None
 
     @property
     def state(self) -> State:
         if self._state is None:
             self._state = _state(self.row)
         return self._state
+
+    @property
+    def start(self) -> dt.datetime:
+        """Where it starts (aware UTC; :data:`OPEN_START` for an open start)."""
+        if self._start is None:
+            start = self.row["h_valid_from"]
+            self._start = OPEN_START if start is None else start.replace(tzinfo=dt.UTC)
+        return self._start
+
+    @property
+    def stated(self) -> tuple[dt.datetime, bool, bool]:
+        """When its state was stated, whether it holds nowhere and whether it is retracted (naive UTC)."""
+        if self._stated is None:
+            row = self.row
+            start, end = row["h_valid_from"], row["h_valid_to"]
+            self._stated = (row["s_created_at"], start is not None and end is not None and end <= start,
+                            row["s_retracted_at"] is not None)
+        return self._stated
 
 
 class _SubjectRows:
