@@ -113,8 +113,8 @@ def test_groups_of_one_start_are_found_as_reading_one_value_at_a_time_finds_them
 
     rng = random.Random(5)
     for _ in range(1000):
-        starts = sorted(rng.sample([None, *(_WEEK + dt.timedelta(days=d) for d in range(6))], rng.randint(1, 5)),
-                        key=lambda s: (s is not None, s or _WEEK))
+        days = [None, *(_WEEK + dt.timedelta(days=d) for d in range(6))]
+        starts = sorted(rng.sample(days, rng.randint(1, 5)), key=lambda s: (s is not None, s or _WEEK))
         part = [_stated(rng.randint(0, 14), empty=rng.random() < 0.8, retracted=rng.random() < 0.1, start=s)
                 for s in starts for _ in range(rng.choice([1, 1, 2, 3, 5, 9]))]
         assert without_buried(part, _start_of, _facts, _NOW) == _buried_plainly(part, _NOW)
