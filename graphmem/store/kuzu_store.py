@@ -3039,6 +3039,11 @@ def _prefixed(prefix: str, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _state(r: dict[str, Any], *, current_node: bool = False) -> State:
-    s = {k[2:]: v for k, v in r.items() if k.startswith("s_")}
-    h = None if current_node else {k[2:]: v for k, v in r.items() if k.startswith("h_")}
+    s = {c: r[k] for k, c in _STATE_KEYS if k in r}
+    h = None if current_node else {c: r[k] for k, c in _EDGE_KEYS if k in r}
     return rows.state_from_row(r["subject"], s, h)
+
+
+# a read row's keys of a state's node and edge columns, and the columns (the rows hold others too)
+_STATE_KEYS = tuple((f"s_{c}", c) for c in _TABLES["State"].column_names)
+_EDGE_KEYS = tuple((f"h_{c}", c) for c in _TABLES["HAS_STATE"].column_names)
