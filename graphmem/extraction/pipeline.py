@@ -779,6 +779,10 @@ class Extractor:
         if action == "close" and times and times[0].kind == "range" and \
                 template.phrase.lower().removeprefix("i ").startswith("used to"):
             action = "past"  # ("used to work at Acme from 2015 to 2018", "I used to ...": held then)
+        elif action == "close" and times and times[0].kind == "range" and _AFTER_A_SPAN.match(times[0].text):
+            # "quit my job at Acme after five years": held those five years, up to now; a close of what is
+            # not named ("left my IT job after 3 years") ends whatever is held, now
+            action, times = ("past", times) if obj_text else ("close", [])
         if action == "since":  # held from a start months or years back said with it: "has been at Globex
             # for 3 years", "since 2019" (not "for a few days", "since yesterday": a stay, a visit)
             if not times or times[0].kind != "since" or times[0].interval.start is None or \
@@ -1586,6 +1590,7 @@ def _without_when(raw: str, *, timed: bool = True) -> str:
 
 # the times that end what a past phrase says held: a range ("from 2015 to 2019"), or up to one ("until 2019")
 _BOUNDING = frozenset(["range", "until"])
+_AFTER_A_SPAN = re.compile(r"(?i)after\s")  # (a range said as how long what ended had lasted: see find_times)
 
 
 def _named_subject(e: EntityMention, span_start: int) -> tuple[str, str, float, int]:

@@ -188,7 +188,7 @@ _POINT_FORMS = [
     rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year|decade)s?\s+"
     r"from\s+(?:now|today))\b",
     rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
-    rf"(?P<dur_span>the\s+(?:past|last)\s+))"
+    rf"(?P<dur_span>the\s+(?:past|last)\s+)|(?P<dur_after>after)\s+)"
     rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year|decade)s?)\b(?!\s+of\b)",
     r"(?i:(?P<ttly>this\s+time\s+last\s+year))\b",  # (as "a year ago": that month)
@@ -277,8 +277,8 @@ _POINT_UNNAMED = _gated([f for f in _POINT_FORMS if "(?P<hol>" not in f]
 _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
-     "fourth", "for", "over", "during", "within", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS, "final",
-     "early", "mid", "late", "1st", "2nd",
+     "fourth", "for", "over", "during", "within", "after", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS,
+     "final", "early", "mid", "late", "1st", "2nd",
      *HOLIDAY_OPENINGS]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
@@ -318,6 +318,10 @@ _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|k
                    r"(?!\s+(?:postponed|delayed|pushed|deferred|extended|scheduled|planned|moved|rescheduled|"
                    r"set|going|due|expected|supposed)\b)")
 # a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
+# what ended, told before "after <span>" in its clause: the span is how long it had lasted ("left my IT job
+# after 3 years", "we broke up after two years"); not what will be done after it ("I'll be back after 3 days")
+_ENDED_AFTER = re.compile(r"(?i)\b(?:left|quit|resigned|retired|stopped|ended|closed|broke\s+up|split\s+up|"
+                          r"moved\s+out|gave\s+up|shut\s+down|sold|graduated)\b")
 _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
                       r"owned|led|run|played|studied|taught|managed)\b"
                       r"|^\s*been\b")  # ("Been playing it for a month now": "I've" left out)
@@ -424,6 +428,12 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                     or _JA_RANGE_JOIN.match(between) and _JA_UNTIL_AFTER.match(text[nxt.end():])):
             mentions.append(_range(text, m, nxt, at, tz))
             i += 2
+            continue
+        if m["dur_after"]:  # "left my IT job after 3 years": it had lasted from three years before the event
+            day = _tp(at, G.DAY, tz)
+            mentions.append(TimeMention(m[0], m.start(), m.end(), "range",
+                                        Interval(start=past[m.start()], end=_end_of(day, tz))))
+            i += 1
             continue
         if m["dur_n"] or m["ja_dur_n"]:  # "has lived there for 5 years": since five years before the event
             mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=past[m.start()])))
@@ -578,6 +588,8 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
         # usually ski over the winter")
         sentence = _sentence_of(text, m)
         return _TENSED.search(sentence) is not None and _HABITUAL.search(sentence) is None
+    if m["dur_after"]:
+        return _ENDED_AFTER.search(_clause_before(text[: m.start()])) is not None
     if m["dur_n"]:  # "over the past 3 years" runs up to now; "for 3 years" only in a perfect tense ("has
         # lived here for 5 years", not "was there for 5 days")
         return (bool(m["dur_the"] or m["dur_span"])

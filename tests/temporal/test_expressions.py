@@ -133,6 +133,9 @@ def _day(point):
         ("She has known Kim for the past two years.", "for the past two years", "since", "2023-01-01", None),
         ("I've played for about four months now.", "for about four months", "since", "2025-07-01", None),
         ("Been playing it for a month now.", "for a month", "since", "2025-10-01", None),  # ("I've" left out)
+        # a span said with an end: how long what ended had lasted, up to the event
+        ("I left my IT job after 3 years.", "after 3 years", "range", "2022-01-01", "2025-11-28"),
+        ("We broke up after two years together.", "after two years", "range", "2023-01-01", "2025-11-28"),
         # "the past/last" span runs up to the event in any tense
         ("Prices rose over the last two years.", "over the last two years", "since", "2023-01-01", None),
         ("I ran 40 km in the past 3 weeks.", "in the past 3 weeks", "since", "2025-11-03", None),
@@ -245,7 +248,9 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
                                   "She's in her 20s.", "Three steps back.", "We ski over the winter.",
                                   "I was late 2 times.", "The first half of the match was slow.",
                                   "It ran early-2024-style.", "I sat on the sun deck last sat.",
-                                  "We wed on the beach.", "The sun sat low on the hill."])
+                                  "We wed on the beach.", "The sun sat low on the hill.",
+                                  "I'll be back after 3 days.", "I felt better after 3 days.",
+                                  "After two weeks we met again.", "I left after 3 days of rain."])
 def test_ordinary_words_are_not_times(text):
     assert find_times(text, ANCHOR) == []
 
