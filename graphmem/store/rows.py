@@ -70,7 +70,7 @@ def required(value: dt.datetime | None) -> dt.datetime:
 
 
 def point(at: dt.datetime | None, granularity: str | None) -> TimePoint | None:
-    """A stored point (naive UTC, validated when it was written: not again, ~2 us a point)."""
+    """A stored point (naive UTC; validated when it was written, not again)."""
     if at is None:
         return None
     return TimePoint.model_construct(at=at.replace(tzinfo=dt.UTC),

@@ -317,11 +317,11 @@ _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|pl
 _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|kept|studied|served|lasted)\b"
                    r"(?!\s+(?:postponed|delayed|pushed|deferred|extended|scheduled|planned|moved|rescheduled|"
                    r"set|going|due|expected|supposed)\b)")
-# a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
 # what ended, told before "after <span>" in its clause: the span is how long it had lasted ("left my IT job
 # after 3 years", "we broke up after two years"); not what will be done after it ("I'll be back after 3 days")
 _ENDED_AFTER = re.compile(r"(?i)\b(?:left|quit|resigned|retired|stopped|ended|closed|broke\s+up|split\s+up|"
                           r"moved\s+out|gave\s+up|shut\s+down|sold|graduated)\b")
+# a clause in a perfect tense: what it says has held up to now ("has been living there for 5 years")
 _PERFECT = re.compile(r"(?i)\b(?:has|have|['’]ve|['’]s)\s+(?:\w+\s+)?(?:been|lived|worked|known|used|had|"
                       r"owned|led|run|played|studied|taught|managed)\b"
                       r"|^\s*been\b")  # ("Been playing it for a month now": "I've" left out)
