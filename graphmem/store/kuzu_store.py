@@ -846,14 +846,20 @@ class KuzuStore:
         the record goes to disk (see Journal.writing), and nothing of the batch shows before it is there."""
         assert self._journal is not None
         payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+        size, small = len(payload), rows <= LARGE_WRITE_ROWS
         try:
             with self._journal.writing(payload) as seq:
-                queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch),
-                                 self._version_columns(batch))
-                rows_written = self._rows_written(batch) if rows <= LARGE_WRITE_ROWS else _NO_ROWS
+                if small:  # (a large write's sync takes far longer: its record and payload go first)
+                    queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch),
+                                     self._version_columns(batch))
+                    rows_written = self._rows_written(batch)
         except OSError as exc:
             raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
-        return queued, rows_written, len(payload)
+        if not small:
+            del payload
+            queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch), self._version_columns(batch))
+            rows_written = _NO_ROWS
+        return queued, rows_written, size
 
     def _keep_recovery_copy(self) -> None:
         """A new recovery copy once the journal keeps enough records for the last one (see store/recovery.py);
