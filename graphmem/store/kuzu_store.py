@@ -39,7 +39,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import kuzu
@@ -211,9 +210,9 @@ except RuntimeError as exc:
 """
 PROBE_TIMEOUT_S = 600.0
 _TABLES = {t.name: t for t in (*NODES, *RELS)}
-# a write's cached rows of each subject it writes states of, and those it makes of them (see _rows_written)
-_RowsWritten = Mapping[str, tuple["_SubjectRows", "_SubjectRows"]]
-_NO_ROWS: _RowsWritten = MappingProxyType({})
+# a write's state changes by subject, with the subject's cached rows and those the changes make of them
+# (None: not cached); None for a write that did not make them ahead (see _rows_written)
+_RowsWritten = Mapping[str, tuple[WriteBatch, "_SubjectRows | None", "_SubjectRows | None"]] | None
 # the rows of bulk writes are made into Arrow from the C allocator's memory (see graphmem/allocator.py), which
 # hands a freed table back at once: Arrow's own allocator keeps what it freed for later tables, and its
 # threads' leftovers added ~25 MB to a million-event load (bench/scale.py's phases sampled)
@@ -858,7 +857,7 @@ class KuzuStore:
         if not small:
             del payload
             queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch), self._version_columns(batch))
-            rows_written = _NO_ROWS
+            rows_written = None
         return queued, rows_written, size
 
     def _keep_recovery_copy(self) -> None:
@@ -1329,7 +1328,7 @@ class KuzuStore:
     def settle(self) -> None:
         self._settle()
 
-    def _committed(self, batch: WriteBatch, ready: _RowsWritten = _NO_ROWS) -> None:
+    def _committed(self, batch: WriteBatch, ready: _RowsWritten = None) -> None:
         """What the batch changed replaces what was cached (and recent events are read back often, but for a
         bulk import's: its events and the entities it makes would only push out what small writes and reads
         keep, and the churn of ~20,000 parsed events a batch left their memory in the allocator's pieces)."""
@@ -1355,17 +1354,18 @@ class KuzuStore:
         if versions or changed:
             self._states.update(put=versions.items(), drop=changed)
 
-    def _subjects_written(self, batch: WriteBatch, ready: _RowsWritten = _NO_ROWS) -> None:
+    def _subjects_written(self, batch: WriteBatch, ready: _RowsWritten = None) -> None:
         """The cached rows of each subject the batch wrote to, changed as the batch changed the stored ones;
         ``ready``: those made before (see _rows_written), taken where the rows they were made from are still
         the cached ones (a read may have cached a subject's since)."""
+        if ready is None:
+            ready = {subject: (part, None, None) for subject, part in self._subject_parts(batch).items()}
         changed = []
-        for subject, part in self._subject_parts(batch).items():
+        for subject, (part, was, made) in ready.items():
             cached = self._subjects.peek(subject)
             if cached is not None:
-                made = ready.get(subject)
-                changed.append((subject, made[1] if made is not None and made[0] is cached
-                                else cached.written(part)))
+                rows_ = made if made is not None and was is cached else cached.written(part)
+                changed.append((subject, rows_))
                 for s in part.new_states:
                     self._subject_of.setdefault(s.id, set()).add(subject)
         # an update even when none is cached: a read that overlapped this write must not cache what it read
@@ -1375,16 +1375,15 @@ class KuzuStore:
             self._subject_of.clear()
 
     def _rows_written(self, batch: WriteBatch) -> _RowsWritten:
-        """For each cached subject the batch writes states of: its cached rows and those the batch makes of
-        them, before the batch is acknowledged (nothing of it is cached yet). Not for a batch that merges or
-        renames entities: that empties the caches."""
+        """For each subject the batch writes states of: its changes, its cached rows (None: none are) and
+        those the changes make of them, before the batch is acknowledged (nothing of it is cached yet); None
+        for a batch that merges or renames entities (that empties the caches)."""
         if batch.merges or batch.entity_updates:
-            return _NO_ROWS
+            return None
         out = {}
         for subject, part in self._subject_parts(batch).items():
             cached = self._subjects.peek(subject)
-            if cached is not None:
-                out[subject] = (cached, cached.written(part))
+            out[subject] = (part, cached, None if cached is None else cached.written(part))
         return out
 
     def _subject_parts(self, batch: WriteBatch) -> dict[str, WriteBatch]:
