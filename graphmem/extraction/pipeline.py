@@ -177,7 +177,9 @@ class Extractor:
         self.model: str | None = model if model and importlib.util.find_spec(model) is not None else None
         self.nlp = self._pipeline()
         self._fresh_strings = len(self.nlp.vocab.strings)
-        self._names = _Names(self.nlp.tokenizer)
+        # every name learnt, by its name key -> its type; the names' finder reads plain names from it
+        self._gazetteer: dict[str, str] = {}
+        self._names = _Names(self.nlp.tokenizer, self._gazetteer)
         # a sentence holding one of these may say what one is to another ("kids": "has two kids, Leo and Mia")
         self._title_words = frozenset(self.rules.titles) | {f"{t}s" for t in self.rules.titles} | {
             f"{t}ren" for t in self.rules.titles}
@@ -198,7 +200,6 @@ class Extractor:
             None if splits else frozenset(spacy.pipeline.Sentencizer.default_punct_chars))
         for words, label in self._base_patterns():
             self._names.add_exact(words, label)
-        self._gazetteer: dict[str, str] = {}
         self._turn = threading.RLock()  # one thread at a time in the pipeline (it may be built afresh)
         self._ja_names: dict[str, str] = {p: "place" for p in self.rules.places if _JA.search(p)}
         self._ja_longest_first: list[str] | None = None  # (the names above, longest first: made on use)
@@ -2109,12 +2110,20 @@ class _Phrases:
     def add(self, key: tuple[str, ...], label: str) -> None:
         if key:
             self._labels.setdefault(key, label)
-            self._longest[key[0]] = max(self._longest.get(key[0], 0), len(key))
+            self.open(key[0], len(key))
+
+    def open(self, first: str, length: int) -> None:
+        """Mark ``first`` as the first token of a sequence of ``length`` tokens (one held elsewhere)."""
+        self._longest[first] = max(self._longest.get(first, 0), length)
 
     @property
     def openers(self) -> Mapping[str, int]:
-        """The first tokens of the sequences."""
+        """The first tokens of the sequences, each to the longest it opens."""
         return self._longest
+
+    @property
+    def labels(self) -> Mapping[tuple[str, ...], str]:
+        return self._labels
 
     def at(self, tokens: Sequence[str], i: int) -> Iterator[tuple[int, str]]:
         """``(length, label)`` of each sequence starting at token ``i``, longest first."""
@@ -2127,16 +2136,22 @@ class _Names:
     """Known names in a tokenised text: the tool and place lists (case-sensitive), the gazetteer (any case,
     tokenised as the text is) and ``@mentions``. Longer names win, then earlier ones; names never overlap.
     With a statistical model, its entities are kept where no name was found. (A dictionary of token
-    sequences: spaCy's entity ruler did this through its token matcher at ~0.6 ms a 200-character text.)"""
+    sequences: spaCy's entity ruler did this through its token matcher at ~0.6 ms a 200-character text.)
 
-    def __init__(self, tokenizer: Any) -> None:
+    ``keys``: the gazetteer's names by their name key (shared with the extractor, else its own). A plain name
+    ("Peter Novak", "person 4127": words of letters or of digits, one space apart) is its lower-cased words
+    joined by a space, which is its key: it is found there, and only its first word and length are kept
+    besides (as a tuple of its words, each name cost ~200 bytes more: ~20 MB per 100,000 entities)."""
+
+    def __init__(self, tokenizer: Any, keys: dict[str, str] | None = None) -> None:
         self.tokenizer = tokenizer
         # words the tokenizer splits its own way ("cannot", "gonna"); None: not spaCy's rule-based tokenizer (a
         # model's for another language), which is always asked
         rules = getattr(tokenizer, "rules", None)
         self._special = None if rules is None else frozenset(rules)
         self._exact = _Phrases()
-        self._known = _Phrases()
+        self._known = _Phrases()  # names that are not plain, as the tokenizer splits them; and every opener
+        self._keys: dict[str, str] = {} if keys is None else keys
 
     def add_exact(self, words: Sequence[str], label: str) -> None:
         self._exact.add(tuple(words), label)
@@ -2144,11 +2159,26 @@ class _Names:
     def add_known(self, name: str, label: str) -> None:
         words = name.split(" ")
         if self._special is not None and all(map(_PLAIN_WORD.fullmatch, words)) and self._special.isdisjoint(words):
-            # ("Peter Novak", "person 4127": the tokenizer keeps such words whole; tokenising them would cost
-            # ~25 us a name and a spaCy word for each new one, ~800 bytes a name over a large gazetteer)
-            self._known.add(tuple(sys.intern(w.lower()) for w in words), label)
+            # (the tokenizer keeps such words whole; tokenising them would cost ~25 us a name and a spaCy word
+            # for each new one, ~800 bytes a name over a large gazetteer)
+            lowered = name.lower()
+            self._keys.setdefault(lowered, label)  # (the extractor's key of it: there already)
+            self._known.open(sys.intern(lowered[: len(words[0])]), len(words))
         else:
             self._known.add(tuple(t.text.lower() for t in self.tokenizer(name)), label)
+
+    @property
+    def known_openers(self) -> Mapping[str, int]:
+        """The first (lower-cased) words of the known names, each to the most words a name it opens has."""
+        return self._known.openers
+
+    def known_at(self, lowered: Sequence[str], i: int) -> Iterator[tuple[int, str]]:
+        """``(length, label)`` of each known name at token ``i`` of the lower-cased tokens, longest first."""
+        labels, keys = self._known.labels, self._keys
+        for n in range(min(self._known.openers.get(lowered[i], 0), len(lowered) - i), 0, -1):
+            words = lowered[i : i + n]
+            if (label := labels.get(tuple(words))) is not None or (label := keys.get(" ".join(words))) is not None:
+                yield n, label
 
     def find(self, tokens: _Tokens, model_ents: Sequence[Any] = ()) -> list[_Name]:
         """The names in ``tokens``; ``model_ents``: a statistical model's entities (spaCy spans), if any."""
@@ -2161,7 +2191,7 @@ class _Names:
             if word in exact:  # (most words open no name: the test spares a generator per word)
                 found += [(i, i + n, label, "list") for n, label in self._exact.at(words, i)]
             if lowered[i] in known:
-                found += [(i, i + n, label, "gazetteer") for n, label in self._known.at(lowered, i)]
+                found += [(i, i + n, label, "gazetteer") for n, label in self.known_at(lowered, i)]
         found.sort(key=lambda f: (f[0] - f[1], f[0]))  # longest first, then earliest (stable: list before gazetteer)
         taken = [False] * len(words)
         chosen: list[tuple[int, int, str, str]] = []

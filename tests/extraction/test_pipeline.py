@@ -652,8 +652,8 @@ def test_a_learnt_name_is_split_into_the_words_the_tokenizer_makes_of_it_in_a_te
     names = pipeline._Names(extractor.nlp.tokenizer)
     names.add_known(name, "person")
     tokens = tuple(t.text.lower() for t in extractor.nlp.tokenizer(name))
-    assert names._known.openers == ({tokens[0]: len(tokens)} if tokens else {})
-    assert not tokens or list(names._known.at(list(tokens), 0)) == [(len(tokens), "person")]
+    assert names.known_openers == ({tokens[0]: len(tokens)} if tokens else {})
+    assert not tokens or list(names.known_at(list(tokens), 0)) == [(len(tokens), "person")]
 
 
 def test_a_tokenizer_that_is_not_spacys_rule_based_one_splits_every_name_itself():
@@ -663,7 +663,7 @@ def test_a_tokenizer_that_is_not_spacys_rule_based_one_splits_every_name_itself(
 
     names = pipeline._Names(Pieces())
     names.add_known("Peter Novak", "person")
-    assert names._known.openers == {"p": 3}
+    assert names.known_openers == {"p": 3}
 
 
 def test_a_large_gazetteer_adds_no_words_to_spacys_vocabulary():
