@@ -32,6 +32,7 @@ from typing import Any
 
 from graphmem.extraction.japanese import line_speakers, read_beliefs, read_japanese, read_titles
 from graphmem.extraction.rules import Rules, Template, load_rules
+from graphmem.index.text import STOP_WORDS
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC, Granularity
 from graphmem.temporal.expressions import TimeMention, find_times
@@ -179,6 +180,9 @@ class Extractor:
         self._fresh_strings = len(self.nlp.vocab.strings)
         # every name learnt, by its name key -> its type; the names' finder reads plain names from it
         self._gazetteer: dict[str, str] = {}
+        # words a name made only of is not learnt: the gazetteer finds a name in any case, and one such name
+        # (a film called "That", a "To" misread at a line's start) would make every "that" or "to" a mention
+        self._ordinary = STOP_WORDS | {w.lower() for w in self.rules.not_names}
         self._names = _Names(self.nlp.tokenizer, self._gazetteer)
         # a sentence holding one of these may say what one is to another ("kids": "has two kids, Leo and Mia")
         self._title_words = frozenset(self.rules.titles) | {f"{t}s" for t in self.rules.titles} | {
@@ -252,7 +256,7 @@ class Extractor:
     def _learn(self, names: Iterable[tuple[str, str]]) -> None:
         for name, type_ in names:
             key = name_key(name)
-            if not key or key in self._gazetteer or len(name) < 2:
+            if not key or key in self._gazetteer or len(name) < 2 or self._ordinary.issuperset(key.split()):
                 continue
             self._gazetteer[key] = type_
             if _JA.search(name):  # (found in Japanese text by itself, in English as a word: "met 田中 today")

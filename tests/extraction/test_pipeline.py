@@ -675,6 +675,15 @@ def test_a_large_gazetteer_adds_no_words_to_spacys_vocabulary():
     assert ("person 4127", "person") in {(e.name, e.type) for e in found.entities}
 
 
+def test_a_name_made_only_of_ordinary_words_is_not_learnt_for_every_text_after():
+    # a film called "That", a "To" misread at a line's start: found where read, not in every "that" and "to"
+    extractor = Extractor(load_ontology())
+    extractor.add_known([("That", "concept"), ("To", "person"), ("more", "person"), ("Got", "person"),
+                         ("Perfect", "concept"), ("The Who", "org"), ("Acme", "org")])
+    found = extractor.extract("I think that is perfect: I got to Paris with more friends than The Who and acme.", A)
+    assert {(e.name, e.type) for e in found.entities} == {("Paris", "place"), ("acme", "org")}
+
+
 @pytest.mark.parametrize("text", ["", " ", "\n", ".", "@", "?!"])
 def test_empty_and_punctuation_only_texts_give_nothing(extractor, text):
     ex = extractor.extract(text, A)
