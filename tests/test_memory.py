@@ -11,6 +11,7 @@ from graphmem import (
     Memory,
     NotFound,
     PrivacyRefused,
+    StateInput,
     StateStatus,
     UnknownPredicate,
 )
@@ -690,6 +691,22 @@ def test_after_a_few_writes_every_name_and_thread_key_is_known_without_a_lookup(
         monkeypatch.undo()
         assert mem.entity("Person 42").recent_events[0].id == ev.id
         assert mem.thread("t17") is not None
+
+
+def test_a_bulk_write_of_states_reads_the_stored_entities_it_retypes_at_once(tmp_path, monkeypatch):
+    with Memory.open(tmp_path / "m.kuzu", extract=False) as mem:
+        mem.record_many([{"content": f"note {i}", "entities": [f"person {i}", "Acme"]} for i in range(300)])
+        mem.assert_states([StateInput(subject="Ann", predicate="likes", object="tea")])  # (a write between)
+        reads: list[int] = []
+        entities = mem.store.entities
+        monkeypatch.setattr(mem.store, "entities", lambda ids: reads.append(len(ids)) or entities(ids))
+        mem.assert_states([StateInput(subject=f"person {i}", predicate="lives_in", object=f"city {i % 3}",
+                                      valid_from="2024") for i in range(300)]
+                          + [StateInput(subject="person 7", predicate="works_at", object="Acme", valid_from="2025")])
+        monkeypatch.undo()
+        assert len(reads) <= 3 and sum(reads) >= 301, reads
+        assert mem.entity("person 299").entity.type == "person" and mem.entity("Acme").entity.type == "org"
+        assert [s.object for s in mem.as_of("2025").states(subject="person 7")] == ["city 1", "Acme"]
 
 
 def test_a_bulk_write_hands_the_memory_it_freed_back_to_the_system(monkeypatch):
