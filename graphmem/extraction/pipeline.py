@@ -2236,8 +2236,12 @@ def _a_verb(word: str, rules: Rules) -> bool:
 
 def _opens_line(tokens: _Tokens, i: int) -> bool:
     """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, after a line break (and a
-    list's bullet: "- Lives in Berlin"), a colon ("Caroline: Absolutely, ..."), an ellipsis ("never-ending...
-    Trying my best") or a bracket ("\n\n[Shares a photo ...]")."""
+    list's bullet: "- Lives in Berlin", or its letter or number: "(b) To fulfil a contract"), a colon
+    ("Caroline: Absolutely, ..."), an ellipsis ("never-ending... Trying my best") or a bracket ("\n\n[Shares a
+    photo ...]")."""
+    line = tokens.text.rfind("\n", 0, tokens.starts[i]) + 1
+    if line < tokens.starts[i] and _ENUMERATED.fullmatch(tokens.text, line, tokens.starts[i]):
+        return True
     k = i
     while k > 0 and (tokens.words[k - 1].isspace() or tokens.words[k - 1] in _OPENING_MARKS
                      or tokens.words[k - 1] in _BULLETS and _starts_line(tokens, k - 1)):
@@ -2262,6 +2266,9 @@ _FIRST_PERSON = re.compile(r"(?i)\b(?:I|I['\u2019](?:m|ve|d|ll)|me|my|we|we['\u2
 _OPENING_MARKS = frozenset("([{\"'\u201c\u2018*_#`")  # (and Markdown's: "**Tips**", "## Plan")
 _IT_VERBS = ("feels", "seems", "looks", "sounds")  # (what "it" does, left out: "Feels great to be back")
 _BULLETS = frozenset(["-", "*", "+", "\u2022", "\u2013"])  # what opens a list's item ("- Lives in Berlin")
+# what opens a line's item of a list by its letter or number: "(b) ", "b) ", "12. ", "(iv) "
+_MARK = r"(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})"
+_ENUMERATED = re.compile(rf"[ \t]*(?:\({_MARK}\)|{_MARK}[.)])[ \t]+")
 
 
 _ITEM = re.compile(r"\n[ \t]*(?=[-*+\u2022\u2013][ \t])")  # where an item of a list opens a line

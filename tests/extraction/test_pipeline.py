@@ -751,6 +751,19 @@ def test_a_note_with_no_subject_is_of_who_says_it(extractor):
     assert said.statements == [] and {e.name for e in said.entities} == {"Berlin", "Globex"}
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Lawful grounds:\n(b) To fulfil contractual obligations;\n(c) To comply with a legal duty", set()),
+        ("Steps:\n1) Review the draft\niv. Compare it with last year's", set()),  # a word opening an item
+        ("(c) Peter joined Acme in May.\nb) Maria moved to Lisbon.", {"Peter", "Acme", "Maria", "Lisbon"}),
+        ("I asked (b) Tom and (c) Dana", {"Tom", "Dana"}),  # (within a line: no item opens there)
+    ],
+)
+def test_a_capitalised_word_opening_a_lettered_or_numbered_item_is_no_name_for_that(extractor, text, names):
+    assert {e.name for e in extractor.extract(text, A).entities} == names
+
+
 def test_who_says_the_line_is_named_by_my_name_is(extractor):
     out = extractor.extract("Call me Sam. My name is Samantha Reyes.", A, speaker="user")
     assert [(a.name, a.alias) for a in out.aliases] == [("user", "Sam"), ("user", "Samantha Reyes")]
