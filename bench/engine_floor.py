@@ -5,13 +5,15 @@ of bench/scale.py's synthetic events writes (each event mentions two of n/10 ent
 threads; entities, their aliases and threads are created as they first appear), copied from Arrow tables in
 batches of 10,000 events: ``COPY`` into Event, Entity, Alias and Thread, then into MENTIONS and IN_THREAD, and
 the journal mark moved, as graphmem's applier does. A commit of a transaction that copied checkpoints the whole
-database (Kuzu 0.11.3), so its cost grows with the database; ``--per-commit`` sets how many batches share one.
+database (Kuzu 0.11.3), so its cost grows with the database; ``--per-commit`` sets how many batches share one
+(the store's applier commits two: BULK_PER_COMMIT; with the default page cache of 128 MiB, a transaction
+that copies five fails, the cache full).
 
 Timed: the engine's calls only (copies and commits), not the making of the rows. None of graphmem's own work
 is here (validation, the privacy guard, the journal, the search index and its embeddings, the caches): this is
 the ceiling the engine puts on bulk ingest on this machine, for comparison with bench/scale.py.
 
-    python bench/engine_floor.py [--events 100000,1000000] [--per-commit 1,5]
+    python bench/engine_floor.py [--events 100000,1000000] [--per-commit 1,2]
 
 This is the one script outside graphmem/store/kuzu_store.py that imports the engine: it measures the engine
 without graphmem around it.
@@ -110,7 +112,7 @@ def run(n_events: int, per_commit: int, path: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", default="100000,1000000")
-    parser.add_argument("--per-commit", default="1,5", help="batches of 10,000 events per commit")
+    parser.add_argument("--per-commit", default="1,2", help="batches of 10,000 events per commit")
     parser.add_argument("--child", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
