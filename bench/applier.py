@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _common import table, write_results
 
@@ -42,9 +43,9 @@ def journalled_writes() -> list[bytes]:
     kept: list[bytes] = []
     journalled = kuzu_store.KuzuStore._journalled_as
 
-    def keep(self: kuzu_store.KuzuStore, batch: WriteBatch) -> tuple[int, int]:
+    def keep(self: kuzu_store.KuzuStore, batch: WriteBatch, *rest: Any) -> Any:
         kept.append(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
-        return journalled(self, batch)
+        return journalled(self, batch, *rest)
 
     rng = random.Random(7)
     texts = [text_of(i, rng) for i in range(BULK + ONE_BY_ONE)]
