@@ -173,8 +173,8 @@ MAX_QUERY_CHARS = 2_000
 MAX_PAGE = 1000  # the most events one read returns
 ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read from its own text
 # entities a bulk write of states reads at once, ahead of changing them (not one by one as it plans them: at
-# 300k events, states went ~4,600 -> ~5,100/s); a read of more scanned the whole table for them, twice as
-# fast again, but that left 14 MiB more of the engine's page cache in memory to the end of bench/scale.py
+# 300k events, states went ~4,600 -> ~5,100/s); a read of more is a scan of the table (the store's wide
+# lookup), twice as fast again, but bench/scale.py then ended with 14 MiB more resident at 300k events
 READ_AHEAD_CHUNK = 1_000
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
 # read once by warm(): names, a place, an organisation, relative and open times (the parts that load lazily),

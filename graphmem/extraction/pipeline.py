@@ -2267,8 +2267,8 @@ _OPENING_MARKS = frozenset("([{\"'\u201c\u2018*_#`")  # (and Markdown's: "**Tips
 _IT_VERBS = ("feels", "seems", "looks", "sounds")  # (what "it" does, left out: "Feels great to be back")
 _BULLETS = frozenset(["-", "*", "+", "\u2022", "\u2013"])  # what opens a list's item ("- Lives in Berlin")
 # what opens a line's item of a list by its letter or number: "(b) ", "b) ", "12. ", "(iv) "
-_MARK = r"(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})"
-_ENUMERATED = re.compile(rf"[ \t]*(?:\({_MARK}\)|{_MARK}[.)])[ \t]+")
+_ITEM_MARK = r"(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})"
+_ENUMERATED = re.compile(rf"[ \t]*(?:\({_ITEM_MARK}\)|{_ITEM_MARK}[.)])[ \t]+")
 
 
 _ITEM = re.compile(r"\n[ \t]*(?=[-*+\u2022\u2013][ \t])")  # where an item of a list opens a line
