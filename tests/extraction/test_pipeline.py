@@ -680,14 +680,16 @@ def test_a_name_made_only_of_ordinary_words_is_not_learnt_for_every_text_after()
     extractor = Extractor(load_ontology())
     extractor.add_known([("That", "concept"), ("To", "person"), ("more", "person"), ("Got", "person"),
                          ("Perfect", "concept"), ("The Who", "org"), ("Acme", "org")])
-    found = extractor.extract("I think that is perfect: I got to Paris with more friends than The Who and Acme.", A)
+    text = "I think that is perfect: I got to Paris with more friends than The Who and Acme."
+    found = extractor.extract(text, A)
     assert {(e.name, e.type) for e in found.entities} == {("Paris", "place"), ("Acme", "org")}
 
 
 def test_a_known_name_of_one_word_is_found_in_lower_case_only_if_it_was_learnt_so():
     # a pasted article's headline ("Everything You Need to Know about Data") taught "Need" and "Data"
     extractor = Extractor(load_ontology())
-    extractor.add_known([("Need", "person"), ("Data", "person"), ("tiktok", "tool"), ("Peter Novak", "person")])
+    extractor.add_known([("Need", "person"), ("Data", "person"), ("tiktok", "tool"),
+                         ("Peter Novak", "person")])
     found = extractor.extract("I need more data on tiktok before peter novak calls; Data said so.", A)
     assert [(e.name, e.type) for e in found.entities] == [("tiktok", "tool"), ("peter novak", "person"),
                                                           ("Data", "person")]
