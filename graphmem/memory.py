@@ -2935,7 +2935,7 @@ class _EntityCache:
         if typed:
             self._read_ahead(set(found.values()))
         else:
-            self._memory.store.entities(list(set(found.values())))  # one read warms the store's cache for _change
+            self._memory.store.entities(list(set(found.values())))  # one read warms the store's cache
         slugs = [slugify(k) for k in keys if k not in self._by_key]
         self._taken.update(e.id for e in self._memory.store.entities(slugs))
         self._checked_ids.update(slugs)

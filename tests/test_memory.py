@@ -700,9 +700,10 @@ def test_a_bulk_write_of_states_reads_the_stored_entities_it_retypes_at_once(tmp
         reads: list[int] = []
         entities = mem.store.entities
         monkeypatch.setattr(mem.store, "entities", lambda ids: reads.append(len(ids)) or entities(ids))
-        mem.assert_states([StateInput(subject=f"person {i}", predicate="lives_in", object=f"city {i % 3}",
-                                      valid_from="2024") for i in range(300)]
-                          + [StateInput(subject="person 7", predicate="works_at", object="Acme", valid_from="2025")])
+        moves = [StateInput(subject=f"person {i}", predicate="lives_in", object=f"city {i % 3}",
+                            valid_from="2024") for i in range(300)]
+        mem.assert_states([*moves, StateInput(subject="person 7", predicate="works_at", object="Acme",
+                                              valid_from="2025")])
         monkeypatch.undo()
         assert len(reads) <= 3 and sum(reads) >= 301, reads
         assert mem.entity("person 299").entity.type == "person" and mem.entity("Acme").entity.type == "org"

@@ -2188,7 +2188,8 @@ class _Names:
         labels, keys = self._known.labels, self._keys
         for n in range(min(self._known.openers.get(lowered[i], 0), len(lowered) - i), 0, -1):
             words = lowered[i : i + n]
-            if (label := labels.get(tuple(words))) is not None or (label := keys.get(" ".join(words))) is not None:
+            label = labels.get(tuple(words))
+            if label is not None or (label := keys.get(" ".join(words))) is not None:
                 yield n, label
 
     def find(self, tokens: _Tokens, model_ents: Sequence[Any] = ()) -> list[_Name]:
