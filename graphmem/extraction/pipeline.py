@@ -2147,9 +2147,10 @@ class _Names:
     joined by a space, which is its key: it is found there, and only its first word and length are kept
     besides (as a tuple of its words, each name cost ~200 bytes more: ~20 MB per 100,000 entities).
 
-    A name of one word is found written in lower case only if it was learnt so ("tiktok"): one learnt as
-    "Need" or "Data" (a pasted article's headline) is no mention in every "need" and "data" after it. Over
-    LoCoMo's turns and LongMemEval's user turns, 739 one-word mentions in lower case were nearly all such."""
+    A name of one word is found written in lower case only if it was learnt so ("tiktok") or with a capital
+    inside it ("TikTok", "iPhone"): one learnt as "Need", "Data" (a pasted article's headline) or "CA" is no
+    mention in every "need", "data" and "can't" after it. Over LoCoMo's turns and LongMemEval's user turns,
+    739 one-word mentions in lower case were nearly all such."""
 
     def __init__(self, tokenizer: Any, keys: dict[str, str] | None = None) -> None:
         self.tokenizer = tokenizer
@@ -2160,15 +2161,15 @@ class _Names:
         self._exact = _Phrases()
         self._known = _Phrases()  # names that are not plain, as the tokenizer splits them; and every opener
         self._keys: dict[str, str] = {} if keys is None else keys
-        self._lower: set[str] = set()  # names of one word learnt in lower case
+        self._lower: set[str] = set()  # names of one word found in lower case too
 
     def add_exact(self, words: Sequence[str], label: str) -> None:
         self._exact.add(tuple(words), label)
 
     def add_known(self, name: str, label: str) -> None:
         words = name.split(" ")
-        if len(words) == 1 and name.islower():
-            self._lower.add(name)
+        if len(words) == 1 and (name.islower() or not name.isupper() and not name[1:].islower()):
+            self._lower.add(name.lower())
         if self._special is not None and all(map(_PLAIN_WORD.fullmatch, words)) and self._special.isdisjoint(words):
             # (the tokenizer keeps such words whole; tokenising them would cost ~25 us a name and a spaCy word
             # for each new one, ~800 bytes a name over a large gazetteer)

@@ -688,11 +688,12 @@ def test_a_name_made_only_of_ordinary_words_is_not_learnt_for_every_text_after()
 def test_a_known_name_of_one_word_is_found_in_lower_case_only_if_it_was_learnt_so():
     # a pasted article's headline ("Everything You Need to Know about Data") taught "Need" and "Data"
     extractor = Extractor(load_ontology())
-    extractor.add_known([("Need", "person"), ("Data", "person"), ("tiktok", "tool"),
-                         ("Peter Novak", "person")])
-    found = extractor.extract("I need more data on tiktok before peter novak calls; Data said so.", A)
-    assert [(e.name, e.type) for e in found.entities] == [("tiktok", "tool"), ("peter novak", "person"),
-                                                          ("Data", "person")]
+    extractor.add_known([("Need", "person"), ("Data", "person"), ("CA", "place"), ("tiktok", "tool"),
+                         ("iPhone", "concept"), ("Peter Novak", "person")])
+    found = extractor.extract("I can't say I need more data on tiktok or my iphone before peter novak calls; "
+                              "Data said so.", A)
+    assert [(e.name, e.type) for e in found.entities] == [("tiktok", "tool"), ("iphone", "concept"),
+                                                          ("peter novak", "person"), ("Data", "person")]
 
 
 @pytest.mark.parametrize("text", ["", " ", "\n", ".", "@", "?!"])
