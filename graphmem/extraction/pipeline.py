@@ -2246,9 +2246,10 @@ def _a_verb(word: str, rules: Rules) -> bool:
 
 def _opens_line(tokens: _Tokens, i: int) -> bool:
     """Whether token ``i`` opens a sentence or a line: as the sentencizer marks it, after a line break (and a
-    list's bullet: "- Lives in Berlin", or its letter or number: "(b) To fulfil a contract"), a colon
-    ("Caroline: Absolutely, ..."), an ellipsis ("never-ending... Trying my best") or a bracket ("\n\n[Shares a
-    photo ...]")."""
+    list's bullet: "- Lives in Berlin", or its letter or number: "(b) To fulfil a contract", "3 Remedies"), a
+    colon ("Caroline: Absolutely, ..."), an ellipsis ("never-ending... Trying my best"), a bracket
+    ("\n\n[Shares a photo ...]") or a sentence's end and the notes cited after it ("a requirement.[71]
+    Although ...")."""
     line = tokens.text.rfind("\n", 0, tokens.starts[i]) + 1
     if line < tokens.starts[i] and _ENUMERATED.fullmatch(tokens.text, line, tokens.starts[i]):
         return True
@@ -2260,7 +2261,8 @@ def _opens_line(tokens: _Tokens, i: int) -> bool:
         k -= 1
     # (a colon glued to a mark is one token: "issues:** Use satire")
     before = tokens.text[max(0, tokens.starts[i] - 12) : tokens.starts[i]].rstrip(" \t*_#`\"'([{\u201c\u2018")
-    return any(tokens.opens[k : i + 1]) or before.endswith((":", "...", "\u2026"))
+    return any(tokens.opens[k : i + 1]) or before.endswith((":", "...", "\u2026")) or (
+        before.endswith("]") and _CITED_END.search(before) is not None)
 
 
 # a named day no time was read from (see temporal/holidays.py); looked for only in a text holding a word that
@@ -2276,9 +2278,12 @@ _FIRST_PERSON = re.compile(r"(?i)\b(?:I|I['\u2019](?:m|ve|d|ll)|me|my|we|we['\u2
 _OPENING_MARKS = frozenset("([{\"'\u201c\u2018*_#`")  # (and Markdown's: "**Tips**", "## Plan")
 _IT_VERBS = ("feels", "seems", "looks", "sounds")  # (what "it" does, left out: "Feels great to be back")
 _BULLETS = frozenset(["-", "*", "+", "\u2022", "\u2013"])  # what opens a list's item ("- Lives in Berlin")
-# what opens a line's item of a list by its letter or number: "(b) ", "b) ", "12. ", "(iv) "
+# what opens a line's item of a list by its letter or number, or a numbered heading: "(b) ", "b) ", "12. ",
+# "(iv) ", "3 ", "1.6 "
 _ITEM_MARK = r"(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})"
-_ENUMERATED = re.compile(rf"[ \t]*(?:\({_ITEM_MARK}\)|{_ITEM_MARK}[.)])[ \t]+")
+_ENUMERATED = re.compile(rf"[ \t]*(?:\({_ITEM_MARK}\)|{_ITEM_MARK}[.)]|\d{{1,3}}(?:\.\d{{1,3}})*)[ \t]+")
+# a sentence's end and the notes cited after it ("... a requirement.[71] Although ...")
+_CITED_END = re.compile(r"[.!?][\"\u201d']?(?:\[\d{1,3}\])+\s*$")
 
 
 _ITEM = re.compile(r"\n[ \t]*(?=[-*+\u2022\u2013][ \t])")  # where an item of a list opens a line

@@ -770,6 +770,9 @@ def test_a_note_with_no_subject_is_of_who_says_it(extractor):
         ("Steps:\n1) Review the draft\niv. Compare it with last year's", set()),  # a word opening an item
         ("(c) Peter joined Acme in May.\nb) Maria moved to Lisbon.", {"Peter", "Acme", "Maria", "Lisbon"}),
         ("I asked (b) Tom and (c) Dana", {"Tom", "Dana"}),  # (within a line: no item opens there)
+        ("Contents\n3 Applicability outside of the European Union\n3.1 Remedies", {"European Union"}),
+        ("It was criticised.[71] Although minimisation is required, Meanwhile Peter left.[2][3] However late",
+         {"Peter"}),  # a sentence's end and the notes cited after it; words that open a clause
     ],
 )
 def test_a_capitalised_word_opening_a_lettered_or_numbered_item_is_no_name_for_that(extractor, text, names):
