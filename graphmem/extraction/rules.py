@@ -207,6 +207,7 @@ class Rules:
     tools: tuple[str, ...]
     imperatives: frozenset[str]  # listed names that are verbs too ("Go")
     imperative_next: frozenset[str]  # ... said as a verb before these words, opening a line ("Go for it")
+    commands: frozenset[str]  # verbs of an instruction, no part of a name after them ("Email Peter")
     places: tuple[str, ...]
     concepts: tuple[str, ...]  # languages, peoples, holidays: named, never someone
     not_names: frozenset[str]
@@ -554,6 +555,7 @@ def _read_rules(path: str) -> Rules:
         tools=tuple(ent.get("tools") or ()),
         imperatives=frozenset(ent.get("imperatives") or ()),
         imperative_next=_lowered_words(ent, "imperative_next"),
+        commands=frozenset(ent.get("commands") or ()),
         places=tuple(ent.get("places") or ()),
         concepts=tuple(ent.get("concepts") or ()),
         not_names=frozenset(ent.get("not_names") or ()),
