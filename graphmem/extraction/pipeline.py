@@ -442,8 +442,9 @@ class Extractor:
             if j > i and words[i] not in rules.first_names and _opens_line(tokens, i) and (
                     words[i].lower().endswith("ing") or _a_verb(tokens.lowered[i], rules)
                     or words[i] in rules.imperatives or words[i] in rules.commands and not joined):
-                i += 1  # "Learning German has been tough", "Joined Acme in March", "Go Jon!", "Email Peter": a
-                # name follows
+                # "Learning German has been tough", "Joined Acme in March", "Go Jon!", "Email Peter": a name
+                # follows
+                i += 1
             if i == j and words[i] in rules.common_nouns:
                 i += 1  # "Nature's beauty", "Family's love", "Chess night": a word, capitalised
                 continue
