@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -176,7 +178,12 @@ def main() -> None:
                         help="seconds of load before the measured ones (the server's caches fill; not measured)")
     parser.add_argument("--db", help="reuse (or create) this database instead of a temporary one")
     args = parser.parse_args()
-    path = args.db or os.path.join(tempfile.mkdtemp(prefix="graphmem-load-"), "memory.kuzu")
+    if args.db:
+        path = args.db
+    else:  # a database of its own, removed when the script ends
+        scratch = tempfile.mkdtemp(prefix="graphmem-load-")
+        atexit.register(shutil.rmtree, scratch, True)
+        path = os.path.join(scratch, "memory.kuzu")
     if not Path(path).exists():
         t0 = time.perf_counter()
         build(path, args.events)
