@@ -2924,21 +2924,22 @@ class _EntityCache:
         known = self._memory._entity_ids  # every name this process has seen: not copied, it may be large
         all_keys = {k for n in names if (k := name_key(n))}
         keys = {k for k in all_keys if k not in self._by_key and k not in known}
+        ahead: set[str] = set()  # (typed) the stored entities to read ahead, in one go
         if typed:
-            ids = {i for k in all_keys - keys if (i := self._by_key.get(k) or known.get(k)) is not None}
-            self._read_ahead(ids)
-        if not keys:
-            return
-        found = self._memory.store.entity_ids_for_keys(keys)
-        self._by_key.update(found)
-        self._checked_keys.update(keys)
-        if typed:
-            self._read_ahead(set(found.values()))
-        else:
-            self._memory.store.entities(list(set(found.values())))  # one read warms the store's cache
-        slugs = [slugify(k) for k in keys if k not in self._by_key]
-        self._taken.update(e.id for e in self._memory.store.entities(slugs))
-        self._checked_ids.update(slugs)
+            ahead.update(i for k in all_keys - keys if (i := self._by_key.get(k) or known.get(k)) is not None)
+        if keys:
+            found = self._memory.store.entity_ids_for_keys(keys)
+            self._by_key.update(found)
+            self._checked_keys.update(keys)
+            if typed:
+                ahead.update(found.values())
+            else:
+                self._memory.store.entities(list(set(found.values())))  # one read warms the store's cache
+            slugs = [slugify(k) for k in keys if k not in self._by_key]
+            self._taken.update(e.id for e in self._memory.store.entities(slugs))
+            self._checked_ids.update(slugs)
+        if ahead:
+            self._read_ahead(ahead)
 
     def _read_ahead(self, ids: set[str]) -> None:
         """The stored entities ``ids`` (those this write holds no version of yet), kept until it changes them,

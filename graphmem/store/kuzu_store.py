@@ -846,18 +846,21 @@ class KuzuStore:
         assert self._journal is not None
         payload = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
         size, small = len(payload), rows <= LARGE_WRITE_ROWS
+
+        def queued_as(seq: int) -> _Queued:
+            return _Queued(seq, batch, rows, self._confirmed_subjects(batch), self._version_columns(batch))
+
+        rows_written: _RowsWritten = None
         try:
             with self._journal.writing(payload) as seq:
                 if small:  # (a large write's sync takes far longer: its record and payload go first)
-                    queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch),
-                                     self._version_columns(batch))
+                    queued = queued_as(seq)
                     rows_written = self._rows_written(batch)
         except OSError as exc:
             raise StoreError(f"cannot write to the journal {self._journal.path}: {exc}") from exc
         if not small:
             del payload
-            queued = _Queued(seq, batch, rows, self._confirmed_subjects(batch), self._version_columns(batch))
-            rows_written = None
+            queued = queued_as(seq)
         return queued, rows_written, size
 
     def _keep_recovery_copy(self) -> None:
