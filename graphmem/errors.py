@@ -80,11 +80,13 @@ class InvalidInput(GraphmemError):
 
 
 class MalformedTime(InvalidInput):
-    """A time or period string could not be read."""
+    """A time or period string could not be read. ``out_of_range``: it has the form of a date, week or instant
+    with a part that no calendar has ("2025-13-01"), so no other reading of it is tried."""
 
     code = "malformed_time"
 
-    def __init__(self, value: object, *, field: str | None = None, hint: str | None = None) -> None:
+    def __init__(self, value: object, *, field: str | None = None, hint: str | None = None,
+                 out_of_range: bool = False) -> None:
         where = f" in '{field}'" if field else ""
         fix = hint or (
             "use an ISO instant ('2025-11-27T14:30:00Z'), a day ('2025-11-27'), a month ('2025-11' or "
@@ -92,6 +94,7 @@ class MalformedTime(InvalidInput):
         )
         super().__init__(f"cannot read time {value!r}{where}; {fix}", field=field)
         self.value = value
+        self.out_of_range = out_of_range
 
 
 class InvalidInterval(InvalidInput):

@@ -579,8 +579,8 @@ class Memory:
         """The first period ``text`` names and its last when it names several (else None)."""
         try:
             return self.parse_time(text, field), None
-        except MalformedTime:
-            if not isinstance(text, str):
+        except MalformedTime as exc:  # ("2025-13-01" is no expression to be read another way: 13 Jan)
+            if not isinstance(text, str) or exc.out_of_range:
                 raise
         anchor = self.parse_time(relative_to, "relativeTo").at if relative_to is not None else self._clock()
         mention = parse_expression(text, anchor, tz=self.tz, field=field)

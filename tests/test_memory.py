@@ -83,6 +83,21 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
     assert mem.as_of("2024-06").states("Anna") == []
 
 
+@pytest.mark.parametrize(("text", "reason"), [
+    ("2025-13-01", "month must be in 1..12"), ("2025-02-30", "day is out of range"), ("2025-W60", "week"),
+    ("10:75 pm on 2025-11-27", "minute must be in 0..59"),
+])
+def test_a_date_with_a_part_out_of_range_is_refused_not_read_another_way(text, reason):
+    """A date a person would read as a typo is an error naming it, not another date ("2025-13-01" is no 13 Jan
+    2025 to an as-of question), whether a time or a period is asked for."""
+    mem = Memory.in_memory(extract=False)
+    for read in (mem.read_time, mem.read_period):
+        with pytest.raises(MalformedTime) as raised:
+            read(text, "when", relative_to="2025-11-27")
+        assert raised.value.field == "when" and reason in str(raised.value) and raised.value.out_of_range
+    assert str(mem.read_time("13/01/2025", "when")) == "2025-01-13"  # a day, written day first: read
+
+
 def test_a_timeline_lists_the_values_of_one_start_in_the_order_they_were_stated(tmp_path):
     """Each move "last week" said again in a later record supersedes the one before from the same start: the
     timeline lists them as they were said, the one that holds last (a value superseded later is not listed

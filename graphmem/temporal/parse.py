@@ -122,7 +122,7 @@ def _read_calendar(text: str, tz: dt.tzinfo, field: str | None) -> TimePoint | N
         hour = int(clock["hour"]) % 12 + (12 if clock["ampm"].lower() == "pm" else 0)
         minute = int(clock["minute"])
         if minute > 59:
-            raise MalformedTime(text, field=field)
+            raise MalformedTime(text, field=field, hint=f"minute must be in 0..59; {_HINT}", out_of_range=True)
         local = day_point.at.astimezone(tz).replace(hour=hour, minute=minute)
         return TimePoint(at=local.astimezone(UTC), granularity=Granularity.INSTANT)
     return None
@@ -143,7 +143,7 @@ def _calendar_point(
     try:
         local = dt.datetime(year, month, day)
     except ValueError as exc:
-        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}") from exc
+        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc
     return TimePoint(at=_checked_utc(local, tz, field), granularity=granularity)
 
 
@@ -151,7 +151,7 @@ def _week_point(year: int, week: int, tz: dt.tzinfo, field: str | None, raw: str
     try:
         monday = dt.date.fromisocalendar(year, week, 1)
     except ValueError as exc:
-        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}") from exc
+        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc
     local = dt.datetime(monday.year, monday.month, monday.day)
     return TimePoint(at=_checked_utc(local, tz, field), granularity=Granularity.WEEK)
 
@@ -160,6 +160,7 @@ def _checked_utc(value: dt.datetime, tz: dt.tzinfo, field: str | None) -> dt.dat
     try:
         return to_utc(value, tz)
     except MalformedTime as exc:
-        raise MalformedTime(value, field=field, hint=f"{exc.message.split('; ', 1)[-1]}; {_HINT}") from exc
+        raise MalformedTime(value, field=field, hint=f"{exc.message.split('; ', 1)[-1]}; {_HINT}",
+                            out_of_range=True) from exc
     except (OverflowError, ValueError) as exc:
-        raise MalformedTime(value, field=field, hint=f"{exc}; {_HINT}") from exc
+        raise MalformedTime(value, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc
