@@ -776,13 +776,16 @@ class Extractor:
             return None
         # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the
         # sentence; an opinion's is one before its verb ("Yesterday Kim said she thinks ..."): a time after it
-        # is part of what is believed ("thinks the launch will slip to March")
+        # is part of what is believed ("thinks the launch will slip to March"). Past a semicolon, the clause
+        # after it is a sentence of its own ("moved to Berlin in May; he thinks the city is great": not since May)
         clause_end = min((v[0] for v in verbs if v[0] >= v_end), default=s_end)
+        c_start = text.rfind(";", s_start, v_start) + 1 or s_start
         if predicate.kind == "opinion":
-            times = [t for t in ex.times if s_start <= t.start and t.end <= v_start]
-        else:
+            times = [t for t in ex.times if c_start <= t.start and t.end <= v_start]
+        else:  # (verbs: sorted, this one in them)
+            first_verb = next(v[0] for v in verbs if v[0] >= c_start)
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
-                [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
+                [t for t in ex.times if c_start <= t.start < first_verb]
         if action == "close" and times and times[0].kind == "range" and \
                 template.phrase.lower().removeprefix("i ").startswith("used to"):
             action = "past"  # ("used to work at Acme from 2015 to 2018", "I used to ...": held then)

@@ -265,6 +265,15 @@ def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():
     assert (s.object, s.valid_from.at.year, s.span) == ("Lisbon", 2019, "Anna moved from Berlin to Lisbon in 2019")
 
 
+@pytest.mark.parametrize("text", ["Peter moved to Berlin in May; he thinks the city is great.",
+                                  "In May Peter moved to Berlin; now he works at Globex."])
+def test_a_time_dates_no_clause_past_a_semicolon(extractor, text):
+    """What follows a semicolon is a sentence of its own: the move is dated May, the opinion or job after it
+    is undated (held as of the event), not since May."""
+    dated = {s.predicate: s.valid_from for s in extractor.extract(text, A).statements}
+    assert str(dated.pop("lives_in")) == "2025-05" and list(dated.values()) == [None]
+
+
 def test_whose_chief_someone_is_is_a_firm_unless_a_given_name(extractor):
     found = {t: [(m.name, m.type) for m in extractor.extract(t, A).entities] for t in (
         "Globex's CEO John Smith spoke at the offsite.", "Peter's manager Anna left.")}
