@@ -1027,8 +1027,7 @@ class Extractor:
         if words and words[-1].lower() in self.rules.pronouns:
             # ("James: Yeah, he loves playing in the water": whoever says a line is "I" in it, never "he")
             said = self._line_speaker(text, v_start, ex)
-            people = [e for e in _people_before(ex, v_start) if not _gerund(e)
-                      and (said is None or e.start != said.start)]
+            people = [e for e in self._referents(words[-1], ex, v_start, said) if not _gerund(e)]
             if people:
                 return people[-1].name, "person", CONFIDENCE["pronoun"], span_start
         return None
@@ -1118,8 +1117,7 @@ class Extractor:
             theirs = _THEIR_TITLE.search(text, max(s_start, e.start - 40), e.start)  # "with his wife Anna"
             if theirs and theirs[1].lower() in self.rules.titles:
                 said = self._line_speaker(text, e.start, ex)
-                owner = next((p for p in reversed(_people_before(ex, theirs.start()))
-                              if said is None or p.start != said.start), None)
+                owner = next(reversed(self._referents(theirs[0].split()[0], ex, theirs.start(), said)), None)
                 if owner is not None:
                     found.append((theirs.start(), e.end, e, owner, theirs[1]))
         found += self._kin_had(text, s_start, s_end, ex, names)
@@ -1256,9 +1254,17 @@ class Extractor:
         if m["whose"]:
             return _person_at(ex, m.start("whose"), m.end("whose"))
         if m["theirs"]:
-            return next((e for e in reversed(_people_before(ex, m.start()))
-                         if said is None or e.start != said.start), None)
+            return next(reversed(self._referents(m["theirs"], ex, m.start(), said)), None)
         return said
+
+    def _referents(self, pronoun: str, ex: Extraction, at: int,
+                   said: EntityMention | None) -> list[EntityMention]:
+        """Who ``pronoun`` at ``at`` may stand for, the nearest last: the people named before it but who says
+        the line ("James: Yeah, he loves ...": "I" to James), and none whose given name is known as of the
+        other gender ("Anna said Peter is leaving. She thinks ...": Anna)."""
+        gender, names = self.rules.pronoun_genders.get(pronoun.lower()), self.rules.given_names
+        return [e for e in _people_before(ex, at) if (said is None or e.start != said.start)
+                and (gender is None or names.get(e.name.split()[0].lower(), gender) == gender)]
 
     def _trips(self, text: str, s_start: int, s_end: int, ex: Extraction) -> list[tuple[int, Statement]]:
         """Where a trip of someone's went (``trips`` in the rules): "during my trip to the UK last Friday"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -175,6 +175,8 @@ class Rules:
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
     pronouns: frozenset[str]
+    pronoun_genders: dict[str, str]  # a pronoun, lower-cased -> the gender it says ("she": female)
+    given_names: dict[str, str]  # a given name of one gender, lower-cased -> that gender
     whole_values: re.Pattern[str] | None  # a value that holds "and" but names one thing, at a clause's start
     kinds_of: dict[str, frozenset[str]]  # a thing ("movies") -> words naming kinds of it ("action")
     # literal predicates whose values are listed with "and" ("plays tennis and golf"): activities or things
@@ -523,6 +525,7 @@ def _read_rules(path: str) -> Rules:
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
+        **_genders(raw),
         whole_values=_phrases_at_start(_word_list("whole_values", raw.get("whole_values") or [])),
         kinds_of={thing.lower(): words
                   for thing, words in _word_lists("kinds_of", raw.get("kinds_of") or {})},
@@ -664,6 +667,27 @@ def _named_kinds(section: Any, owned: Iterable[str]) -> dict[str, str]:
 def _lowered_words(entities: dict[str, Any], name: str) -> frozenset[str]:
     """The words of the ``entities`` section's list ``name``, lower-cased."""
     return frozenset(w.lower() for w in entities.get(name) or ())
+
+
+def _genders(raw: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """``pronoun_genders`` and ``given_names`` read, checked against each other: a gender of a pronoun has a
+    list of names, and no name is in two lists."""
+    said = raw.get("pronoun_genders") or {}
+    lists = raw.get("given_names") or {}
+    if not isinstance(said, dict) or not isinstance(lists, dict):
+        raise OntologyError("extraction rules: pronoun_genders and given_names must be mappings "
+                            "(pronoun: gender; gender: [names])", field="given_names")
+    names: dict[str, str] = {}
+    for gender, listed in lists.items():
+        for name in _word_list(f"given_names.{gender}", listed):
+            if names.setdefault(name.lower(), gender) != gender:
+                raise OntologyError(f"extraction rules: given_names lists {name!r} as {names[name.lower()]} "
+                                    f"and {gender}; a name given to both belongs in neither",
+                                    field="given_names")
+    if missing := sorted(set(said.values()) - set(lists)):
+        raise OntologyError(f"extraction rules: pronoun_genders names gender {missing[0]!r}, which "
+                            f"given_names has no list of", field="pronoun_genders")
+    return {"pronoun_genders": {str(p).lower(): g for p, g in said.items()}, "given_names": names}
 
 
 def _word_list(field: str, value: Any) -> list[str]:

@@ -265,6 +265,33 @@ def test_a_moved_from_statement_is_dated_by_its_clause_and_keeps_where_to():
     assert (s.object, s.valid_from.at.year, s.span) == ("Lisbon", 2019, "Anna moved from Berlin to Lisbon in 2019")
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    # the nearest one named is of the other gender: the one before
+    ("Anna said Peter is leaving Acme Corp. She thinks the Marrakesh office is great.", ("Anna", "believes")),
+    ("Peter met Anna in Lisbon. He thinks the city is great.", ("Peter", "believes")),
+    ("Peter met Anna in Lisbon. His wife Lena moved to Berlin.", ("Lena", "married_to", "Peter")),
+    # as before: the nearest, when its name fits or says no gender ("Kim" either; "they" anyone)
+    ("Peter met Anna in Lisbon. She moved to Porto last year.", ("Anna", "lives_in")),
+    ("Anna met Kim Lee. She moved to Porto last year.", ("Kim Lee", "lives_in")),
+    ("Anna met Peter. They moved to Porto last year.", ("Peter", "lives_in")),
+])
+def test_he_or_she_is_no_one_whose_given_name_is_of_the_other_gender(extractor, text, said):
+    found = {(s.subject, s.predicate, s.object) for s in extractor.extract(text, A).statements}
+    assert any((s, p, o)[: len(said)] == said for s, p, o in found), found
+
+
+def test_a_given_name_listed_for_two_genders_is_refused(tmp_path):
+    rules = tmp_path / "extraction.yaml"
+    rules.write_text("version: 1\npronoun_genders: {she: female, he: male}\n"
+                     "given_names: {female: [Anna, Sam], male: [Peter, sam]}\n", encoding="utf-8")
+    with pytest.raises(OntologyError, match="lists 'sam' as female and male"):
+        load_rules(load_ontology(), path=str(rules))
+    rules.write_text("version: 1\npronoun_genders: {they: plural}\ngiven_names: {female: [Anna]}\n",
+                     encoding="utf-8")
+    with pytest.raises(OntologyError, match="names gender 'plural'"):
+        load_rules(load_ontology(), path=str(rules))
+
+
 @pytest.mark.parametrize("text", ["Peter moved to Berlin in May; he thinks the city is great.",
                                   "In May Peter moved to Berlin; now he works at Globex."])
 def test_a_time_dates_no_clause_past_a_semicolon(extractor, text):
