@@ -457,6 +457,9 @@ def test_rules_word_lists_are_read_with_a_quoted_yes_and_no_lower_cased_where_ma
         ("I took this photo at Whispering Falls.", {"Whispering Falls": "place"}, set()),
         ("I've been listening to Taylor Swift.", {"Taylor Swift": "person"}, set()),
         ("Definitely Star Wars! It's my favorite.", {"Star Wars": "concept"}, set()),
+        # a law or an agreement is a thing, a body named so a firm
+        ("The Digital Markets Act took effect.", {"Digital Markets Act": "concept"}, set()),
+        ("The Data Protection Board said so.", {"Data Protection Board": "org"}, set()),
         ("Anna Park joined Globex.", {"Anna Park": "person", "Globex": "org"},
          {("Anna Park", "works_at", "Globex")}),
         ("I met a guy named Rob at the gym.", {"Rob": "person"}, set()),
