@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -218,9 +219,10 @@ def retract(ctx: Context, state_id: str, reason: str) -> None:
     ctx.emit(state, f"{state.id}: {state.status.value}")
 
 
-def _batches(path: Path, size: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+def _batches(path: Path, size: int) -> Iterator[tuple[list[int], list[dict[str, Any]]]]:
+    """The file's events, ``size`` at a time, each batch with the line number of each of its events."""
     batch: list[dict[str, Any]] = []
-    first_line = 1
+    lines: list[int] = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -231,14 +233,28 @@ def _batches(path: Path, size: int) -> Iterator[tuple[int, list[dict[str, Any]]]
                 raise InvalidInput(f"line {number} of {path} is not JSON: {exc.msg}", field=f"line {number}") from exc
             if not isinstance(item, dict):
                 raise InvalidInput(f"line {number} of {path} must be a JSON object", field=f"line {number}")
-            if not batch:
-                first_line = number
             batch.append(item)
+            lines.append(number)
             if len(batch) >= size:
-                yield first_line, batch
-                batch = []
+                yield lines, batch
+                batch, lines = [], []
     if batch:
-        yield first_line, batch
+        yield lines, batch
+
+
+def _on_its_line(exc: GraphmemError, path: Path, lines: list[int]) -> GraphmemError:
+    """A batch's error said of the file's line it is about ("line 12 of events.jsonl: cannot read time ...",
+    field "line 12.occurred_at"), not of the item's place in its batch."""
+    item = re.fullmatch(r"\[(\d+)\](?:\.(.+))?", exc.field or "")
+    if item is None and len(lines) > 1:  # (of the batch as a whole)
+        exc.message = f"lines {lines[0]} to {lines[-1]} of {path}: {exc.message}"
+    else:  # (a batch of one says no item)
+        index, field = (int(item[1]), item[2]) if item else (0, exc.field)
+        number = lines[index]
+        exc.message = f"line {number} of {path}: {exc.message.removeprefix(f'item {index}: ')}"
+        exc.field = f"line {number}" + (f".{field}" if field else "")
+    exc.args = (exc.message,)
+    return exc
 
 
 @main.command()
@@ -258,12 +274,11 @@ def ingest(ctx: Context, path: Path, batch_size: int) -> None:
     counts = {"created": 0, "duplicate": 0, "dropped": 0}
     total = sum(1 for line in path.open(encoding="utf-8") if line.strip())
     with click.progressbar(length=total, label="ingesting", file=sys.stderr) as bar:
-        for first_line, batch in _batches(path, batch_size):
+        for lines, batch in _batches(path, batch_size):
             try:
                 results = mem.record_many(batch)
             except GraphmemError as exc:
-                exc.message = f"batch starting at line {first_line}: {exc.message}"
-                raise
+                raise _on_its_line(exc, path, lines) from None
             for r in results:
                 counts[r.status] += 1
             bar.update(len(batch))

@@ -82,6 +82,18 @@ def test_ingest_stops_at_a_bad_line(run, tmp_path):
     assert json.loads(run("--json", "stats").output)["events"] == 0
 
 
+@pytest.mark.parametrize("batch", ["500", "1"])
+def test_a_bad_event_is_reported_at_its_line_of_the_file(tmp_path, batch):
+    """The file's line, blank lines counted, and the field: not the event's place in its batch."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"content": "fine"}\n\n{"content": "bad", "occurred_at": "2025-02-30"}\n')
+    db = str(tmp_path / "b.kuzu")
+    out = CliRunner().invoke(main, ["--db", db, "--json", "ingest", "--batch-size", batch, str(path)])
+    error = json.loads(out.stderr.splitlines()[-1])["error"]  # (after the progress bar)
+    assert out.exit_code == 2 and error["field"] == "line 3.occurred_at"
+    assert error["message"].startswith(f"line 3 of {path}: cannot read time '2025-02-30' in 'occurred_at'")
+
+
 def test_demo_answers_the_sample_questions(run):
     out = run("demo")
     assert out.exit_code == 0
