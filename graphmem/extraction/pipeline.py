@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from graphmem.extraction.japanese import line_speakers, read_beliefs, read_japanese, read_titles
-from graphmem.extraction.rules import Rules, Template, load_rules
+from graphmem.extraction.rules import VERB_ADVERBS, Rules, Template, load_rules
 from graphmem.index.text import STOP_WORDS
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC, Granularity
@@ -41,6 +41,7 @@ from graphmem.temporal.holidays import HOLIDAY_NAMES, HOLIDAY_OPENINGS, NAMES_GO
 __all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of"]
 
 CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
+_AFTER_A_SUBJECT = frozenset([*VERB_ADVERBS, "has", "have", "had"])  # (before its verb: "he has now")
 VOCAB_GROWTH = 100_000  # new words spaCy may keep (~50 MB) before the pipeline is built afresh
 _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -200,8 +201,9 @@ class Extractor:
         splits = bool({"sentencizer", "parser", "senter"} & set(self.nlp.pipe_names))
         self._attrs: tuple[int, int, int] = (
             spacy.attrs.IDX, spacy.attrs.LENGTH, spacy.attrs.SENT_START if splits else spacy.attrs.IS_PUNCT)
+        # (and a semicolon: what follows it is read as a sentence of its own, its subject and time its own)
         self._ends: frozenset[str] | None = (
-            None if splits else frozenset(spacy.pipeline.Sentencizer.default_punct_chars))
+            None if splits else frozenset(spacy.pipeline.Sentencizer.default_punct_chars) | {";"})
         for words, label in self._base_patterns():
             self._names.add_exact(words, label)
         self._turn = threading.RLock()  # one thread at a time in the pipeline (it may be built afresh)
@@ -776,16 +778,13 @@ class Extractor:
             return None
         # the clause's own time ("left Acme in March and joins Globex in April"), else one opening the
         # sentence; an opinion's is one before its verb ("Yesterday Kim said she thinks ..."): a time after it
-        # is part of what is believed ("thinks the launch will slip to March"). Past a semicolon, the clause
-        # after it is a sentence of its own ("moved to Berlin in May; he thinks the city is great": not since May)
+        # is part of what is believed ("thinks the launch will slip to March")
         clause_end = min((v[0] for v in verbs if v[0] >= v_end), default=s_end)
-        c_start = text.rfind(";", s_start, v_start) + 1 or s_start
         if predicate.kind == "opinion":
-            times = [t for t in ex.times if c_start <= t.start and t.end <= v_start]
-        else:  # (verbs: sorted, this one in them)
-            first_verb = next(v[0] for v in verbs if v[0] >= c_start)
+            times = [t for t in ex.times if s_start <= t.start and t.end <= v_start]
+        else:
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
-                [t for t in ex.times if c_start <= t.start < first_verb]
+                [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
         if action == "close" and times and times[0].kind == "range" and \
                 template.phrase.lower().removeprefix("i ").startswith("used to"):
             action = "past"  # ("used to work at Acme from 2015 to 2018", "I used to ...": held then)
@@ -1024,6 +1023,9 @@ class Extractor:
             if said is not None:
                 return said.name, "person", CONFIDENCE["pronoun"], v_start
         words = text[s_start:v_start].split()
+        for _ in range(3):  # ("he now works at", "she has also recently joined")
+            if len(words) > 1 and words[-1].lower() in _AFTER_A_SUBJECT:
+                words.pop()
         if words and words[-1].lower() in self.rules.pronouns:
             # ("James: Yeah, he loves playing in the water": whoever says a line is "I" in it, never "he")
             said = self._line_speaker(text, v_start, ex)

@@ -787,9 +787,11 @@ _I_OR_JOINED = r"(?:I|we|and|but)"
 _PAST_PARTICIPLES = frozenset("""left quit lost bought got spent built found met made sold kept won held had
     brought taught paid sent""".split())
 _I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
-_I_ADVERBS = r"(?:\s+(?:just|recently|finally|also|now|still|actually|really|already|officially|eventually|" \
-             r"then|totally|definitely|always|currently|previously|formerly|mostly|mainly|largely|fully|" \
-             r"completely|basically|primarily|so|very|truly|super|deeply|incredibly|genuinely)){0,2}"
+# words said between a subject and its verb, two at most ("I just moved to", "he now works at")
+VERB_ADVERBS = ("just recently finally also now still actually really already officially eventually then totally "
+                "definitely always currently previously formerly mostly mainly largely fully completely basically "
+                "primarily so very truly super deeply incredibly genuinely").split()
+_I_ADVERBS = r"(?:\s+(?:" + "|".join(VERB_ADVERBS) + r")){0,2}"
 
 
 def _key_words(template: Template) -> list[str]:

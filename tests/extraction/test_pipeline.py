@@ -9,6 +9,7 @@ import pytest
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spacy.pipeline import Sentencizer
 
 from graphmem import Memory
 from graphmem.errors import OntologyError
@@ -27,8 +28,9 @@ def extractor():
 
 @pytest.fixture(scope="module")
 def sentencizer():
+    """spaCy's sentencizer with a semicolon among the characters that end a sentence, as extraction reads one."""
     nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("sentencizer", config={"punct_chars": [*Sentencizer.default_punct_chars, ";"]})
     return nlp
 
 
@@ -299,6 +301,16 @@ def test_a_time_dates_no_clause_past_a_semicolon(extractor, text):
     is undated (held as of the event), not since May."""
     dated = {s.predicate: s.valid_from for s in extractor.extract(text, A).statements}
     assert str(dated.pop("lives_in")) == "2025-05" and list(dated.values()) == [None]
+
+
+@pytest.mark.parametrize("text", ["Peter left Globex. He now works at Initech.",
+                                  "Peter left Globex; he now works at Initech.",
+                                  "Peter left Globex. He has also recently joined Initech."])
+def test_he_is_the_subject_with_adverbs_before_the_verb_and_no_firm_is(extractor, text):
+    """"He now works at": "now" between is no subject; past a semicolon Globex, the firm left, is no one "he"
+    may be (it read as one in the same sentence)."""
+    found = {(s.subject, s.object, s.action) for s in extractor.extract(text, A).statements}
+    assert found == {("Peter", "Globex", "close"), ("Peter", "Initech", "assert")}
 
 
 def test_whose_chief_someone_is_is_a_firm_unless_a_given_name(extractor):
