@@ -788,9 +788,9 @@ _PAST_PARTICIPLES = frozenset("""left quit lost bought got spent built found met
     brought taught paid sent""".split())
 _I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 # words said between a subject and its verb, two at most ("I just moved to", "he now works at")
-VERB_ADVERBS = ("just recently finally also now still actually really already officially eventually then totally "
-                "definitely always currently previously formerly mostly mainly largely fully completely basically "
-                "primarily so very truly super deeply incredibly genuinely").split()
+VERB_ADVERBS = ("just recently finally also now still actually really already officially eventually then "
+                "totally definitely always currently previously formerly mostly mainly largely fully "
+                "completely basically primarily so very truly super deeply incredibly genuinely").split()
 _I_ADVERBS = r"(?:\s+(?:" + "|".join(VERB_ADVERBS) + r")){0,2}"
 
 

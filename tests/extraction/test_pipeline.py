@@ -28,7 +28,7 @@ def extractor():
 
 @pytest.fixture(scope="module")
 def sentencizer():
-    """spaCy's sentencizer with a semicolon among the characters that end a sentence, as extraction reads one."""
+    """spaCy's sentencizer, a semicolon among the characters ending a sentence (as extraction reads one)."""
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer", config={"punct_chars": [*Sentencizer.default_punct_chars, ";"]})
     return nlp
