@@ -715,7 +715,10 @@ class Extractor:
                 used.append((v_start, v_end))
                 partner = _partner(text, v_start, ex) if template.first_person else None
                 joined = [(partner.name, partner.type)] if partner else []
-                others = joined or self._co_subjects(text, s_start, v_start, st, ex)
+                listed = [] if joined else self._co_subjects(text, s_start, v_start, st, ex)
+                if listed:  # ("Peter and Lena moved to Porto": the span names them all)
+                    st = replace(st, span=text[listed[0][2] : st.end].strip())
+                others = joined or [(name, kind) for name, kind, _ in listed]
                 if template.leaves:
                     also += self._left(st, s_start + m.start("left"), s_start + m.end("left"), ex)
                 for one in (st, *also):
@@ -1374,20 +1377,23 @@ class Extractor:
 
     @staticmethod
     def _co_subjects(text: str, s_start: int, v_start: int, st: Statement,
-                     ex: Extraction) -> list[tuple[str, str | None]]:
-        """The names listed with the subject, of its type: "Sam and Ana moved", "Sam, Bo and Ana moved"."""
+                     ex: Extraction) -> list[tuple[str, str | None, int]]:
+        """The names listed with the subject, of its type, and where each starts: "Sam and Ana moved", "Sam,
+        Bo and Ana moved", "Sam and his wife Ana moved"."""
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
         at = next((e for e in reversed(before) if e.name == st.subject), None)
         if at is None:
             return []
-        out: list[tuple[str, str | None]] = []
+        out: list[tuple[str, str | None, int]] = []
         current = at
         for e in reversed([e for e in before if e.end <= at.start]):
             joint = text[e.end:current.start]
             closest = current is at  # the joint next to the subject says "and"; earlier ones may be commas
-            if e.type != at.type or not (_AND.fullmatch(joint) if closest else _LISTED.fullmatch(joint)):
+            joins = (_AND.fullmatch(joint) or _AND_THEIRS.fullmatch(joint) if closest
+                     else _LISTED.fullmatch(joint))
+            if e.type != at.type or not joins:
                 break
-            out.append((e.name, e.type))
+            out.append((e.name, e.type, e.start))
             current = e
         return out[::-1]
 

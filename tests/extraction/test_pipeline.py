@@ -237,6 +237,14 @@ def test_statement_patterns(extractor, text, expected):
     assert _states(extractor.extract(text, A)) == expected
 
 
+@pytest.mark.parametrize("text", ["Peter and Lena moved to Porto.",
+                                  "Peter and his wife Lena moved to Porto."])
+def test_people_listed_before_a_verb_each_hold_it_quoted_from_the_first(extractor, text):
+    moved = [s for s in extractor.extract(text, A).statements if s.predicate == "lives_in"]
+    assert sorted((s.subject, s.object, s.span) for s in moved) == [
+        ("Lena", "Porto", text.rstrip(".")), ("Peter", "Porto", text.rstrip("."))]
+
+
 @pytest.mark.parametrize("text,tie", [
     ("Peter's sister Anna moved.", ("Anna", "family_of", "Peter", "sister", None)),
     ("Anna is Peter's stepsister.", ("Anna", "family_of", "Peter", "stepsister", None)),
