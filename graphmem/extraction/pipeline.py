@@ -1524,7 +1524,9 @@ class Extractor:
         dropped = self.rules.object_drop_first.get(predicate.name, ())
         value = _without_first(value, dropped)  # ("a weekend yoga class": yoga)
         lone = value.lower() in heads and value.lower() not in alone
-        if not value or value.lower() in dropped or lone or \
+        # (a phrase of its own before the head names no group: "is on the phone with the support team")
+        phrased = not _PREPOSITIONS.isdisjoint(_WORD.findall(value.lower()))
+        if not value or value.lower() in dropped or lone or phrased or \
                 self._opens_refused(predicate.name, _WORD.findall(value.lower())):
             return None
         return value, "concept" if predicate.object == "entity" else None, v_end + words[at].end()

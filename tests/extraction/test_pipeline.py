@@ -231,6 +231,12 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         ("Caroline: I met Peter and moved to Berlin.", {("Caroline", "lives_in", "Berlin", "assert")}),
         ("Peter met Ana and moved to Berlin.", {("Peter", "lives_in", "Berlin", "assert")}),
         ("I met Peter and moved to Berlin.", set()),  # (Peter is what was met; no one says the line)
+        # a team one is on, is no longer on, left; a phrase before the head word names none
+        ("Anna is on the platform team.", {("Anna", "member_of", "platform team", "assert")}),
+        ("Anna is no longer on the platform team.", {("Anna", "member_of", "platform team", "close")}),
+        ("Anna quit the book club.", {("Anna", "member_of", "book club", "close")}),
+        ("Anna is on the phone with the support team.", set()),
+        ("Anna is on the team bus.", set()),
     ],
 )
 def test_statement_patterns(extractor, text, expected):
