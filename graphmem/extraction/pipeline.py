@@ -714,11 +714,11 @@ class Extractor:
                     # template may read them: "is a student at Stanford")
                 used.append((v_start, v_end))
                 partner = _partner(text, v_start, ex) if template.first_person else None
-                joined = [(partner.name, partner.type)] if partner else []
-                listed = [] if joined else self._co_subjects(text, s_start, v_start, st, ex)
-                if listed:  # ("Peter and Lena moved to Porto": the span names them all)
-                    st = replace(st, span=text[listed[0][2] : st.end].strip())
-                others = joined or [(name, kind) for name, kind, _ in listed]
+                joined: list[tuple[str, str | None]] = [(partner.name, partner.type)] if partner else []
+                fellows = [] if joined else self._co_subjects(text, s_start, v_start, st, ex)
+                if fellows:  # ("Peter and Lena moved to Porto": the span names them all)
+                    st = replace(st, span=text[fellows[0][2] : st.end].strip())
+                others = joined or [(name, kind) for name, kind, _ in fellows]
                 if template.leaves:
                     also += self._left(st, s_start + m.start("left"), s_start + m.end("left"), ex)
                 for one in (st, *also):
