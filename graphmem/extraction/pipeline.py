@@ -1711,6 +1711,10 @@ def _dated(time: TimeMention | None, action: str, *,
     values never end (``open_ended``: "was in Osaka from May to July" has been there since May)."""
     if time is None:
         return None, None
+    if time.kind == "until" and time.text.lower().startswith("by "):
+        # a deadline ("will have moved to Oslo by the end of next month"): what is asserted holds from it
+        # (it ends no state), what is closed has ended by it
+        return (None, time.interval.end) if action == "close" else (time.interval.end, None)
     if action == "close":
         return None, time.interval.start or time.interval.end
     ends = time.kind in ("until", "range") and not open_ended

@@ -308,6 +308,14 @@ def test_a_given_name_listed_for_two_genders_is_refused(tmp_path):
         load_rules(load_ontology(), path=str(rules))
 
 
+@pytest.mark.parametrize("text", ["By the end of next month Kim will have moved to Oslo.",
+                                  "Kim will move to Oslo by the end of next month."])
+def test_a_move_by_a_deadline_holds_from_it_and_ends_nothing(extractor, text):
+    """Not "lived in Oslo until the end of December": lives there from January (by then, surely)."""
+    [moved] = extractor.extract(text, A).statements
+    assert (moved.object, str(moved.valid_from), moved.valid_to) == ("Oslo", "2026-01", None)
+
+
 @pytest.mark.parametrize("text", ["Peter moved to Berlin in May; he thinks the city is great.",
                                   "In May Peter moved to Berlin; now he works at Globex."])
 def test_a_time_dates_no_clause_past_a_semicolon(extractor, text):
