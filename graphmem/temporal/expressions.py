@@ -124,6 +124,9 @@ _UNITS = {"day": G.DAY, "week": G.WEEK, "fortnight": G.WEEK, "month": G.MONTH, "
 _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
        r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _MON_FULL = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+# a month's short name alone, after a time word ("between Oct and Dec 2025", "since Sept"): not "Jan", "Jun",
+# "Mar" or "Jul", which are names and words too ("talked to Jan")
+_MON_SHORT = r"(?:Feb|Apr|Aug|Sept?|Oct|Nov|Dec)"
 _ORD = r"(?:st|nd|rd|th)?"
 _NUM = r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?|" \
        r"(?:a\s+)?few|several)"
@@ -234,7 +237,7 @@ _POINT_FORMS = [
     r"(?i:on\s+the\s+(?P<od_d>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:and|after|before|"
     r"at|when|with|but|so|as|because|for|we|i|my|it|he|she|they|which|that|too)\b))",
     rf"(?<![\w-])(?P<mly_m>{_MON_FULL})\s+(?P<mly_r>(?i:last|this|next))\s+(?i:year)\b",
-    rf"(?:(?<![\w-])|(?<=mid-))(?P<bare_m>{_MON_FULL})\b(?!\s+\d)",  # ("mid-March")
+    rf"(?:(?<![\w-])|(?<=mid-))(?P<bare_m>{_MON_FULL}|{_MON_SHORT})\b(?!\s+\d)",  # ("mid-March", "since Oct")
     # a decade ("in the 1990s", "in the '90s"): its ten years ("the 1900s": its hundred)
     r"(?<![\w-])(?P<dec>(?:1[89]|20)\d0)s\b",
     r"(?<![\w-])(?P<dec2>[2-9]0)s\b",

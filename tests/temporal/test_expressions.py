@@ -66,6 +66,9 @@ def _day(point):
         ("We stay through June.", "through June", "until", None, "2026-07-01"),
         ("Closed from 2025-11-27 to 2025-12-01.", "from 2025-11-27 to 2025-12-01", "range", "2025-11-27", "2025-12-02"),
         ("Travelling between May and July 2024.", "between May and July 2024", "range", "2024-05-01", "2024-08-01"),
+        # a month's short name alone, after a time word
+        ("Away between Oct and Dec 2024.", "between Oct and Dec 2024", "range", "2024-10-01", "2025-01-01"),
+        ("Since Sept she lives there.", "Since Sept", "since", "2025-09-01", None),
         ("We launch on Dec 5th.", "Dec 5th", "point", "2025-12-05", "2025-12-06"),
         ("2025年11月27日に会った", "2025年11月27日", "point", "2025-11-27", "2025-11-28"),
         ("先週東京に行った", "先週", "point", "2025-11-17", "2025-11-24"),
@@ -227,6 +230,7 @@ def test_expressions_resolve_against_the_events_own_time(text, phrase, kind, sta
 
 
 @pytest.mark.parametrize("text", ["We may go to the beach.", "They march on.", "We said May is nice.",
+                                  "I talked to Jan about it.", "The Oct release slipped.", "Nov is busy.",
                                   "The report has 2019 rows.", "Sounds good, see you then.", "We won 3 to 1.",
                                   "Ticket adec 5 is open.", "Build v2 weeks ago", "Q3 numbers look good.",
                                   "See q1_report for details.", "A quarter of the budget went to ads.",
