@@ -1028,7 +1028,8 @@ class Memory:
         # the write's asserts and closes before it leave it.
         alone = {t for t, n in closed.items() if n == 1 and t not in groups}
         reads = [t for t in {*groups, *closed} if t[0] not in entities.created]
-        unnamed = {_timeline(s) for _, s, r in closes if r.unnamed}  # (what they end: read whole)
+        # (what they end: read whole; an opinion's too, its claim said again in other words)
+        unnamed = {_timeline(s) for _, s, r in closes if r.unnamed or self._reworded(s)}
         queries = []
         for timeline in reads:
             if timeline in alone and timeline not in unnamed:
@@ -1057,7 +1058,8 @@ class Memory:
         for index, probe, request in closes:
             end = self._optional_time(request.valid_to, "valid_to")
             current = existing.get(_timeline(probe), [])
-            target = _state_to_close(current, probe, end, any_object=request.unnamed)
+            target = _state_to_close(current, probe, end, any_object=request.unnamed,
+                                     reworded=self._reworded(probe))
             if target is None and end is not None and request.held_before and \
                     not _held_before(current, probe, end):
                 plan = self._plan_held_before(probe, end, current, entities, now, made, request)
@@ -1076,6 +1078,11 @@ class Memory:
             existing[_timeline(probe)] = _after_plan(current, plan)  # (a second close sees it)
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
+
+    def _reworded(self, state: State) -> bool:
+        """Whether a close of ``state`` ends a value said in more or fewer words (an opinion's claim: "no
+        longer thinks the launch will slip" ends "thinks the launch will slip to March")."""
+        return self.ontology.predicate(state.predicate).kind == "opinion" and state.object_id is None
 
     def _plan_held_before(self, probe: State, end: TimePoint, current: list[State], entities: _EntityCache,
                           now: dt.datetime, made: _StateIds, request: StateInput) -> Plan:
@@ -3226,16 +3233,23 @@ def _held_before(current: Sequence[State], probe: State, end: TimePoint) -> bool
 
 
 def _state_to_close(current: Sequence[State], probe: State, end: TimePoint | None, *,
-                    any_object: bool = False) -> State | None:
-    """The live state with the probe's object (``any_object``: with any) that a close at ``end`` would end
-    (the latest such)."""
+                    any_object: bool = False, reworded: bool = False) -> State | None:
+    """The live state with the probe's object (``any_object``: with any; ``reworded``: or one whose words
+    hold its words, or are held in them) that a close at ``end`` would end (the latest such; of those
+    reworded, one with its very words first)."""
     key = object_key(probe.object_id, probe.object)
-    live = [s for s in current if s.status.value != "retracted"
-            and (any_object or object_key(s.object_id, s.object) == key)
+
+    def matches(s: State) -> bool:
+        other = object_key(s.object_id, s.object)
+        held_in = reworded and (f" {key} " in f" {other} " or f" {other} " in f" {key} ")
+        return any_object or other == key or held_in
+
+    live = [s for s in current if s.status.value != "retracted" and matches(s)
             and (s.valid.end is None or end is None or s.valid.end.at > end.at)
             and (s.valid.start is None or end is None or s.valid.start.at < end.at)]
-    return max(live, key=lambda s: s.valid.start.at if s.valid.start else dt.datetime.min.replace(tzinfo=UTC),
-               default=None)
+    earliest = dt.datetime.min.replace(tzinfo=UTC)
+    return max(live, key=lambda s: (object_key(s.object_id, s.object) == key,
+                                    s.valid.start.at if s.valid.start else earliest), default=None)
 
 
 def _bounds(about: Interval | None) -> tuple[dt.datetime | None, dt.datetime | None] | None:

@@ -421,6 +421,19 @@ def test_japanese_text_grows_the_graph_as_english_does(mem):
     assert claim.object == "日本経済は回復する"
 
 
+@pytest.mark.parametrize("dropped", ["Anna no longer thinks the launch will slip.",
+                                     "Anna doesn't think the launch will slip to March anymore."])
+def test_an_opinion_given_up_in_other_words_ends(mem, dropped):
+    """An opinion's claim is rarely said twice in the same words: one given up ends the one held whose words
+    hold its own (or are held in them), the very words first; another opinion stays."""
+    mem.record(content="Anna thinks the launch will slip to March.", occurred_at="2025-09-01")
+    mem.record(content="Anna thinks the budget is too small.", occurred_at="2025-09-02")
+    mem.record(content=dropped, occurred_at="2025-11-01")
+    assert sorted((s.object, s.status, str(s.valid_to)) for s in mem.timeline("Anna", "believes")) == [
+        ("the budget is too small", StateStatus.ACTIVE, "None"),
+        ("the launch will slip to March", StateStatus.CLOSED, "2025-11-01")]
+
+
 def test_recording_is_idempotent_and_append_only(mem):
     a = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")
     b = mem.record(content="Standup moved to 10:00.", occurred_at="2025-11-27T09:00Z", agent_id="claude")

@@ -762,6 +762,11 @@ class Extractor:
         obj_text, obj_type, obj_end = obj
         if not template.unnamed and not self._fits(predicate.name, obj_text):
             return None
+        # ("doesn't think the launch will slip anymore": a claim running to the sentence's end holds the word)
+        said_last = next((sfx for sfx in self.rules.negation_suffixes
+                          if obj_text.lower().endswith(f" {sfx}") and template.negated), None)
+        if said_last is not None:
+            obj_text, obj_end = obj_text[: -len(said_last) - 1].rstrip(" ,"), obj_end - len(said_last) - 1
         rest = text[obj_end:s_end].lower()
         stopped = any(rest.lstrip(" ,").startswith(sfx) for sfx in self.rules.negation_suffixes) or \
             "no longer" in template.phrase.lower()
