@@ -217,6 +217,7 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         # whose a liked thing is, when someone named before: not named here
         ("Joanna: So cute! I love your turtles.", set()),
         ("Nate: Iron Man is my top pick. I love his tech.", set()),
+        ("Kim: My instructor Alex is great, and I really like her teaching style.", set()),
         # schooling: where someone studies ("dropped out of" is no "dropped"; "a student" no job)
         ("Peter graduated from MIT in 2019.", {("Peter", "studies_at", "MIT", "close")}),
         ("Lena dropped out of Harvard in 2015.", {("Lena", "studies_at", "Harvard", "close")}),
