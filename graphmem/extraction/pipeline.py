@@ -1468,7 +1468,7 @@ class Extractor:
             if v_end <= t.start < s_end and predicate.kind != "opinion":
                 clause = clause[: t.start - v_end]
                 break
-        stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else re.search(r"[.;!?。\n]", clause)
+        stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else _CLAIM_END.search(clause)
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and \
                 (more := stops.search(raw, self._infinitive_end(predicate, raw))):
@@ -2022,6 +2022,9 @@ def _gerund(e: EntityMention) -> bool:
 _NO_VALUE_ALONE = frozenset(["learning", "teaching", "doing", "making", "taking", "getting", "trying",
                              "writing", "building", "creating", "reading up"])
 _AS_AFTER = re.compile(r"\s+as\s+")  # "joined Acme as CTO"
+# where a claim ends: its sentence's, or a clause of the one holding it after it ("... would need to be used,
+# and I'm still slightly unsure")
+_CLAIM_END = re.compile(r"[.;!?。\n]|,\s*(?:and|but|so)\s+I\b")
 _GERUND = re.compile(r"[a-z]{2,}ing\b")  # a word of doing opening a value: "surfing", "playing chess"
 # words of when or how often that may end a clause after a value without being part of it ("a dog trainer
 # now", "hiking every weekend"); and those that qualify a time cut off after them ("guitar about [five years

@@ -206,6 +206,8 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         # what someone thinks is an opinion, not a fact
         ("Kim thinks Peter moved to Berlin.", {("Kim", "believes", "Peter moved to Berlin", "assert")}),
         ("Kim believes that Anna left Globex.", {("Kim", "believes", "Anna left Globex", "assert")}),
+        ("Kim thinks the launch will slip, but I disagree.",
+         {("Kim", "believes", "the launch will slip", "assert")}),
         ("Kim doesn't think the launch will slip anymore.",
          {("Kim", "believes", "the launch will slip", "close")}),
         ("Kim moved to Oslo and thinks the rent is too high.",
