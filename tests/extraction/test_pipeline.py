@@ -772,6 +772,10 @@ def test_a_known_name_of_one_word_is_found_in_lower_case_only_if_it_was_learnt_s
                               "Data said so.", A)
     assert [(e.name, e.type) for e in found.entities] == [("tiktok", "tool"), ("iphone", "concept"),
                                                           ("peter novak", "person"), ("Data", "person")]
+    # "Can't" is "Ca" and "n't" to spaCy: no CA, learnt or not, in a capitalised word either
+    for text in ("Great! Can't wait to see it.", "Can\u2019t wait. Won't stop."):
+        assert extractor.extract(text, A).entities == []
+    assert [e.name for e in extractor.extract("We moved to CA last year.", A).entities] == ["CA"]
 
 
 @pytest.mark.parametrize("text", ["", " ", "\n", ".", "@", "?!"])
