@@ -315,6 +315,8 @@ class Extractor:
                 else ent.source)
             if source == "gazetteer" and self._name_goes_on(tokens.words, ent.end):
                 continue  # a known "Peter" opening a longer name ("Peter Smith"): the capitalised run takes it
+            if source == "gazetteer" and ent.end - ent.start == 1 and self._name_goes_back(tokens, ent.start):
+                continue  # ... or closing one ("play Super Mario" once Mario is known: no "Super" alone)
             if source == "list" and ent.start and tokens.words[ent.start - 1] in self.rules.first_names:
                 continue  # a listed word closing a given name ("Taylor Swift"): the capitalised run takes it
             if source == "list" and ent.text in self.rules.imperatives and \
@@ -547,6 +549,14 @@ class Extractor:
         words inside a name and one ("Peter van der Berg")."""
         k = self._past_particles(words, at)
         return k < len(words) and _name_word(words[k]) and words[k] not in self.rules.not_names
+
+    def _name_goes_back(self, tokens: _Tokens, at: int) -> bool:
+        """Whether the name at word ``at`` goes on a name begun before it: right after a capitalised word of
+        a name that opens no sentence ("Super Mario"; not "Thanks Mario", "Dr Mario", "Yesterday Mario")."""
+        k = at - 1
+        return k >= 0 and not tokens.opens[k] and _name_word(tokens.words[k]) and \
+            tokens.words[k] not in self.rules.not_names and tokens.lowered[k] not in self.rules.titles and \
+            tokens.starts[at] == tokens.end_of(k) + 1
 
     def _more_of_a_name(self, tokens: _Tokens, at: int, taken: _Spans) -> int:
         """Where the capitalised words right after a listed name, which go on with it, end (up to two, none

@@ -763,6 +763,17 @@ def test_a_name_made_only_of_ordinary_words_is_not_learnt_for_every_text_after()
     assert {(e.name, e.type) for e in found.entities} == {("Paris", "place"), ("Acme", "org")}
 
 
+def test_a_known_name_closing_a_longer_one_leaves_it_whole():
+    """Once Mario and France are known, "Super Mario" and "Air France" are still one name each (not "Super"
+    alone, learnt and found in every "Super excited" after); a word that opens a sentence, a greeting or a
+    title before a known name is no part of it."""
+    extractor = Extractor(load_ontology())
+    extractor.add_known([("Mario", "person"), ("France", "place"), ("Sam", "person")])
+    found = extractor.extract("I'd play Super Mario for hours, then fly Air France. Alright Sam. Super Mario "
+                              "is fun. We saw Uncle Mario.", A)
+    assert [e.name for e in found.entities] == ["Super Mario", "Air France", "Sam", "Mario", "Uncle", "Mario"]
+
+
 def test_a_known_name_of_one_word_is_found_in_lower_case_only_if_it_was_learnt_so():
     # a pasted article's headline ("Everything You Need to Know about Data") taught "Need" and "Data"
     extractor = Extractor(load_ontology())
