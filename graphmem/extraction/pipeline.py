@@ -1724,12 +1724,11 @@ def _dated(time: TimeMention | None, action: str, *,
            open_ended: bool = False) -> tuple[TimePoint | None, TimePoint | None]:
     """A statement's valid_from and valid_to from the time said with it: a close ends at it; an assert starts
     at it, and ends at its end too when it says so ("until June", "from May to July"), unless its predicate's
-    values never end (``open_ended``: "was in Osaka from May to July" has been there since May)."""
+    values never end (``open_ended``: "was in Osaka from May to July" has been there since May). A deadline
+    ("by the end of May") ends no state: what is asserted by it holds from it."""
     if time is None:
         return None, None
-    if time.kind == "until" and time.text.lower().startswith("by "):
-        # a deadline ("will have moved to Oslo by the end of next month"): what is asserted holds from it
-        # (it ends no state), what is closed has ended by it
+    if time.kind == "until" and time.text.lower().startswith("by "):  # ("will have moved to Oslo by ...")
         return (None, time.interval.end) if action == "close" else (time.interval.end, None)
     if action == "close":
         return None, time.interval.start or time.interval.end
