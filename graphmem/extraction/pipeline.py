@@ -552,11 +552,11 @@ class Extractor:
 
     def _name_goes_back(self, tokens: _Tokens, at: int) -> bool:
         """Whether the name at word ``at`` goes on a name begun before it: right after a capitalised word of
-        a name that opens no sentence ("Super Mario"; not "Thanks Mario", "Dr Mario", "Yesterday Mario")."""
+        a name that opens no sentence ("Super Mario", "Uncle Mario", as the capitalised run reads them where
+        Mario is not known; not "Thanks Mario", "Yesterday Mario")."""
         k = at - 1
         return k >= 0 and not tokens.opens[k] and _name_word(tokens.words[k]) and \
-            tokens.words[k] not in self.rules.not_names and tokens.lowered[k] not in self.rules.titles and \
-            tokens.starts[at] == tokens.end_of(k) + 1
+            tokens.words[k] not in self.rules.not_names and tokens.starts[at] == tokens.end_of(k) + 1
 
     def _more_of_a_name(self, tokens: _Tokens, at: int, taken: _Spans) -> int:
         """Where the capitalised words right after a listed name, which go on with it, end (up to two, none
