@@ -1939,13 +1939,13 @@ _TIME_WORD_BEFORE = re.compile(r"(?i)\b(?:(?:back\s+)?(?:in|on|at|during|around|
 _LEAD_IN = re.compile(r"(?i)\b(?:after|during|before|over|throughout|following|at|in|on)\s+"
                       r"(?:the|a|an|my|our|this|that|his|her|their)\s+(?:[\w'-]+\s+){1,6}$")
 _LEAD_IN_NOT = re.compile(r"(?i)\b(?:event|case|chance|hope|dream|dreams|mind|opinion|view|words)\b")
-# what may open a clause before "I" ("Yeah I moved", "So I just started")
 # "I" and a word of what may or will be, after "so" after a clause: a purpose ("..., so I can rest", "...,
 # so I don't get lost"; "So I don't feel that way anymore" opens its sentence: what is)
 _SO_AFTER_A_CLAUSE = re.compile(r"(?i),\s*so\s+$")
 _MAY_OR_WILL = re.compile(r"(?i)(?:I|we)\s+(?:do\s+not|don['\u2019]t|won['\u2019]t|will|can|can['\u2019]t|"
                           r"cannot|could|would|may|might|wouldn['\u2019]t|couldn['\u2019]t)\b"
                           r"|(?:I|we)['\u2019]ll\b")
+# what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",
                       "plus", "just"])
