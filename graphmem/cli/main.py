@@ -259,7 +259,8 @@ def _on_its_line(exc: GraphmemError, path: Path, lines: list[int]) -> GraphmemEr
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--batch-size", default=INGEST_BATCH, show_default=True, help="Events per transaction.")
+@click.option("--batch-size", default=INGEST_BATCH, show_default=True, type=click.IntRange(min=1),
+              help="Events per transaction.")
 @pass_ctx
 @_errors
 def ingest(ctx: Context, path: Path, batch_size: int) -> None:

@@ -82,6 +82,13 @@ def test_ingest_stops_at_a_bad_line(run, tmp_path):
     assert json.loads(run("--json", "stats").output)["events"] == 0
 
 
+def test_ingest_refuses_a_batch_of_no_events(tmp_path):
+    path = tmp_path / "e.jsonl"
+    path.write_text('{"content": "fine"}\n')
+    out = CliRunner().invoke(main, ["--db", str(tmp_path / "b.kuzu"), "ingest", "--batch-size", "0", str(path)])
+    assert out.exit_code == 2 and "'--batch-size': 0 is not in the range x>=1" in out.output
+
+
 @pytest.mark.parametrize("batch", ["500", "1"])
 def test_a_bad_event_is_reported_at_its_line_of_the_file(tmp_path, batch):
     """The file's line, blank lines counted, and the field: not the event's place in its batch."""
