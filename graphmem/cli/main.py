@@ -555,8 +555,10 @@ def ingest_workspace_(ctx: Context, root: Path, agent_id: str, scope: str, holde
 
 @main.command()
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--interval", default=2.0, show_default=True, help="Seconds between looks.")
-@click.option("--rounds", type=int, default=None, help="Stop after this many looks (default: until Ctrl-C).")
+@click.option("--interval", default=2.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds between looks.")
+@click.option("--rounds", type=click.IntRange(min=1), default=None,
+              help="Stop after this many looks (default: until Ctrl-C).")
 @click.option("--agent", "agent_id", default="markdown", show_default=True)
 @click.option("--scope", default="global", show_default=True)
 @pass_ctx
@@ -867,7 +869,7 @@ KEEP_ALIVE_S = 75
 
 @main.command()
 @click.option("--host", default=None, help="Address to listen on (default 127.0.0.1).")
-@click.option("--port", type=int, default=None, help="Port to listen on (default 8765).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port to listen on (default 8765).")
 @click.option("--tokens", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Tokens file: agents, their scopes and roles. Without it only loopback is served.")
 @click.option("--backup-dir", type=click.Path(file_okay=False), default=None,

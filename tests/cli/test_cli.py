@@ -82,11 +82,18 @@ def test_ingest_stops_at_a_bad_line(run, tmp_path):
     assert json.loads(run("--json", "stats").output)["events"] == 0
 
 
-def test_ingest_refuses_a_batch_of_no_events(tmp_path):
+@pytest.mark.parametrize(("args", "said"), [
+    (["ingest", "--batch-size", "0", "{file}"], "'--batch-size': 0 is not in the range x>=1"),
+    (["serve", "--port", "99999"], "'--port': 99999 is not in the range 1<=x<=65535"),
+    (["watch", "{dir}", "--rounds", "-3"], "'--rounds': -3 is not in the range x>=1"),
+    (["watch", "{dir}", "--interval", "0"], "'--interval': 0.0 is not in the range x>=0.1"),
+])
+def test_a_number_out_of_range_is_refused_naming_its_option(tmp_path, args, said):
     path = tmp_path / "e.jsonl"
     path.write_text('{"content": "fine"}\n')
-    out = CliRunner().invoke(main, ["--db", str(tmp_path / "b.kuzu"), "ingest", "--batch-size", "0", str(path)])
-    assert out.exit_code == 2 and "'--batch-size': 0 is not in the range x>=1" in out.output
+    args = [a.format(file=path, dir=tmp_path) for a in args]
+    out = CliRunner().invoke(main, ["--db", str(tmp_path / "b.kuzu"), *args])
+    assert out.exit_code == 2 and said in out.output and not (tmp_path / "b.kuzu").exists()
 
 
 @pytest.mark.parametrize("batch", ["500", "1"])
