@@ -3104,7 +3104,7 @@ def _validated(model: Any, data: Mapping[str, Any]) -> Any:
         return model.model_validate(data)
     except ValidationError as exc:
         problems = [
-            {"field": ".".join(str(p) for p in e["loc"]) or "input", "message": _clean(e["msg"])} for e in exc.errors()
+            {"field": ".".join(str(p) for p in e["loc"]) or "input", "message": _said(e)} for e in exc.errors()
         ]
         first = problems[0]
         raise InvalidInput(f"{first['field']}: {first['message']}", field=first["field"], problems=problems) from None
@@ -3130,8 +3130,15 @@ def _year(year: int | None, tz: dt.tzinfo, *, after: bool = False) -> TimePoint 
     return TimePoint(at=start, granularity=Granularity.YEAR)
 
 
-def _clean(message: str) -> str:
-    return message.removeprefix("Value error, ")
+def _said(error: Mapping[str, Any]) -> str:
+    """A validation error's message, with the fix where pydantic's own gives none."""
+    kind, limits = error.get("type"), error.get("ctx") or {}
+    if kind == "string_too_short" and limits.get("min_length") == 1:
+        return "must not be empty"
+    if kind == "string_too_long":
+        split = ", or split it into several events" if error.get("loc", ())[-1:] == ("content",) else ""
+        return f"holds more than {limits['max_length']:,} characters; shorten it{split}"
+    return str(error["msg"]).removeprefix("Value error, ")
 
 
 def _event_id(draft: EventDraft, content_hash: str, *, timed: bool) -> str:

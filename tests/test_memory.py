@@ -506,6 +506,16 @@ def test_bad_input_names_the_field_and_writes_nothing(mem, call, error, field):
         before.events, before.entities, before.states, before.revisions)
 
 
+@pytest.mark.parametrize(("content", "said"), [
+    ("", "content: must not be empty"),
+    ("x" * 100_001, "content: holds more than 100,000 characters; shorten it, or split it into several events"),
+])
+def test_empty_or_oversize_content_is_refused_saying_how_to_mend_it(mem, content, said):
+    with pytest.raises(InvalidInput) as info:
+        mem.record(content=content)
+    assert (info.value.field, info.value.message) == ("content", said)
+
+
 def test_a_bad_item_in_a_batch_writes_nothing_of_the_batch(mem):
     with pytest.raises(InvalidInput) as info:
         mem.record_many([{"content": "fine"}, {"content": "also fine", "scope": "nope"}])
