@@ -3103,9 +3103,8 @@ def _validated(model: Any, data: Mapping[str, Any]) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            {"field": ".".join(str(p) for p in e["loc"]) or "input", "message": _said(e)} for e in exc.errors()
-        ]
+        problems = [{"field": ".".join(str(p) for p in e["loc"]) or "input", "message": _said(e)}
+                    for e in exc.errors()]
         first = problems[0]
         raise InvalidInput(f"{first['field']}: {first['message']}", field=first["field"], problems=problems) from None
 

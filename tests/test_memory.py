@@ -508,7 +508,8 @@ def test_bad_input_names_the_field_and_writes_nothing(mem, call, error, field):
 
 @pytest.mark.parametrize(("content", "said"), [
     ("", "content: must not be empty"),
-    ("x" * 100_001, "content: holds more than 100,000 characters; shorten it, or split it into several events"),
+    ("x" * 100_001,
+     "content: holds more than 100,000 characters; shorten it, or split it into several events"),
 ])
 def test_empty_or_oversize_content_is_refused_saying_how_to_mend_it(mem, content, said):
     with pytest.raises(InvalidInput) as info:
