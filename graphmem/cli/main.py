@@ -555,7 +555,7 @@ def ingest_workspace_(ctx: Context, root: Path, agent_id: str, scope: str, holde
 
 @main.command()
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--interval", default=2.0, show_default=True, type=click.FloatRange(min=0.1),
+@click.option("--interval", default=2.0, show_default=True, type=click.FloatRange(min=0),
               help="Seconds between looks.")
 @click.option("--rounds", type=click.IntRange(min=1), default=None,
               help="Stop after this many looks (default: until Ctrl-C).")
