@@ -41,7 +41,6 @@ from graphmem.temporal.holidays import HOLIDAY_NAMES, HOLIDAY_OPENINGS, NAMES_GO
 __all__ = ["EntityMention", "Extraction", "Extractor", "Statement", "language_of"]
 
 CONFIDENCE = {"gazetteer": 0.9, "rule": 0.75, "pronoun": 0.55}
-_AFTER_A_SUBJECT = frozenset([*VERB_ADVERBS, "has", "have", "had"])  # (before its verb: "he has now")
 VOCAB_GROWTH = 100_000  # new words spaCy may keep (~50 MB) before the pipeline is built afresh
 _WORD = re.compile(r"[\w']+")
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -1042,7 +1041,7 @@ class Extractor:
                 return said.name, "person", CONFIDENCE["pronoun"], v_start
         words = text[s_start:v_start].split()
         for _ in range(3):  # ("he now works at", "she has also recently joined")
-            if len(words) > 1 and words[-1].lower() in _AFTER_A_SUBJECT:
+            if len(words) > 1 and words[-1].lower() in _BEFORE_A_VERB:
                 words.pop()
         if words and words[-1].lower() in self.rules.pronouns:
             # ("James: Yeah, he loves playing in the water": whoever says a line is "I" in it, never "he")
@@ -1958,10 +1957,9 @@ _STAND_INS = frozenset(["not", "it", "it's", "them", "him", "her", "you", "me", 
                         "yourself"])
 _POINTERS = frozenset(["that", "this", "these", "those", "one", "there", "here", "what", "which", "all",
                        "both", "lots", "so", "too"])
-# words between a subject and its verb ("the user no longer works at", "the user also likes")
-_BEFORE_A_VERB = frozenset(["no", "now", "also", "still", "just", "recently", "already", "never", "doesn't",
-                            "does", "didn't", "did", "isn't", "wasn't", "finally", "currently", "really",
-                            "mostly", "usually", "often", "always", "only"])
+# words between a subject and its verb ("the user no longer works at", "the user also likes", "he has now")
+_BEFORE_A_VERB = frozenset(["no", "never", "doesn't", "does", "didn't", "did", "isn't", "wasn't", "usually",
+                            "often", "only", "has", "have", "had", *VERB_ADVERBS])
 # "it is" in a claim whose "it" stands for what follows "to" or "that" ("it's important to rest")
 _IT_IS = frozenset(["it's", "its", "is", "was", "be"])
 # (not "his", "her", "their": "I love their work" likes no work of one's own)
