@@ -1582,7 +1582,7 @@ class Extractor:
         if words[0].lower() in _SHOWN and (
                 predicate.name == "uses" or (predicate.kind == "preference" and len(words) <= 2)):
             return None  # "I love this series", "been using this app": shown or said before, not named
-        if (words[0].lower() in _WHOSE or words[0].lower() == "her") and predicate.kind == "preference":
+        if words[0].lower() in _WHOSE and predicate.kind == "preference":
             return None  # "I love your turtles", "I love his tech", "I like her teaching style": someone's
             # named before, not named here
         if self._of_a_thing_shown(predicate, clause):
@@ -1981,9 +1981,9 @@ _GONE = re.compile(r"(?i),?\s+(?:has\s+|had\s+|sadly\s+|recently\s+)*(?:passed\s
                    r"was\s+put\s+down|was\s+put\s+to\s+sleep|ran\s+away|went\s+missing)\b")
 _THING_STAND_INS = frozenset(["it", "them", "one", "ones", "this", "that", "these", "those", "some", "both"])
 _SHOWN = frozenset(["this", "that", "certain"])
-# whose a thing is, someone named before ("your turtles", "their work"; "her" before a word too, "her
-# cooking", where a taste is read: elsewhere "her" may be whom something is done to, and is read so above)
-_WHOSE = frozenset(["your", "his", "their", "its"])
+# whose a thing is, someone named before ("your turtles", "their work"); and where a taste is read, "her"
+# before a word ("her cooking": elsewhere "her" may be whom something is done to, and is read so above)
+_WHOSE = frozenset(["your", "his", "their", "its", "her"])
 _ANOTHER = frozenset(["another", "ones", "again", "more", "some"])
 _SUBJECT_WORDS = frozenset(["i", "you", "we", "it", "he", "she", "they", "this", "that", "there", "your",
                             "my", "our", "his", "her", "their", "its"])
