@@ -585,6 +585,14 @@ class Memory:
         anchor = self.parse_time(relative_to, "relativeTo").at if relative_to is not None else self._clock()
         mention = parse_expression(text, anchor, tz=self.tz, field=field)
         start, end = mention.interval.start, mention.interval.end
+        if mention.kind == "since" and "range" in kinds and start is not None:  # ("the past 3 months": up to
+            # now)
+            last = truncate(anchor, start.granularity, self.tz)
+            return start, (TimePoint(at=last, granularity=start.granularity) if last > start.at else None)
+        if mention.kind == "since" and start is not None and mention.kind not in kinds:
+            raise InvalidInput(f"{field} {text!r} runs from {start.label(self.tz)} up to now, not one point "
+                               "or period; ask what held during it, or give one ('Nov 2025', 'last week', "
+                               "'2025-11-27')", field=field)
         if mention.kind not in kinds or start is None:
             raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
                                "('Nov 2025', 'last week', '2025-11-27')", field=field)

@@ -83,6 +83,21 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
     assert mem.as_of("2024-06").states("Anna") == []
 
 
+def test_a_period_up_to_now_is_read_as_a_range_for_during_and_refused_as_one_point():
+    """"the past 3 months", "since March": during them is from their start through now; as of them there is no
+    one time to answer, and the error says what to ask instead."""
+    mem = Memory.in_memory(extract=False)
+    first, last = mem.read_period("the past 3 months", relative_to="2025-12-10")
+    assert (str(first), str(last)) == ("2025-09", "2025-12")
+    first, last = mem.read_period("since March", relative_to="2025-12-10")
+    assert (str(first), str(last)) == ("2025-03", "2025-12")
+    assert [str(p) for p in mem.read_period("the 1990s", relative_to="2025-12-10")] == ["1990", "1999"]
+    with pytest.raises(InvalidInput) as raised:
+        mem.read_time("the past year", "asOf", relative_to="2025-12-10")
+    assert raised.value.field == "asOf" and "runs from 2024 up to now" in str(raised.value)
+    assert "during" in str(raised.value)
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("2025-13-01", "month must be in 1..12"), ("2025-02-30", "day is out of range"), ("2025-W60", "week"),
     ("10:75 pm on 2025-11-27", "minute must be in 0..59"),

@@ -33,7 +33,7 @@ month``                                                 "the end of" names its l
 ``ゴールデンウィーク``, ``お盆``, ``年末年始``                  their days (April 29 to May 5 ...)
 ``in Nov 2025``, ``2025-11``, ``Dec 5th``, ``March``    that period (a bare month or day is the nearest
                                                         one in the past, or in the future after until/next)
-``in Q3 2025``, ``2025-Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
+``in Q3 2025``, ``2025 Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
 ``the third quarter of 2024``                           only after a time word, as a bare month)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
 ``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
@@ -41,14 +41,17 @@ month``                                                 "the end of" names its l
 ``has lived there for 5 years``, ``5年間住んでいる``       open interval from that long before (only in a
                                                         perfect tense, or a clause in ている: "was there
                                                         for 5 days", "2週間滞在した" are no times)
-``over the past 3 months``, ``in the last two years``   open interval from that long before
+``over the past 3 months``, ``in the last two years``   open interval from that long before (``in the past
+                                                        week``: one)
 ``in mid-March``, ``early May``, ``late June 2024``     days 11-20 of that month (early: 1-10; late: 21 to its
                                                         end)
 ``mid-2024``, ``early 2024``, ``late last year``        that year's middle, first or last four months
 ``on the 15th``, ``August last year``                   that day of this month or the last; that month
 ``at the end of February``, ``the end of 2025``         the last week of the month; of a year or quarter,
-                                                        its last month; of a week, its last day
-``since March``, ``from May on``, ``3月から``            open interval starting at that period
+                                                        its last month; of a week, its last day ("at end
+                                                        of 2025", "by end of May": alike)
+``since March``, ``from May on``, ``3月から``            open interval starting at that period (``since the
+                                                        beginning of 2025``: at 2025)
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
 ``from 2025-11-27 to 2025-12-01``, ``between May and    both ends, the last period included
@@ -157,7 +160,7 @@ _POINT_FORMS = [
     r"(?P<iso_d>\d{4}-\d{2}-\d{2})\b",
     r"(?P<iso_w>\d{4}-W\d{2})\b",
     r"(?P<iso_m>\d{4}-\d{2})\b(?!-)",
-    r"(?P<iso_q>\d{4})-?Q(?P<iso_q_n>[1-4])\b",
+    r"(?P<iso_q>\d{4})(?:-|\s)?Q(?P<iso_q_n>[1-4])\b",  # ("2025-Q3", "2025Q3", "2025 Q3")
     r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
     r"(?P<ja_ym>\d{4})年\s*(?P<ja_ym_m>\d{1,2})月",
     r"(?P<ja_md_m>\d{1,2})月\s*(?P<ja_md_d>\d{1,2})日",
@@ -192,8 +195,9 @@ _POINT_FORMS = [
     r"from\s+(?:now|today))\b",
     rf"(?i:(?:for\s+(?P<dur_the>the\s+(?:past|last)\s+)?|(?:over|in|during|within)\s+"
     rf"(?P<dur_span>the\s+(?:past|last)\s+)|(?P<dur_after>after)\s+)"
-    rf"(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
-    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year|decade)s?)\b(?!\s+of\b)",
+    rf"(?:(?:(?:about|around|almost|nearly|over|roughly)\s+)?"
+    rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year|decade)s?|"
+    rf"(?<=(?:past|last)\s)(?P<dur_one>week|month|year|decade)))\b(?!\s+of\b)",  # ("in the past year")
     r"(?i:(?P<ttly>this\s+time\s+last\s+year))\b",  # (as "a year ago": that month)
     r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|the\s+other\s+day|yesterday|"
     r"today|tonight|"
@@ -337,11 +341,12 @@ _IS_BEFORE = re.compile(r"(?i)(?:\b(?:is|are|am)|(?<=\w)['’]s)\s+(?:(?:due|set
 _DAY_NAMED = re.compile(r"(?i)\b(?:today|tomorrow|yesterday|tonight|it)\s+(?:is|was)\s+$")
 _CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
 
-_SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
+_SINCE = re.compile(r"(?i)(?:\bsince(?:\s+(?:the\s+)?(?:very\s+)?(?:beginning|start)\s+of)?|"
+                    r"\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
 _FROM = re.compile(r"(?i)\bfrom\s+$")
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
 _UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to)\s+$")
-_THROUGH = re.compile(r"(?i)(?:\bthrough|\bthru|\b(?:through|by|until|till)\s+the\s+end\s+of)\s+$")
+_THROUGH = re.compile(r"(?i)(?:\bthrough|\bthru|\b(?:through|by|until|till)\s+(?:the\s+)?end\s+of)\s+$")
 _RANGE_JOIN = re.compile(r"(?i)^\s*(?:to|until|till|through|thru|-|–|—)\s*$")
 _AND_JOIN = re.compile(r"(?i)^\s+and\s+$")
 _ONWARDS = re.compile(r"(?i)^\s+(?:on(?:wards?)?|forward)\b")
@@ -438,7 +443,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                                         Interval(start=past[m.start()], end=_end_of(day, tz))))
             i += 1
             continue
-        if m["dur_n"] or m["ja_dur_n"]:  # "has lived there for 5 years": since five years before the event
+        if m["dur_n"] or m["dur_one"] or m["ja_dur_n"]:  # "has lived there for 5 years": since five years
+            # before the event
             mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=past[m.start()])))
             i += 1
             continue
@@ -510,30 +516,48 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     return mentions
 
 
-_ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around)\s+")
+_ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around|about|circa)\s+")
+# the words a question may put before the expression it asks about ("the 1990s", "end of 2025", "the past 3
+# months"), each tried in turn where the expression alone is not read whole: what text reads after them
+_QUESTION_LEADS = ("over ", "on ", "in ", "at the ", "over the ")
+# what may stand between such words and the expression found ("in the '90s": "1990s" is found, not "the")
+_LEFT_BEFORE = re.compile(r"(?i)(?:(?:at|on|in|during|over|around|about|circa)\s+)?(?:the\s+)?['’]?")
+# what makes dateparser's reading a moment, not a period: a clock time, or a count of hours, minutes or
+# seconds said in words ("3 hours ago"), or now. Without one it read "the 1990s" as 1,990 seconds ago
+_MOMENT_SAID = re.compile(r"(?i)\d:\d\d|\d\s*[ap]\.?m\b|\b(?:now|noon|midnight|hours?|hrs?|minutes?|mins?|"
+                          r"seconds?|secs?)\b|[時分秒]")
+
+# periods dateparser reads as a single year ("last decade": the year ten years ago)
+_LONGER_THAN_A_YEAR = re.compile(r"(?i)\b(?:decades?|century|centuries)\b")
+_ROUGHLY = re.compile(r"(?i)(?:circa|ca\.|c\.|about|approximately|roughly|around)\s+")
 
 
 def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC,
                      field: str | None = None) -> TimeMention:
     """One whole time expression ("last week", "since March", "Nov 2025"), resolved against ``anchor``.
 
-    Forms the grammar does not know are read by dateparser (in English and Japanese); an expression neither
-    can read raises :class:`MalformedTime` naming ``field``.
+    A form text reads only after a time word ("the 1990s", "end of 2025", "the past year") is read after
+    one. Forms the grammar does not know are read by dateparser (in English and Japanese), but not a moment
+    the text names no hour of nor a decade; an expression neither can read raises :class:`MalformedTime`
+    naming ``field``.
     """
     stripped = " ".join(text.split())
     found = find_times(stripped, anchor, tz=tz)
     if len(found) == 1 and found[0].start == 0 and found[0].end >= len(stripped.rstrip(".")):
         return found[0]
-    # a form that is a time only after a time word, said alone or after one ("Christmas", "at Easter")
-    lead = _ALONE_LEAD.match(stripped)
-    probe = stripped if lead else f"on {stripped}"
-    found = find_times(probe, anchor, tz=tz)
-    if len(found) == 1 and found[0].start == (lead.end() if lead else 3) and \
-            found[0].end >= len(probe.rstrip(".")):
-        return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
+    # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each;
+    # a rough time as the time ("circa 2019": 2019)
+    body = stripped[rough.end():] if (rough := _ROUGHLY.match(stripped)) else stripped
+    for lead in ("",) if _ALONE_LEAD.match(body) else (*_QUESTION_LEADS, ""):
+        probe = f"{lead}{body}"
+        found = find_times(probe, anchor, tz=tz)
+        if len(found) == 1 and found[0].end >= len(probe.rstrip(".")) and \
+                _LEFT_BEFORE.fullmatch(probe, len(lead), max(len(lead), found[0].start)):
+            return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
-    if point is None:
+    if point is None or (point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
+            _LONGER_THAN_A_YEAR.search(stripped):
         raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
                             "relative time ('last week', '3 days ago') or a range ('from May to July 2024')")
     return TimeMention(stripped, 0, len(stripped), "point", _period(point, tz))
@@ -551,13 +575,13 @@ def _past_point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimePoint |
 
 
 # "the end of February": its last week; of 2025, its December; of Q3, its September; of a week, its Sunday
-_END_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\btowards?\s+|\bnear\s+)?\bthe\s+(?:very\s+)?end\s+of\s+$")
+_END_OF = re.compile(r"(?i)(?:\b(?:at|in|towards?|near)\s+(?:the\s+)?|\bthe\s+)(?:very\s+)?end\s+of\s+$")
 _LAST_PART = {G.YEAR: G.MONTH, G.QUARTER: G.MONTH, G.MONTH: G.WEEK, G.WEEK: G.DAY}
 # "early December", "mid-May", "late May": days 1-10, 11-20 and 21 to the month's end (the day after the last)
 _MONTH_PART = re.compile(r"(?i)\b(early|mid|late)(?:-|\s+)$")
 _MONTH_PARTS = {"early": (1, 11), "mid": (11, 21), "late": (21, None)}
 # "the beginning of the year": its January; of a month, its first week (and so on, as the end's)
-_START_OF = re.compile(r"(?i)(?:\bat\s+|\bin\s+|\bby\s+|\bnear\s+)?\bthe\s+(?:very\s+)?(?:beginning|start)"
+_START_OF = re.compile(r"(?i)(?:\b(?:at|in|by|near)\s+(?:the\s+)?|\bthe\s+)(?:very\s+)?(?:beginning|start)"
                        r"\s+of\s+$")
 
 
@@ -593,8 +617,8 @@ def _accepted(text: str, m: re.Match[str]) -> bool:
         return _TENSED.search(sentence) is not None and _HABITUAL.search(sentence) is None
     if m["dur_after"]:
         return _ENDED_AFTER.search(_clause_before(text[: m.start()])) is not None
-    if m["dur_n"]:  # "over the past 3 years" runs up to now; "for 3 years" only in a perfect tense ("has
-        # lived here for 5 years", not "was there for 5 days")
+    if m["dur_n"] or m["dur_one"]:  # "over the past 3 years" runs up to now; "for 3 years" only in a perfect
+        # tense ("has lived here for 5 years", not "was there for 5 days")
         return (bool(m["dur_the"] or m["dur_span"])
                 or _PERFECT.search(_clause_before(text[: m.start()])) is not None)
     if m["fut_n"]:  # "in two weeks" ahead; not a span nothing happened over ("haven't talked in a few days")
@@ -786,9 +810,10 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         if unit is G.YEAR and n == 1:  # "a year ago": this time last year, its month ("last year": the year)
             return _shift(at, G.MONTH, -12, tz)
         return _shift(at, unit, -n, tz)
-    if g["dur_n"] or g["ja_dur_n"]:
-        unit = _UNITS[(g["dur_u"] or g["ja_dur_u"]).lower()]
-        return _shift(at, unit, -_count(g["dur_n"] or g["ja_dur_n"]) * _steps_in(g["dur_u"]), tz)
+    if g["dur_n"] or g["dur_one"] or g["ja_dur_n"]:  # ("the past year": one)
+        unit = _UNITS[(g["dur_u"] or g["dur_one"] or g["ja_dur_u"]).lower()]
+        n = _count(g["dur_n"] or g["ja_dur_n"] or "one") * _steps_in(g["dur_u"] or g["dur_one"])
+        return _shift(at, unit, -n, tz)
     if g["fut_n"] or g["fn_n"] or g["ja_aft_n"]:
         unit = _UNITS[(g["fut_u"] or g["fn_u"] or g["ja_aft_u"]).lower()]
         n = _count(g["fut_n"] or g["fn_n"] or g["ja_aft_n"]) * _steps_in(g["fut_u"] or g["fn_u"])

@@ -306,6 +306,50 @@ def test_a_form_read_only_after_a_time_word_is_read_alone_as_a_whole_expression(
     assert (found.text, _day(found.interval.start), _day(found.interval.end)) == (text, start, end)
 
 
+@pytest.mark.parametrize(("text", "kind", "start", "end"), [
+    ("the 1990s", "point", "1990-01-01", "2000-01-01"), ("the '90s", "point", "1990-01-01", "2000-01-01"),
+    ("end of 2025", "point", "2025-12-01", "2026-01-01"),
+    ("beginning of 2025", "point", "2025-01-01", "2025-02-01"),
+    ("start of last year", "point", "2024-01-01", "2024-02-01"),
+    ("circa 2019", "point", "2019-01-01", "2020-01-01"),
+    ("around Christmas", "point", "2024-12-25", "2024-12-26"),
+    ("2025 Q2", "point", "2025-04-01", "2025-07-01"),
+    ("the past 3 months", "since", "2025-08-01", None), ("last 3 months", "since", "2025-08-01", None),
+    ("the past year", "since", "2024-01-01", None), ("the last decade", "since", "2015-01-01", None),
+    ("3 hours ago", "point", "2025-11-27", "2025-11-27"),
+])
+def test_a_question_reads_forms_text_reads_only_after_a_time_word(text, kind, start, end):
+    """A question says "the 1990s" or "end of 2025" with no word before it: read as text reads it after one
+    ("in the 1990s", "at the end of 2025", "over the past 3 months"), not by dateparser."""
+    found = parse_expression(text, ANCHOR)
+    read = (found.text, found.kind, _day(found.interval.start), _day(found.interval.end))
+    assert read == (text, kind, start, end)
+
+
+@pytest.mark.parametrize("text", ["5s", "90 s", "the 2010s decade", "last century"])
+def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_as_a_year(text):
+    """dateparser reads "90 s" (and "the 1990s" once) as that many seconds ago, "last decade" as one year."""
+    with pytest.raises(MalformedTime):
+        parse_expression(text, ANCHOR, field="asOf")
+
+
+@pytest.mark.parametrize(("text", "found", "kind", "start", "end"), [
+    ("We must ship by end of October 2025.", "by end of October 2025", "until", None, "2025-11-01"),
+    ("We shipped at end of 2025.", "at end of 2025", "point", "2025-12-01", "2026-01-01"),
+    ("Since the beginning of 2025 I live here.", "Since the beginning of 2025", "since", "2025-01-01", None),
+    ("Since start of 2025 I live here.", "Since start of 2025", "since", "2025-01-01", None),
+    ("It was rough in 2025 Q4.", "2025 Q4", "point", "2025-10-01", "2026-01-01"),
+    ("I have been reading a lot in the past week.", "in the past week", "since", "2025-11-17", None),
+    ("So much has happened over the last year.", "over the last year", "since", "2024-01-01", None),
+    ("It was the last year of school.", "last year", "point", "2024-01-01", "2025-01-01"),
+])
+def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, start, end):
+    """"by end of October" is "by the end of October"; "since the beginning of 2025" is a start, not a point;
+    "in the past week" (no count) runs up to now as "in the past two weeks" does."""
+    [m] = find_times(text, ANCHOR)
+    assert (m.text, m.kind, _day(m.interval.start), _day(m.interval.end)) == (found, kind, start, end)
+
+
 @pytest.mark.parametrize("text", ["9999-99-99", "on 2025-13-45", "2025-02-30", "2025年13月40日", "since Feb 30 2025",
                                   "99999-01-01", "0000-01-01", "until 2025-02-31", "in 2025-W60"])
 def test_impossible_dates_in_text_are_ordinary_words_not_errors(text):
