@@ -35,6 +35,9 @@ month``                                                 "the end of" names its l
                                                         one in the past, or in the future after until/next)
 ``in Q3 2025``, ``2025 Q3``, ``in Q3``, ``last quarter``  that quarter (quarter granularity; a bare ``Q3``
 ``the third quarter of 2024``                           only after a time word, as a bare month)
+``H2 2025``, ``2025-H1``, ``2H 2024``                    that half year's six months
+``week 48 of 2025``, ``the 48th week of 2025``          that week (as ``2025-W48``)
+``in '19``, ``since '98``                               that year (the last one to end in those digits)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
 ``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
                                                         plain verb ending the clause after it)
@@ -161,6 +164,8 @@ _POINT_FORMS = [
     r"(?P<iso_w>\d{4}-W\d{2})\b",
     r"(?P<iso_m>\d{4}-\d{2})\b(?!-)",
     r"(?P<iso_q>\d{4})(?:-|\s)?Q(?P<iso_q_n>[1-4])\b",  # ("2025-Q3", "2025Q3", "2025 Q3")
+    r"(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",  # a half of a year ("2025 H2"; "H2 2025" below)
+    r"(?P<hh>[12]H)(?:-|\s)?(?P<hh_y>(?:1[89]|20)\d{2})\b",
     r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
     r"(?P<ja_ym>\d{4})年\s*(?P<ja_ym_m>\d{1,2})月",
     r"(?P<ja_md_m>\d{1,2})月\s*(?P<ja_md_d>\d{1,2})日",
@@ -219,6 +224,10 @@ _POINT_FORMS = [
     # "the first half of 2024", "the second half of last year": six)
     r"(?i:(?P<py>early|mid|late)(?:-|\s+)(?:(?P<py_y>(?:1[89]|20)\d{2})|(?P<py_r>last|this|next)\s+year))"
     r"(?![\w-])",
+    r"(?<![\w-])(?P<hh3>H[12])(?:-|\s)?(?P<hh3_y>(?:1[89]|20)\d{2})\b",  # ("H2 2025": its July to December)
+    # a week of a year by its number ("week 48 of 2025", "the 48th week of 2025"): as 2025-W48
+    r"(?i:(?:week\s+(?P<wn>\d{1,2})|(?:the\s+)?(?P<wn_o>\d{1,2})(?:st|nd|rd|th)\s+week)(?:\s+of|,)?\s+"
+    r"(?P<wn_y>(?:1[89]|20)\d{2}))\b",
     r"(?i:(?:the\s+)?(?P<hy>first|second|1st|2nd)\s+half\s+of\s+"
     r"(?:(?P<hy_y>(?:1[89]|20)\d{2})|(?P<hy_r>last|this|next)\s+year|the\s+year))\b",
     # the period the words before it end ("by the end of the month", "at the end of this week")
@@ -246,6 +255,7 @@ _POINT_FORMS = [
     r"(?<![\w-])(?P<dec>(?:1[89]|20)\d0)s\b",
     r"(?<![\w-])(?P<dec2>[2-9]0)s\b",
     r"(?:(?<![\w-])|(?<=mid-))(?P<bare_y>(?:1[89]|20)\d{2})(?![\w-])",
+    r"(?P<ay>\d{2})(?<=['’]\d\d)(?![\w'’-])",  # a year by its last two digits ("in '19", "since '08")
 ]
 
 
@@ -285,7 +295,7 @@ _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
      "fourth", "for", "over", "during", "within", "after", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS,
-     "final", "early", "mid", "late", "1st", "2nd",
+     "final", "early", "mid", "late", "1st", "2nd", "h", "week",
      *HOLIDAY_OPENINGS]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
@@ -498,7 +508,7 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             elif m["dec"] or m["dec2"]:  # (a decade: its ten years; "the 1800s", "the 1900s": a century's)
                 century = m["dec"] is not None and m["dec"].endswith("00") and m["dec"] != "2000"
                 period = Interval(start=point, end=_shift(point.at, G.YEAR, 100 if century else 10, tz))
-            elif m["py"] or m["hy"]:  # (a part of a year: four months, or a half's six)
+            elif _year_part(m):  # (a part of a year: four months, or a half's six)
                 period = Interval(start=point, end=_year_part_end(m, point, tz))
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
@@ -600,6 +610,8 @@ def _lead(pattern: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str
     """``pattern``, which matches the words right before a time (it ends with ``$``), searched in the text
     before ``m``: in its last words only (the whole text before each time took a sixth of reading a text)."""
     at = k = m.start()
+    if k > 0 and text[k - 1] in "'’":  # ("since '08", "in the '90s": the year's apostrophe)
+        at = k = k - 1
     while k > 0 and text[k - 1].isspace():
         k -= 1
     return pattern.search(text, max(0, k - _LEAD_REACH), at)
@@ -607,7 +619,9 @@ def _lead(pattern: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str
 
 def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
-    if m["dec2"] and m.start() and text[m.start() - 1] in "'’":  # ("in the '90s")
+    if (m["dec2"] or m["ay"]) and m.start() and text[m.start() - 1] in "'’":  # ("in the '90s", "in '19")
+        if m["ay"] and m.start() > 1 and text[m.start() - 2].isalnum():  # ("Kim's" is no year)
+            return False
         return _BEFORE_BARE.search(text, max(0, m.start() - 1 - _LEAD_REACH), m.start() - 1) is not None
     if m["bare_m"] or m["bare_y"] or (m["q"] and not m["q_y"]) or m["dec"] or m["dec2"]:
         return _lead(_BEFORE_BARE, text, m) is not None
@@ -681,7 +695,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
     tail = _JA_UNTIL_AFTER.match(text[b.end() :])
     if tail:
         end += tail.end()
-    end_at = _year_part_end(b, end_point, tz) if b["py"] or b["hy"] else _end_of(end_point, tz)
+    end_at = _year_part_end(b, end_point, tz) if _year_part(b) else _end_of(end_point, tz)
     if end_at.at < start_point.at:
         end_at = _end_of(start_point, tz)
     return TimeMention(text[start:end], start, end, "range", Interval(start=start_point, end=end_at))
@@ -709,9 +723,14 @@ def _end_of(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
     return TimePoint(at=period_end(point, tz), granularity=point.granularity)
 
 
+def _year_part(m: re.Match[str]) -> bool:
+    """Whether ``m`` names a part of a year ("early 2024", "the first half of 2024", "H1 2024")."""
+    return bool(m["py"] or m["hy"] or m["hh"] or m["hh2"] or m["hh3"])
+
+
 def _year_part_end(m: re.Match[str], point: TimePoint, tz: dt.tzinfo) -> TimePoint:
     """The end of the part of a year ``m`` names ("late 2023", "the first half of 2024") from ``point``."""
-    return _shift(point.at, G.MONTH, 4 if m["py"] else 6, tz)
+    return _shift(point.at, G.MONTH, 4 if m["py"] else 6, tz)  # (a half, "the first half of", "H1": six)
 
 
 def _period(point: TimePoint, tz: dt.tzinfo) -> Interval:
@@ -749,6 +768,15 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _tp(_local(int(g["ja_y"]), 1, 1, tz), G.YEAR, tz)
     if g["bare_y"]:
         return _tp(_local(int(g["bare_y"]), 1, 1, tz), G.YEAR, tz)
+    if g["ay"]:  # "'19": 2019, or 1919 while 2019 is yet to come ("'98": 1998)
+        year = 2000 + int(g["ay"])
+        return _tp(_local(year if year <= at.astimezone(tz).year else year - 100, 1, 1, tz), G.YEAR, tz)
+    if half := g["hh"] or g["hh2"] or g["hh3"]:  # "H2 2025", "2025 H2", "2H 2025": its July (six months)
+        year = int(g["hh_y"] or g["hh_y2"] or g["hh3_y"])
+        return _tp(_local(year, 1 if "1" in half else 7, 1, tz), G.MONTH, tz)
+    if g["wn_y"]:  # "week 48 of 2025": its Monday (a week)
+        week = int(g["wn"] or g["wn_o"])
+        return _tp(dt.datetime.fromisocalendar(int(g["wn_y"]), week, 1).replace(tzinfo=tz), G.WEEK, tz)
     if g["hol"] or g["ja_hol"]:  # "last Christmas", "Easter 2024", "去年の大晦日"
         if g["hol_y"]:
             year = int(g["hol_y"])

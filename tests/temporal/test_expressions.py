@@ -314,6 +314,12 @@ def test_a_form_read_only_after_a_time_word_is_read_alone_as_a_whole_expression(
     ("circa 2019", "point", "2019-01-01", "2020-01-01"),
     ("around Christmas", "point", "2024-12-25", "2024-12-26"),
     ("2025 Q2", "point", "2025-04-01", "2025-07-01"),
+    ("H2 2025", "point", "2025-07-01", "2026-01-01"), ("2025-H1", "point", "2025-01-01", "2025-07-01"),
+    ("2H 2024", "point", "2024-07-01", "2025-01-01"),
+    ("week 48 of 2025", "point", "2025-11-24", "2025-12-01"),
+    ("the 48th week of 2025", "point", "2025-11-24", "2025-12-01"),
+    ("'19", "point", "2019-01-01", "2020-01-01"), ("'98", "point", "1998-01-01", "1999-01-01"),
+    ("since '08", "since", "2008-01-01", None),
     ("the past 3 months", "since", "2025-08-01", None), ("last 3 months", "since", "2025-08-01", None),
     ("the past year", "since", "2024-01-01", None), ("the last decade", "since", "2015-01-01", None),
     ("3 hours ago", "point", "2025-11-27", "2025-11-27"),
@@ -324,6 +330,12 @@ def test_a_question_reads_forms_text_reads_only_after_a_time_word(text, kind, st
     found = parse_expression(text, ANCHOR)
     read = (found.text, found.kind, _day(found.interval.start), _day(found.interval.end))
     assert read == (text, kind, start, end)
+
+
+@pytest.mark.parametrize("text", ["The H2 sensor failed.", "Kim's 19 friends", "'19 was great",
+                                  "I did it in week 3.", "It cost $19."])
+def test_halves_week_numbers_and_short_years_need_their_year_or_a_time_word(text):
+    assert find_times(text, ANCHOR) == []
 
 
 @pytest.mark.parametrize("text", ["5s", "90 s", "the 2010s decade", "last century"])
@@ -342,6 +354,10 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("I have been reading a lot in the past week.", "in the past week", "since", "2025-11-17", None),
     ("So much has happened over the last year.", "over the last year", "since", "2024-01-01", None),
     ("It was the last year of school.", "last year", "point", "2024-01-01", "2025-01-01"),
+    ("We plan to launch in H2 2026.", "H2 2026", "point", "2026-07-01", "2027-01-01"),
+    ("In week 48 of 2025 we shipped.", "week 48 of 2025", "point", "2025-11-24", "2025-12-01"),
+    ("Back in '19 we met.", "19", "point", "2019-01-01", "2020-01-01"),
+    ("Since ’08 I live here.", "Since ’08", "since", "2008-01-01", None),
 ])
 def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, start, end):
     """"by end of October" is "by the end of October"; "since the beginning of 2025" is a start, not a point;
@@ -363,7 +379,8 @@ _PIECES = ["yesterday", "Yesterday", "last", "week", "next", "Tuesday", "on", "i
            "dec", "Sept", "12", "1999", "W07", "mid", "Mayday", "pastry", "ant", "over", "At", "during",
            "within", "THE", "past", "weekends", "before", "now", "from", "mid-", "is", "was", "Friday",
            "today", "Christmas", "Eve", "New", "Year's", "Easter", "2024", "half", "quarter", "day", "month",
-           "year", "1st", "summer", "end", "first", "after", "budget", "Q3", "2nd", "12025-11-27"]
+           "year", "1st", "summer", "end", "first", "after", "budget", "Q3", "2nd", "12025-11-27", "H2", "2H",
+           "'19", "’08", "week", "48th", "19"]
 
 
 @settings(max_examples=400, deadline=None)
