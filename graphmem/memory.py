@@ -543,7 +543,8 @@ class Memory:
         "3 days ago", "先週") resolved against ``relative_to`` (now by default), never a range. An expression
         of several periods (a season, "last summer": three months; a weekend: two days) is its first for
         ``edge="start"`` (where a window opens), its last for ``"end"`` (as of: what held by its end), and
-        refused otherwise.
+        refused otherwise; one up to now ("the past 3 months", "since March") is read only as where a window
+        opens.
 
         >>> mem = Memory.in_memory(extract=False)
         >>> str(mem.read_time("last month", relative_to="2025-12-10"))
@@ -551,7 +552,8 @@ class Memory:
         >>> str(mem.read_time("last summer", relative_to="2025-12-10", edge="end"))
         '2025-08'
         """
-        first, last = self._span(text, field, relative_to, ("point",))
+        kinds = ("point", "since") if edge == "start" else ("point",)
+        first, last = self._span(text, field, relative_to, kinds)
         if last is None or edge == "start":
             return first
         if edge == "end":
@@ -585,11 +587,12 @@ class Memory:
         anchor = self.parse_time(relative_to, "relativeTo").at if relative_to is not None else self._clock()
         mention = parse_expression(text, anchor, tz=self.tz, field=field)
         start, end = mention.interval.start, mention.interval.end
-        if mention.kind == "since" and "range" in kinds and start is not None:  # ("the past 3 months": up to
-            # now)
-            last = truncate(anchor, start.granularity, self.tz)
-            return start, (TimePoint(at=last, granularity=start.granularity) if last > start.at else None)
-        if mention.kind == "since" and start is not None and mention.kind not in kinds:
+        if mention.kind == "since" and start is not None:  # ("the past 3 months", "since March": up to now)
+            if "since" in kinds:  # (where a window opens)
+                return start, None
+            if "range" in kinds:  # (a period: through now)
+                last = truncate(anchor, start.granularity, self.tz)
+                return start, (TimePoint(at=last, granularity=start.granularity) if last > start.at else None)
             raise InvalidInput(f"{field} {text!r} runs from {start.label(self.tz)} up to now, not one point "
                                "or period; ask what held during it, or give one ('Nov 2025', 'last week', "
                                "'2025-11-27')", field=field)

@@ -84,16 +84,18 @@ def test_quarters_are_a_granularity_of_states_questions_and_text(mem):
 
 
 def test_a_period_up_to_now_is_read_as_a_range_for_during_and_refused_as_one_point():
-    """"the past 3 months", "since March": during them is from their start through now; as of them there is no
-    one time to answer, and the error says what to ask instead."""
+    """"the past 3 months", "since March": during them is from their start through now, a window opens at
+    their start; as of them there is no one time to answer, and the error says what to ask instead."""
     mem = Memory.in_memory(extract=False)
     first, last = mem.read_period("the past 3 months", relative_to="2025-12-10")
     assert (str(first), str(last)) == ("2025-09", "2025-12")
     first, last = mem.read_period("since March", relative_to="2025-12-10")
     assert (str(first), str(last)) == ("2025-03", "2025-12")
     assert [str(p) for p in mem.read_period("the 1990s", relative_to="2025-12-10")] == ["1990", "1999"]
+    opens = mem.read_time("the past 3 months", "since", relative_to="2025-12-10", edge="start")
+    assert str(opens) == "2025-09"
     with pytest.raises(InvalidInput) as raised:
-        mem.read_time("the past year", "asOf", relative_to="2025-12-10")
+        mem.read_time("the past year", "asOf", relative_to="2025-12-10", edge="end")
     assert raised.value.field == "asOf" and "runs from 2024 up to now" in str(raised.value)
     assert "during" in str(raised.value)
 
