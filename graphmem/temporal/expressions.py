@@ -37,6 +37,12 @@ month``                                                 "the end of" names its l
 ``the third quarter of 2024``                           only after a time word, as a bare month)
 ``H2 2025``, ``2025-H1``, ``2H 2024``                    that half year's six months
 ``week 48 of 2025``, ``the 48th week of 2025``          that week (as ``2025-W48``)
+``令和7年``, ``平成元年``, ``令和7年4月``                     an era's year (2025, 1989), its month or day
+``2025年の後半``, ``2024年上半期``, ``去年の暮れ``          a half year's six months; its December (``末``,
+``今年の初め``                                          ``暮れ``, ``終わり``) or January (``初め``, ``初頭``)
+``10月中旬``, ``2024年9月下旬``, ``11月末``               days 11-20 (``上旬`` 1-10, ``下旬`` 21 to the end); its
+                                                        last week (``末``), as "the end of November"
+``2025年第3四半期``, ``2025年度``                        that quarter; that fiscal year (April to March)
 ``in '19``, ``since '98``                               that year (the last one to end in those digits)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
 ``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
@@ -146,6 +152,18 @@ _YEAR_PARTS = {"early": 1, "mid": 5, "late": 9}  # the month each part of a year
 _YEAR_SHIFT = {"last": -1, "this": 0, "next": 1}  # (years from this one)
 # a count in kanji, one numeral ("三日前"; "数日前", a few: three); none in a longer one ("二十日前")
 _JA_DIGITS = "一二三四五六七八九十"
+# a year in Japanese: its number, or an era's year ("令和7", "平成元": each era's first year is its 元年)
+_JA_YEAR = r"(?:\d{4}|(?:令和|平成|昭和)\s*(?:\d{1,2}|元))"
+_ERA_START = {"令和": 2018, "平成": 1988, "昭和": 1925}  # (the year before its first)
+# the opening of a year or month, not a verb's stem ("今年初めて": for the first time this year)
+_JA_OPENING = r"(?:初め|はじめ|始め)(?![てたるまよらさ])"
+# a part of a year: the month it opens with and how many months it spans
+_JA_YEAR_PARTS = {"上半期": (1, 6), "前半": (1, 6), "下半期": (7, 6), "後半": (7, 6), "初め": (1, 1), "はじめ": (1, 1),
+                  "始め": (1, 1), "初頭": (1, 1), "末": (12, 1), "暮れ": (12, 1), "終わり": (12, 1)}
+# a part of a month: its first day and the day after its last (None: to the month's end); its end ("月末"):
+# its last week, as "the end of February"
+_JA_MONTH_PARTS = {"上旬": (1, 11), "初旬": (1, 11), "初め": (1, 11), "はじめ": (1, 11), "始め": (1, 11),
+                   "中旬": (11, 21), "下旬": (21, None)}
 _JA_COUNT = rf"(?<![\d{_JA_DIGITS}百千])"
 _JA_UNIT = "日|週間|週|か月|ヶ月|カ月|ヵ月|年"
 _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
@@ -166,6 +184,16 @@ _POINT_FORMS = [
     r"(?P<iso_q>\d{4})(?:-|\s)?Q(?P<iso_q_n>[1-4])\b",  # ("2025-Q3", "2025Q3", "2025 Q3")
     r"(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",  # a half of a year ("2025 H2"; "H2 2025" below)
     r"(?P<hh>[12]H)(?:-|\s)?(?P<hh_y>(?:1[89]|20)\d{2})\b",
+    # a part of a year, of a month, a quarter, a fiscal year, an era's year ("2025年の後半", "去年の暮れ",
+    # "11月中旬", "2025年第3四半期", "2025年度": April to March, "令和7年": 2025): before the plain forms
+    rf"(?:(?P<ja_yp_y>{_JA_YEAR})\s*年|(?P<ja_yp_r>一昨年|おととし|去年|昨年|今年|来年|再来年))\s*の?\s*"
+    rf"(?P<ja_yp>上半期|下半期|前半|後半|{_JA_OPENING}|初頭|末|暮れ|終わり)",
+    rf"(?:(?P<ja_mp_y>{_JA_YEAR})\s*年\s*)?(?P<ja_mp_m>\d{{1,2}})\s*月\s*の?\s*"
+    rf"(?P<ja_mp>上旬|初旬|中旬|下旬|{_JA_OPENING}|末|終わり)",
+    rf"(?:(?P<ja_q_y>{_JA_YEAR})\s*年\s*の?\s*)?第\s*(?P<ja_q>[1-4一二三四])\s*四半期",
+    rf"(?P<ja_fy>{_JA_YEAR})\s*年度",
+    rf"(?P<era>(?:令和|平成|昭和)\s*(?:\d{{1,2}}|元))\s*年(?:\s*(?P<era_m>\d{{1,2}})\s*月"
+    rf"(?:\s*(?P<era_d>\d{{1,2}})\s*日)?)?",
     r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
     r"(?P<ja_ym>\d{4})年\s*(?P<ja_ym_m>\d{1,2})月",
     r"(?P<ja_md_m>\d{1,2})月\s*(?P<ja_md_d>\d{1,2})日",
@@ -508,8 +536,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             elif m["dec"] or m["dec2"]:  # (a decade: its ten years; "the 1800s", "the 1900s": a century's)
                 century = m["dec"] is not None and m["dec"].endswith("00") and m["dec"] != "2000"
                 period = Interval(start=point, end=_shift(point.at, G.YEAR, 100 if century else 10, tz))
-            elif _year_part(m):  # (a part of a year: four months, or a half's six)
-                period = Interval(start=point, end=_year_part_end(m, point, tz))
+            elif (part_end := _part_end(m, point, tz)) is not None:  # (a part of a year or month)
+                period = Interval(start=point, end=part_end)
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
             elif m["ja_ry_s"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:  # ("来年の春", "two summers
@@ -695,7 +723,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
     tail = _JA_UNTIL_AFTER.match(text[b.end() :])
     if tail:
         end += tail.end()
-    end_at = _year_part_end(b, end_point, tz) if _year_part(b) else _end_of(end_point, tz)
+    end_at = _part_end(b, end_point, tz) or _end_of(end_point, tz)
     if end_at.at < start_point.at:
         end_at = _end_of(start_point, tz)
     return TimeMention(text[start:end], start, end, "range", Interval(start=start_point, end=end_at))
@@ -711,7 +739,8 @@ def _lacks_year(m: re.Match[str]) -> bool:
                 or (m["wom_m"] and not m["wom_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
                 or (m["qw"] and not m["qw_y"]) or (m["hol"] and not (m["hol_y"] or m["hol_r"] or m["hol_ly"]))
-                or (m["ja_hol"] and not m["ja_hol_r"]) or m["bs"])
+                or (m["ja_hol"] and not m["ja_hol_r"]) or m["bs"] or (m["ja_mp"] and not m["ja_mp_y"])
+                or (m["ja_q"] and not m["ja_q_y"]))
 
 
 def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
@@ -723,14 +752,30 @@ def _end_of(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
     return TimePoint(at=period_end(point, tz), granularity=point.granularity)
 
 
-def _year_part(m: re.Match[str]) -> bool:
-    """Whether ``m`` names a part of a year ("early 2024", "the first half of 2024", "H1 2024")."""
-    return bool(m["py"] or m["hy"] or m["hh"] or m["hh2"] or m["hh3"])
+def _part_end(m: re.Match[str], point: TimePoint, tz: dt.tzinfo) -> TimePoint | None:
+    """Where the part of a period ``m`` names ends, ``point`` its start: "late 2023" four months on, "the
+    first half of 2024", "H1 2024", "2025年上半期" six, "2025年度" twelve, "11月中旬" its 20th; None for other
+    forms."""
+    if m["py"]:
+        return _shift(point.at, G.MONTH, 4, tz)
+    if m["hy"] or m["hh"] or m["hh2"] or m["hh3"]:
+        return _shift(point.at, G.MONTH, 6, tz)
+    if m["ja_yp"]:
+        return _shift(point.at, G.MONTH, _JA_YEAR_PARTS[m["ja_yp"]][1], tz)
+    if m["ja_fy"]:
+        return _shift(point.at, G.MONTH, 12, tz)
+    if m["ja_mp"] in _JA_MONTH_PARTS:
+        local, last = point.at.astimezone(tz), _JA_MONTH_PARTS[m["ja_mp"]][1]
+        return _tp(local.replace(day=last), G.DAY, tz) if last else _end_of(_tp(local, G.MONTH, tz), tz)
+    return None
 
 
-def _year_part_end(m: re.Match[str], point: TimePoint, tz: dt.tzinfo) -> TimePoint:
-    """The end of the part of a year ``m`` names ("late 2023", "the first half of 2024") from ``point``."""
-    return _shift(point.at, G.MONTH, 4 if m["py"] else 6, tz)  # (a half, "the first half of", "H1": six)
+def _ja_year(text: str, at: dt.datetime, tz: dt.tzinfo) -> int:
+    """The year a Japanese year names: "2025", "令和7" (2025), "平成元" (1989), "去年"."""
+    text = "".join(text.split())
+    if text[:2] in _ERA_START:
+        return _ERA_START[text[:2]] + (1 if text[2:] == "元" else int(text[2:]))
+    return int(text) if text.isdigit() else _local_year(_relative_word(text, at, tz), tz)
 
 
 def _period(point: TimePoint, tz: dt.tzinfo) -> Interval:
@@ -760,6 +805,26 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["iso_m"]:
         y, mo = map(int, g["iso_m"].split("-"))
         return _tp(_local(y, mo, 1, tz), G.MONTH, tz)
+    if g["era"]:  # "令和7年11月": 2025's November
+        y = _ja_year(g["era"], at, tz)
+        if g["era_m"]:
+            era_day = _local(y, int(g["era_m"]), int(g["era_d"] or 1), tz)
+            return _tp(era_day, G.DAY if g["era_d"] else G.MONTH, tz)
+        return _tp(_local(y, 1, 1, tz), G.YEAR, tz)
+    if g["ja_yp"]:  # "2025年の後半": its July (six months), "去年の暮れ": its December
+        y = _ja_year(g["ja_yp_y"] or g["ja_yp_r"], at, tz)
+        return _tp(_local(y, _JA_YEAR_PARTS[g["ja_yp"]][0], 1, tz), G.MONTH, tz)
+    if g["ja_fy"]:  # "2025年度": its April (twelve months)
+        return _tp(_local(_ja_year(g["ja_fy"], at, tz), 4, 1, tz), G.MONTH, tz)
+    if g["ja_q"]:
+        n = int(g["ja_q"]) if g["ja_q"].isdigit() else "一二三四".index(g["ja_q"]) + 1
+        return _quarter(n, _ja_year(g["ja_q_y"], at, tz) if g["ja_q_y"] else year, at, tz, prefer)
+    if g["ja_mp"]:  # "11月中旬": its 11th (to its 20th); "11月末": its last week
+        of_year = _ja_year(g["ja_mp_y"], at, tz) if g["ja_mp_y"] else year
+        whole = _month(int(g["ja_mp_m"]), of_year, at, tz, prefer)
+        if g["ja_mp"] not in _JA_MONTH_PARTS:
+            return _last_part(whole, tz)
+        return _tp(whole.at.astimezone(tz).replace(day=_JA_MONTH_PARTS[g["ja_mp"]][0]), G.DAY, tz)
     if g["ja_ymd"]:
         return _tp(_local(int(g["ja_ymd"]), int(g["ja_ymd_m"]), int(g["ja_ymd_d"]), tz), G.DAY, tz)
     if g["ja_ym"]:
@@ -771,9 +836,10 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["ay"]:  # "'19": 2019, or 1919 while 2019 is yet to come ("'98": 1998)
         year = 2000 + int(g["ay"])
         return _tp(_local(year if year <= at.astimezone(tz).year else year - 100, 1, 1, tz), G.YEAR, tz)
-    if half := g["hh"] or g["hh2"] or g["hh3"]:  # "H2 2025", "2025 H2", "2H 2025": its July (six months)
-        year = int(g["hh_y"] or g["hh_y2"] or g["hh3_y"])
-        return _tp(_local(year, 1 if "1" in half else 7, 1, tz), G.MONTH, tz)
+    if which_half := g["hh"] or g["hh2"] or g["hh3"]:  # "H2 2025", "2025 H2", "2H 2025": its July (six
+        # months)
+        return _tp(_local(int(g["hh_y"] or g["hh_y2"] or g["hh3_y"]), 1 if "1" in which_half else 7, 1, tz),
+                   G.MONTH, tz)
     if g["wn_y"]:  # "week 48 of 2025": its Monday (a week)
         week = int(g["wn"] or g["wn_o"])
         return _tp(dt.datetime.fromisocalendar(int(g["wn_y"]), week, 1).replace(tzinfo=tz), G.WEEK, tz)
