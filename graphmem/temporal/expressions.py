@@ -58,7 +58,10 @@ month``                                                 "the end of" names its l
 ``on the 15th``, ``August last year``                   that day of this month or the last; that month
 ``at the end of February``, ``the end of 2025``         the last week of the month; of a year or quarter,
                                                         its last month; of a week, its last day ("at end
-                                                        of 2025", "by end of May": alike)
+                                                        of 2025", "by end of May": alike; "since the end
+                                                        of 2024": from its December)
+``the middle of 2025``, ``the middle of May``           as "mid-2025" (May to August), "mid-May"
+``the week of 10 Nov 2025``                             the week holding that day
 ``since March``, ``from May on``, ``3月から``            open interval starting at that period (``since the
                                                         beginning of 2025``: at 2025)
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
@@ -247,7 +250,8 @@ _POINT_FORMS = [
     # about the future
     rf"(?i:(?:in|over|during|through)\s+the\s+(?P<bs>{_SEASON}))\b(?!\s+of\b)",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
-    rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}}))\b",
+    rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}})(?:\s*[-/–]\s*(?:\d{{4}}|\d{{2}}))?)"
+    r"\b",  # ("winter 2024-25": the winter that opens in December 2024)
     # a part of a year ("early 2024", "mid-2019", "late last year": its first, middle or last four months;
     # "the first half of 2024", "the second half of last year": six)
     r"(?i:(?P<py>early|mid|late)(?:-|\s+)(?:(?P<py_y>(?:1[89]|20)\d{2})|(?P<py_r>last|this|next)\s+year))"
@@ -379,8 +383,9 @@ _IS_BEFORE = re.compile(r"(?i)(?:\b(?:is|are|am)|(?<=\w)['’]s)\s+(?:(?:due|set
 _DAY_NAMED = re.compile(r"(?i)\b(?:today|tomorrow|yesterday|tonight|it)\s+(?:is|was)\s+$")
 _CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
 
-_SINCE = re.compile(r"(?i)(?:\bsince(?:\s+(?:the\s+)?(?:very\s+)?(?:beginning|start)\s+of)?|"
-                    r"\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
+_SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
+# since a part of a period ("since the end of 2024": its December; "since the middle of 2024": its May)
+_SINCE_PART = re.compile(r"(?i)\bsince\s+(?:the\s+)?(?:very\s+)?(?P<part>beginning|start|middle|end)\s+of\s+$")
 _FROM = re.compile(r"(?i)\bfrom\s+$")
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
 _UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to)\s+$")
@@ -488,14 +493,16 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             continue
         onwards = _ONWARDS.match(after)
         from_onwards = _lead(_FROM, text, m) if onwards else None  # "from May on"
-        since = _lead(_SINCE, text, m) or from_onwards
+        since = _lead(_SINCE, text, m) or from_onwards or _lead(_SINCE_PART, text, m)
         ja_since = _JA_SINCE_AFTER.match(after)
         if since or ja_since:
             start = since.start() if since else m.start()
             end = m.end() + (onwards.end() if from_onwards and onwards else ja_since.end() if ja_since and not since
                              else 0)
-            mentions.append(TimeMention(text[start:end], start, end, "since",
-                                        Interval(start=past[m.start()])))
+            opens = past[m.start()]
+            if since and since.re is _SINCE_PART:
+                opens = _part_of(since["part"].lower(), opens, tz)
+            mentions.append(TimeMention(text[start:end], start, end, "since", Interval(start=opens)))
         elif ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
               or (ja_until := _JA_UNTIL_AFTER.match(after))):
             # the next such month or day, but in a story told in the past ("She stayed there until June")
@@ -519,13 +526,19 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
             elif point.granularity is G.MONTH and (part := _lead(_MONTH_PART, text, m)):
                 # "early December", "mid-May", "late May 2023": its first, middle or last ten days or so
-                first, last = _MONTH_PARTS[part[1].lower()]
+                first, last = _MONTH_PARTS[part[1].lower() if part[1][0] in "elmELM" else "mid"]
                 local = point.at.astimezone(tz)
                 part_end = _tp(local.replace(day=last), G.DAY, tz) if last else _end_of(point, tz)
                 point, start = _tp(local.replace(day=first), G.DAY, tz), part.start()
             elif (start_of := _lead(_START_OF, text, m)) and point.granularity in _LAST_PART:
                 # (its first part: "at the beginning of the year", its January)
                 point, start = _tp(point.at, _LAST_PART[point.granularity], tz), start_of.start()
+            elif point.granularity is G.YEAR and (middle := _lead(_YEAR_MIDDLE, text, m)):
+                local = point.at.astimezone(tz)
+                point, start = _tp(local.replace(month=_YEAR_PARTS["mid"]), G.MONTH, tz), middle.start()
+                part_end = _shift(point.at, G.MONTH, 4, tz)
+            elif point.granularity is G.DAY and (week_of := _lead(_WEEK_OF, text, m)):
+                point, start = _tp(point.at, G.WEEK, tz), week_of.start()
             if part_end is not None:
                 period = Interval(start=point, end=part_end)
             elif m["sea"] or m["bs"]:  # (a season: its three months)
@@ -616,8 +629,11 @@ def _past_point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo) -> TimePoint |
 _END_OF = re.compile(r"(?i)(?:\b(?:at|in|towards?|near)\s+(?:the\s+)?|\bthe\s+)(?:very\s+)?end\s+of\s+$")
 _LAST_PART = {G.YEAR: G.MONTH, G.QUARTER: G.MONTH, G.MONTH: G.WEEK, G.WEEK: G.DAY}
 # "early December", "mid-May", "late May": days 1-10, 11-20 and 21 to the month's end (the day after the last)
-_MONTH_PART = re.compile(r"(?i)\b(early|mid|late)(?:-|\s+)$")
+_MONTH_PART = re.compile(r"(?i)\b(early|mid|late|(?:the\s+)?middle\s+of)(?:-|\s+)$")
 _MONTH_PARTS = {"early": (1, 11), "mid": (11, 21), "late": (21, None)}
+# "the middle of 2025": as "mid-2025", its May to August; "the week of 10 Nov 2025": the week holding that day
+_YEAR_MIDDLE = re.compile(r"(?i)\b(?:the\s+)?middle\s+of\s+$")
+_WEEK_OF = re.compile(r"(?i)\b(?:the\s+)?week\s+of\s+$")
 # "the beginning of the year": its January; of a month, its first week (and so on, as the end's)
 _START_OF = re.compile(r"(?i)(?:\b(?:at|in|by|near)\s+(?:the\s+)?|\bthe\s+)(?:very\s+)?(?:beginning|start)"
                        r"\s+of\s+$")
@@ -750,6 +766,20 @@ def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
 def _end_of(point: TimePoint, tz: dt.tzinfo) -> TimePoint:
     """Where the period ``point`` names ends, at its granularity: the end of "June" is July 1st."""
     return TimePoint(at=period_end(point, tz), granularity=point.granularity)
+
+
+def _part_of(part: str, point: TimePoint, tz: dt.tzinfo) -> TimePoint:
+    """Where the ``part`` ("beginning", "start", "middle", "end") of the period ``point`` names begins: of a
+    year its January, May or December; of a month its first week, its 11th or its last week."""
+    if point.granularity not in _LAST_PART:
+        return point
+    if part == "end":
+        return _last_part(point, tz)
+    if part == "middle" and point.granularity is G.YEAR:
+        return _tp(point.at.astimezone(tz).replace(month=_YEAR_PARTS["mid"]), G.MONTH, tz)
+    if part == "middle" and point.granularity is G.MONTH:
+        return _tp(point.at.astimezone(tz).replace(day=_MONTH_PARTS["mid"][0]), G.DAY, tz)
+    return _tp(point.at, _LAST_PART[point.granularity], tz)
 
 
 def _part_end(m: re.Match[str], point: TimePoint, tz: dt.tzinfo) -> TimePoint | None:

@@ -329,6 +329,8 @@ def test_a_form_read_only_after_a_time_word_is_read_alone_as_a_whole_expression(
     ("circa 2019", "point", "2019-01-01", "2020-01-01"),
     ("around Christmas", "point", "2024-12-25", "2024-12-26"),
     ("2025 Q2", "point", "2025-04-01", "2025-07-01"),
+    ("the week of November 10", "point", "2025-11-10", "2025-11-17"),
+    ("the middle of 2025", "point", "2025-05-01", "2025-09-01"),
     ("H2 2025", "point", "2025-07-01", "2026-01-01"), ("2025-H1", "point", "2025-01-01", "2025-07-01"),
     ("2H 2024", "point", "2024-07-01", "2025-01-01"),
     ("week 48 of 2025", "point", "2025-11-24", "2025-12-01"),
@@ -373,6 +375,12 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("In week 48 of 2025 we shipped.", "week 48 of 2025", "point", "2025-11-24", "2025-12-01"),
     ("Back in '19 we met.", "19", "point", "2019-01-01", "2020-01-01"),
     ("Since ’08 I live here.", "Since ’08", "since", "2008-01-01", None),
+    ("We met in the middle of 2025.", "the middle of 2025", "point", "2025-05-01", "2025-09-01"),
+    ("In the middle of May we left.", "the middle of May", "point", "2025-05-11", "2025-05-21"),
+    ("The week of 10 Nov 2025 was busy.", "The week of 10 Nov 2025", "point", "2025-11-10", "2025-11-17"),
+    ("It snowed a lot in winter 2024-25.", "winter 2024-25", "point", "2024-12-01", "2025-03-01"),
+    ("Since the end of 2024 I live here.", "Since the end of 2024", "since", "2024-12-01", None),
+    ("Since the middle of 2024 I live here.", "Since the middle of 2024", "since", "2024-05-01", None),
 ])
 def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, start, end):
     """"by end of October" is "by the end of October"; "since the beginning of 2025" is a start, not a point;
