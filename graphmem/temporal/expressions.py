@@ -250,8 +250,8 @@ _POINT_FORMS = [
     # about the future
     rf"(?i:(?:in|over|during|through)\s+the\s+(?P<bs>{_SEASON}))\b(?!\s+of\b)",
     # a season of a year ("the summer of 2019", "spring 2020"): its three months
-    rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}})(?:\s*[-/–]\s*(?:\d{{4}}|\d{{2}}))?)"
-    r"\b",  # ("winter 2024-25": the winter that opens in December 2024)
+    rf"(?i:(?:the\s+)?(?P<sy>{_SEASON})\s+(?:of\s+)?(?P<sy_y>(?:1[89]|20)\d{{2}})"
+    r"(?:\s*[-/–]\s*(?:\d{4}|\d{2}))?)\b",  # ("winter 2024-25": the winter that opens in December 2024)
     # a part of a year ("early 2024", "mid-2019", "late last year": its first, middle or last four months;
     # "the first half of 2024", "the second half of last year": six)
     r"(?i:(?P<py>early|mid|late)(?:-|\s+)(?:(?P<py_y>(?:1[89]|20)\d{2})|(?P<py_r>last|this|next)\s+year))"
@@ -385,7 +385,8 @@ _CLAUSE_MARKS = ".!?;,\n。、"  # (what ends the clause before a time)
 
 _SINCE = re.compile(r"(?i)(?:\bsince|\bstarting(?:\s+from|\s+in|\s+on)?|\bbeginning(?:\s+in)?|\bas\s+of)\s+$")
 # since a part of a period ("since the end of 2024": its December; "since the middle of 2024": its May)
-_SINCE_PART = re.compile(r"(?i)\bsince\s+(?:the\s+)?(?:very\s+)?(?P<part>beginning|start|middle|end)\s+of\s+$")
+_SINCE_PART = re.compile(r"(?i)\bsince\s+(?:the\s+)?(?:very\s+)?(?P<part>beginning|start|middle|end)"
+                         r"\s+of\s+$")
 _FROM = re.compile(r"(?i)\bfrom\s+$")
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
 _UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to)\s+$")
