@@ -596,6 +596,10 @@ class Memory:
             raise InvalidInput(f"{field} {text!r} runs from {start.label(self.tz)} up to now, not one point "
                                "or period; ask what held during it, or give one ('Nov 2025', 'last week', "
                                "'2025-11-27')", field=field)
+        if mention.kind == "until" and end is not None and "until" not in kinds:
+            raise InvalidInput(f"{field} {text!r} runs up to {end.label(self.tz)} from no start, not one "
+                               "point or period; give one ('Nov 2025', 'last week', '2025-11-27')",
+                               field=field)
         if mention.kind not in kinds or start is None:
             raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
                                "('Nov 2025', 'last week', '2025-11-27')", field=field)

@@ -98,6 +98,8 @@ def test_a_period_up_to_now_is_read_as_a_range_for_during_and_refused_as_one_poi
         mem.read_time("the past year", "asOf", relative_to="2025-12-10", edge="end")
     assert raised.value.field == "asOf" and "runs from 2024 up to now" in str(raised.value)
     assert "during" in str(raised.value)
+    with pytest.raises(InvalidInput, match="'before March 2025' runs up to 2025-03 from no start"):
+        mem.read_time("before March 2025", "asOf", relative_to="2025-12-10", edge="end")
 
 
 @pytest.mark.parametrize(("text", "reason"), [

@@ -389,7 +389,7 @@ _SINCE_PART = re.compile(r"(?i)\bsince\s+(?:the\s+)?(?:very\s+)?(?P<part>beginni
                          r"\s+of\s+$")
 _FROM = re.compile(r"(?i)\bfrom\s+$")
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
-_UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to)\s+$")
+_UNTIL = re.compile(r"(?i)(?:\buntil|\btill|\btil|\bbefore|\bup\s+to|\bprior\s+to)\s+$")
 _THROUGH = re.compile(r"(?i)(?:\bthrough|\bthru|\b(?:through|by|until|till)\s+(?:the\s+)?end\s+of)\s+$")
 _RANGE_JOIN = re.compile(r"(?i)^\s*(?:to|until|till|through|thru|-|–|—)\s*$")
 _AND_JOIN = re.compile(r"(?i)^\s+and\s+$")
@@ -579,9 +579,13 @@ _LEFT_BEFORE = re.compile(r"(?i)(?:(?:at|on|in|during|over|around|about|circa)\s
 _MOMENT_SAID = re.compile(r"(?i)\d:\d\d|\d\s*[ap]\.?m\b|\b(?:now|noon|midnight|hours?|hrs?|minutes?|mins?|"
                           r"seconds?|secs?)\b|[時分秒]")
 
-# periods dateparser reads as a single year ("last decade": the year ten years ago)
-_LONGER_THAN_A_YEAR = re.compile(r"(?i)\b(?:decades?|century|centuries)\b")
-_ROUGHLY = re.compile(r"(?i)(?:circa|ca\.|c\.|about|approximately|roughly|around)\s+")
+# what dateparser misreads: periods it reads as a single year ("last decade": the year ten years ago), and
+# the words of a time's bounds it drops ("after March 2025": March 2025; the grammar reads those it can)
+_NOT_DATEPARSER = re.compile(r"(?i)\b(?:decades?|century|centuries|after|before|since|until|till|from|"
+                             r"between|prior|through)\b")
+# words a question may put before its time that say nothing more of it ("circa 2019", "as of March 2025": the
+# question is what held then)
+_QUESTION_WORDS = re.compile(r"(?i)(?:circa|ca\.|c\.|about|approximately|roughly|around|as\s+of)\s+")
 
 
 def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UTC,
@@ -594,12 +598,12 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     naming ``field``.
     """
     stripped = " ".join(text.split())
-    found = find_times(stripped, anchor, tz=tz)
-    if len(found) == 1 and found[0].start == 0 and found[0].end >= len(stripped.rstrip(".")):
-        return found[0]
-    # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each;
-    # a rough time as the time ("circa 2019": 2019)
-    body = stripped[rough.end():] if (rough := _ROUGHLY.match(stripped)) else stripped
+    # a rough time as the time ("circa 2019": 2019), and "as of" a time that time
+    body = stripped[said.end():] if (said := _QUESTION_WORDS.match(stripped)) else stripped
+    found = find_times(body, anchor, tz=tz)
+    if len(found) == 1 and found[0].start == 0 and found[0].end >= len(body.rstrip(".")):
+        return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
+    # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each
     for lead in ("",) if _ALONE_LEAD.match(body) else (*_QUESTION_LEADS, ""):
         probe = f"{lead}{body}"
         found = find_times(probe, anchor, tz=tz)
@@ -609,7 +613,7 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
     if point is None or (point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
-            _LONGER_THAN_A_YEAR.search(stripped):
+            _NOT_DATEPARSER.search(stripped):
         raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
                             "relative time ('last week', '3 days ago') or a range ('from May to July 2024')")
     return TimeMention(stripped, 0, len(stripped), "point", _period(point, tz))

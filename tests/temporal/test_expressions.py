@@ -330,6 +330,7 @@ def test_a_form_read_only_after_a_time_word_is_read_alone_as_a_whole_expression(
     ("around Christmas", "point", "2024-12-25", "2024-12-26"),
     ("2025 Q2", "point", "2025-04-01", "2025-07-01"),
     ("the week of November 10", "point", "2025-11-10", "2025-11-17"),
+    ("as of March 2025", "point", "2025-03-01", "2025-04-01"),  # (the question is what held then)
     ("the middle of 2025", "point", "2025-05-01", "2025-09-01"),
     ("H2 2025", "point", "2025-07-01", "2026-01-01"), ("2025-H1", "point", "2025-01-01", "2025-07-01"),
     ("2H 2024", "point", "2024-07-01", "2025-01-01"),
@@ -355,9 +356,11 @@ def test_halves_week_numbers_and_short_years_need_their_year_or_a_time_word(text
     assert find_times(text, ANCHOR) == []
 
 
-@pytest.mark.parametrize("text", ["5s", "90 s", "the 2010s decade", "last century"])
+@pytest.mark.parametrize("text", ["5s", "90 s", "the 2010s decade", "last century", "after March 2025",
+                                  "sometime before 2020"])
 def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_as_a_year(text):
-    """dateparser reads "90 s" (and "the 1990s" once) as that many seconds ago, "last decade" as one year."""
+    """dateparser reads "90 s" (and "the 1990s" once) as that many seconds ago, "last decade" as one year,
+    "after March 2025" as March 2025."""
     with pytest.raises(MalformedTime):
         parse_expression(text, ANCHOR, field="asOf")
 
@@ -381,6 +384,7 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("It snowed a lot in winter 2024-25.", "winter 2024-25", "point", "2024-12-01", "2025-03-01"),
     ("Since the end of 2024 I live here.", "Since the end of 2024", "since", "2024-12-01", None),
     ("Since the middle of 2024 I live here.", "Since the middle of 2024", "since", "2024-05-01", None),
+    ("Prior to 2020 I lived in Paris.", "Prior to 2020", "until", None, "2020-01-01"),
 ])
 def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, start, end):
     """"by end of October" is "by the end of October"; "since the beginning of 2025" is a start, not a point;
