@@ -80,7 +80,7 @@ def parse_point(
     if isinstance(value, TimePoint):
         return value
     if isinstance(value, dt.datetime):
-        return TimePoint(at=_checked_utc(value, tz, field), granularity=Granularity.INSTANT)
+        return TimePoint(at=_checked_utc(value, tz, field, value), granularity=Granularity.INSTANT)
     if isinstance(value, dt.date):
         return _calendar_point(value.year, value.month, value.day, Granularity.DAY, tz, field, value)
     if not isinstance(value, str):
@@ -134,7 +134,7 @@ def _read_instant(text: str, tz: dt.tzinfo, field: str | None) -> TimePoint | No
         parsed = dt.datetime.fromisoformat(candidate)
     except ValueError:
         return None
-    return TimePoint(at=_checked_utc(parsed, tz, field), granularity=Granularity.INSTANT)
+    return TimePoint(at=_checked_utc(parsed, tz, field, text), granularity=Granularity.INSTANT)
 
 
 def _calendar_point(
@@ -144,7 +144,7 @@ def _calendar_point(
         local = dt.datetime(year, month, day)
     except ValueError as exc:
         raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc
-    return TimePoint(at=_checked_utc(local, tz, field), granularity=granularity)
+    return TimePoint(at=_checked_utc(local, tz, field, raw), granularity=granularity)
 
 
 def _week_point(year: int, week: int, tz: dt.tzinfo, field: str | None, raw: str) -> TimePoint:
@@ -153,14 +153,15 @@ def _week_point(year: int, week: int, tz: dt.tzinfo, field: str | None, raw: str
     except ValueError as exc:
         raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc
     local = dt.datetime(monday.year, monday.month, monday.day)
-    return TimePoint(at=_checked_utc(local, tz, field), granularity=Granularity.WEEK)
+    return TimePoint(at=_checked_utc(local, tz, field, raw), granularity=Granularity.WEEK)
 
 
-def _checked_utc(value: dt.datetime, tz: dt.tzinfo, field: str | None) -> dt.datetime:
+def _checked_utc(value: dt.datetime, tz: dt.tzinfo, field: str | None, raw: object) -> dt.datetime:
+    """``value`` in UTC; out of range, an error quoting ``raw``, the time as it was given."""
     try:
         return to_utc(value, tz)
     except MalformedTime as exc:
-        raise MalformedTime(value, field=field, hint=f"{exc.message.split('; ', 1)[-1]}; {_HINT}",
+        raise MalformedTime(raw, field=field, hint=f"{exc.message.split('; ', 1)[-1]}; {_HINT}",
                             out_of_range=True) from exc
     except (OverflowError, ValueError) as exc:
-        raise MalformedTime(value, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc
+        raise MalformedTime(raw, field=field, hint=f"{exc}; {_HINT}", out_of_range=True) from exc

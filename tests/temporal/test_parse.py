@@ -75,6 +75,13 @@ def test_absurd_years_are_refused_before_reaching_the_database():
         parse_point(dt.datetime(9999, 12, 31, 23, 59))
 
 
+@pytest.mark.parametrize("text", ["9999-01-01", "9999-01-01T00:00:00Z", "9999-W02"])
+def test_a_year_out_of_range_is_refused_quoting_the_time_as_given(text):
+    with pytest.raises(MalformedTime) as info:
+        parse_point(text, field="occurred_at")
+    assert f"cannot read time '{text}' in 'occurred_at'; years must lie between" in info.value.message
+
+
 @pytest.mark.parametrize("text", ["2025", "2025-Q2", "2025-11", "2025-W48", "2025-11-27", "2025-11-27T14:30:00Z"])
 def test_format_round_trips(text):
     assert format_point(parse_point(text)) == text
