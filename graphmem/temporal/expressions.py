@@ -583,6 +583,10 @@ _MOMENT_SAID = re.compile(r"(?i)\d:\d\d|\d\s*[ap]\.?m\b|\b(?:now|noon|midnight|h
 # the words of a time's bounds it drops ("after March 2025": March 2025; the grammar reads those it can)
 _NOT_DATEPARSER = re.compile(r"(?i)\b(?:decades?|century|centuries|after|before|since|until|till|from|"
                              r"between|prior|through)\b")
+# a time of day alone ("3pm", "at 15:30", "noon"): its last moment by the anchor (dateparser took "3pm" asked
+# at 10:00 on December 1st for December 30th)
+_CLOCK_ALONE = re.compile(r"(?i)(?:at\s+)?(?:(?P<h12>1[0-2]|0?[1-9])(?::(?P<m12>[0-5]\d))?\s*(?P<ampm>[ap])"
+                          r"\.?m\.?|(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)|(?P<named>noon|midday|midnight))")
 # words a question may put before its time that say nothing more of it ("circa 2019", "as of March 2025": the
 # question is what held then)
 _QUESTION_WORDS = re.compile(r"(?i)(?:circa|ca\.|c\.|about|approximately|roughly|around|as\s+of)\s+")
@@ -611,12 +615,30 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
                 _LEFT_BEFORE.fullmatch(probe, len(lead), max(len(lead), found[0].start)):
             return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
+    if clock := _CLOCK_ALONE.fullmatch(body):
+        local = at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz)
+        moment = _clock_before(clock, local)
+        return TimeMention(stripped, 0, len(stripped), "point", _period(TimePoint(at=moment.astimezone(UTC),
+                                                                                  granularity=G.INSTANT), tz))
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
     if point is None or (point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
             _NOT_DATEPARSER.search(stripped):
         raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
                             "relative time ('last week', '3 days ago') or a range ('from May to July 2024')")
     return TimeMention(stripped, 0, len(stripped), "point", _period(point, tz))
+
+
+def _clock_before(clock: re.Match[str], local: dt.datetime) -> dt.datetime:
+    """The last moment at or before ``local`` that the time of day ``clock`` names."""
+    if clock["named"]:
+        hour, minute = (0, 0) if clock["named"].lower() == "midnight" else (12, 0)
+    elif clock["h12"]:
+        hour = int(clock["h12"]) % 12 + (12 if clock["ampm"].lower() == "p" else 0)
+        minute = int(clock["m12"] or 0)
+    else:
+        hour, minute = int(clock["h24"]), int(clock["m24"])
+    moment = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return moment if moment <= local else moment - dt.timedelta(days=1)
 
 
 # -- reading one matched point ------------------------------------------------------------------------

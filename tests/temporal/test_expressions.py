@@ -356,6 +356,19 @@ def test_halves_week_numbers_and_short_years_need_their_year_or_a_time_word(text
     assert find_times(text, ANCHOR) == []
 
 
+@pytest.mark.parametrize(("text", "at"), [
+    ("3pm", "2025-11-30T15:00:00+00:00"), ("at 15:30", "2025-11-30T15:30:00+00:00"),
+    ("noon", "2025-11-30T12:00:00+00:00"), ("9:30 a.m.", "2025-12-01T09:30:00+00:00"),
+    ("midnight", "2025-12-01T00:00:00+00:00"), ("12pm", "2025-11-30T12:00:00+00:00"),
+])
+def test_a_time_of_day_alone_is_its_last_moment_by_the_anchor(text, at):
+    """dateparser, asked "3pm" at 10:00 on the 1st of a month, answered the 30th of that month."""
+    first_of_month = dt.datetime(2025, 12, 1, 10, tzinfo=dt.UTC)
+    found = parse_expression(text, first_of_month)
+    assert found.interval.start.granularity.value == "instant"
+    assert found.interval.start.at.isoformat() == at
+
+
 @pytest.mark.parametrize("text", ["5s", "90 s", "the 2010s decade", "last century", "after March 2025",
                                   "sometime before 2020"])
 def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_as_a_year(text):
