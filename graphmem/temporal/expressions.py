@@ -586,7 +586,8 @@ _NOT_DATEPARSER = re.compile(r"(?i)\b(?:decades?|century|centuries|after|before|
 # a time of day alone ("3pm", "at 15:30", "noon"): its last moment by the anchor (dateparser took "3pm" asked
 # at 10:00 on December 1st for December 30th)
 _CLOCK_ALONE = re.compile(r"(?i)(?:at\s+)?(?:(?P<h12>1[0-2]|0?[1-9])(?::(?P<m12>[0-5]\d))?\s*(?P<ampm>[ap])"
-                          r"\.?m\.?|(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)|(?P<named>noon|midday|midnight))")
+                          r"\.?m\.?|(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)"
+                          r"|(?P<named>noon|midday|midnight))")
 # words a question may put before its time that say nothing more of it ("circa 2019", "as of March 2025": the
 # question is what held then)
 _QUESTION_WORDS = re.compile(r"(?i)(?:circa|ca\.|c\.|about|approximately|roughly|around|as\s+of)\s+")
