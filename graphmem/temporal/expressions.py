@@ -42,7 +42,10 @@ month``                                                 "the end of" names its l
 ``今年の初め``                                          ``暮れ``, ``終わり``) or January (``初め``, ``初頭``)
 ``10月中旬``, ``2024年9月下旬``, ``11月末``               days 11-20 (``上旬`` 1-10, ``下旬`` 21 to the end); its
                                                         last week (``末``), as "the end of November"
-``2025年第3四半期``, ``2025年度``                        that quarter; that fiscal year (April to March)
+``2025年第3四半期``, ``2025年度``, ``今年度``              that quarter; that fiscal year (April to March)
+``先月の中旬``, ``今月末``, ``年末``, ``年始``              of that month; this year's December or January (the
+                                                        last, or the next in a clause about the future)
+``去年の今頃``, ``半年前``                                 this month a year ago; six months ago
 ``in '19``, ``since '98``                               that year (the last one to end in those digits)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
 ``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
@@ -162,7 +165,9 @@ _ERA_START = {"令和": 2018, "平成": 1988, "昭和": 1925}  # (the year befor
 _JA_OPENING = r"(?:初め|はじめ|始め)(?![てたるまよらさ])"
 # a part of a year: the month it opens with and how many months it spans
 _JA_YEAR_PARTS = {"上半期": (1, 6), "前半": (1, 6), "下半期": (7, 6), "後半": (7, 6), "初め": (1, 1), "はじめ": (1, 1),
-                  "始め": (1, 1), "初頭": (1, 1), "末": (12, 1), "暮れ": (12, 1), "終わり": (12, 1)}
+                  "始め": (1, 1), "初頭": (1, 1), "年初": (1, 1), "年始": (1, 1), "末": (12, 1), "年末": (12, 1),
+                  "暮れ": (12, 1), "終わり": (12, 1)}
+_JA_FISCAL_SHIFT = {"昨年度": -1, "前年度": -1, "今年度": 0, "本年度": 0, "来年度": 1, "翌年度": 1}
 # a part of a month: its first day and the day after its last (None: to the month's end); its end ("月末"):
 # its last week, as "the end of February"
 _JA_MONTH_PARTS = {"上旬": (1, 11), "初旬": (1, 11), "初め": (1, 11), "はじめ": (1, 11), "始め": (1, 11),
@@ -190,11 +195,12 @@ _POINT_FORMS = [
     # a part of a year, of a month, a quarter, a fiscal year, an era's year ("2025年の後半", "去年の暮れ",
     # "11月中旬", "2025年第3四半期", "2025年度": April to March, "令和7年": 2025): before the plain forms
     rf"(?:(?P<ja_yp_y>{_JA_YEAR})\s*年|(?P<ja_yp_r>一昨年|おととし|去年|昨年|今年|来年|再来年))\s*の?\s*"
-    rf"(?P<ja_yp>上半期|下半期|前半|後半|{_JA_OPENING}|初頭|末|暮れ|終わり)",
-    rf"(?:(?P<ja_mp_y>{_JA_YEAR})\s*年\s*)?(?P<ja_mp_m>\d{{1,2}})\s*月\s*の?\s*"
-    rf"(?P<ja_mp>上旬|初旬|中旬|下旬|{_JA_OPENING}|末|終わり)",
+    rf"(?P<ja_yp>上半期|下半期|前半|後半|{_JA_OPENING}|初頭|年初|年始|年末(?!年始)|末|暮れ|終わり)",
+    rf"(?:(?:(?P<ja_mp_y>{_JA_YEAR})\s*年\s*)?(?P<ja_mp_m>\d{{1,2}})\s*月|(?P<ja_mp_r>先々月|先月|今月|来月|再来月))"
+    rf"\s*の?\s*(?P<ja_mp>上旬|初旬|中旬|下旬|{_JA_OPENING}|末|終わり)",
+    r"(?P<ja_ye>年末(?!年始)|年始|年初)",  # (this year's end or start: the last, or the next in a future clause)
     rf"(?:(?P<ja_q_y>{_JA_YEAR})\s*年\s*の?\s*)?第\s*(?P<ja_q>[1-4一二三四])\s*四半期",
-    rf"(?P<ja_fy>{_JA_YEAR})\s*年度",
+    rf"(?:(?P<ja_fy>{_JA_YEAR})\s*年度|(?P<ja_fy_r>昨年度|前年度|今年度|本年度|来年度|翌年度))",
     rf"(?P<era>(?:令和|平成|昭和)\s*(?:\d{{1,2}}|元))\s*年(?:\s*(?P<era_m>\d{{1,2}})\s*月"
     rf"(?:\s*(?P<era_d>\d{{1,2}})\s*日)?)?",
     r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
@@ -208,7 +214,7 @@ _POINT_FORMS = [
     rf"(?:(?P<ja_hol_r>去年|昨年|今年|来年)の\s*)?(?P<ja_hol>{JA_HOLIDAY_NAMES})(?=に|は|の|も|まで|から|以来|、|。|\s|$)",
     r"(?P<ja_ry>一昨年|おととし|去年|昨年|今年|来年|再来年)の\s*(?:(?P<ja_ry_m>\d{1,2})月|(?P<ja_ry_s>[春夏秋冬]))",
     r"(?<!毎)(?<!毎週)(?:(?P<ja_wd_w>先週|今週|来週)の?)?(?P<ja_wd>[月火水木金土日])曜(?:日)?",
-    r"(?P<ja_rel>一昨日|おととい|昨日|きのう|今日|きょう|明後日|あさって|明日|あした|昨夜|昨晩|ゆうべ|今朝|今夜|今晩|"
+    r"(?P<ja_rel>去年の今頃|昨年の今頃|半年前|半年後|一昨日|おととい|昨日|きのう|今日|きょう|明後日|あさって|明日|あした|昨夜|昨晩|ゆうべ|今朝|今夜|今晩|"
     r"先週末|今週末|来週末|先々週|再来週|先週|今週|来週|先々月|再来月|先月|今月|来月|一昨年|おととし|去年|昨年|今年|"
     r"再来年|来年)",
     rf"(?=[\d{_JA_DIGITS}数]){_JA_COUNT}(?P<ja_ago_n>\d+|[{_JA_DIGITS}数])\s*"
@@ -783,8 +789,8 @@ def _lacks_year(m: re.Match[str]) -> bool:
                 or (m["wom_m"] and not m["wom_y"])
                 or (m["dmy_m"] and not m["dmy_y"]) or (m["q"] and not m["q_y"])
                 or (m["qw"] and not m["qw_y"]) or (m["hol"] and not (m["hol_y"] or m["hol_r"] or m["hol_ly"]))
-                or (m["ja_hol"] and not m["ja_hol_r"]) or m["bs"] or (m["ja_mp"] and not m["ja_mp_y"])
-                or (m["ja_q"] and not m["ja_q_y"]))
+                or (m["ja_hol"] and not m["ja_hol_r"]) or m["bs"] or (m["ja_mp_m"] and not m["ja_mp_y"])
+                or m["ja_ye"] or (m["ja_q"] and not m["ja_q_y"]))
 
 
 def _local_year(point: TimePoint, tz: dt.tzinfo) -> int:
@@ -820,7 +826,7 @@ def _part_end(m: re.Match[str], point: TimePoint, tz: dt.tzinfo) -> TimePoint | 
         return _shift(point.at, G.MONTH, 6, tz)
     if m["ja_yp"]:
         return _shift(point.at, G.MONTH, _JA_YEAR_PARTS[m["ja_yp"]][1], tz)
-    if m["ja_fy"]:
+    if m["ja_fy"] or m["ja_fy_r"]:
         return _shift(point.at, G.MONTH, 12, tz)
     if m["ja_mp"] in _JA_MONTH_PARTS:
         local, last = point.at.astimezone(tz), _JA_MONTH_PARTS[m["ja_mp"]][1]
@@ -872,14 +878,23 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["ja_yp"]:  # "2025年の後半": its July (six months), "去年の暮れ": its December
         y = _ja_year(g["ja_yp_y"] or g["ja_yp_r"], at, tz)
         return _tp(_local(y, _JA_YEAR_PARTS[g["ja_yp"]][0], 1, tz), G.MONTH, tz)
-    if g["ja_fy"]:  # "2025年度": its April (twelve months)
-        return _tp(_local(_ja_year(g["ja_fy"], at, tz), 4, 1, tz), G.MONTH, tz)
+    if g["ja_fy"] or g["ja_fy_r"]:  # "2025年度": its April (twelve months); "今年度": the one begun last April
+        local = at.astimezone(tz)
+        fiscal = _ja_year(g["ja_fy"], at, tz) if g["ja_fy"] else \
+            local.year - (local.month < 4) + _JA_FISCAL_SHIFT[g["ja_fy_r"]]
+        return _tp(_local(fiscal, 4, 1, tz), G.MONTH, tz)
+    if g["ja_ye"]:  # "年末": this year's December, or last year's before it begins; "年始": January
+        local, closing = at.astimezone(tz), g["ja_ye"] == "年末"
+        this_one = prefer == "future" or local.month == 12 if closing else prefer != "future"
+        return _tp(_local(local.year + (0 if this_one else -1 if closing else 1), 12 if closing else 1, 1, tz),
+                   G.MONTH, tz)
     if g["ja_q"]:
         n = int(g["ja_q"]) if g["ja_q"].isdigit() else "一二三四".index(g["ja_q"]) + 1
         return _quarter(n, _ja_year(g["ja_q_y"], at, tz) if g["ja_q_y"] else year, at, tz, prefer)
     if g["ja_mp"]:  # "11月中旬": its 11th (to its 20th); "11月末": its last week
         of_year = _ja_year(g["ja_mp_y"], at, tz) if g["ja_mp_y"] else year
-        whole = _month(int(g["ja_mp_m"]), of_year, at, tz, prefer)
+        whole = _relative_word(g["ja_mp_r"], at, tz) if g["ja_mp_r"] else \
+            _month(int(g["ja_mp_m"]), of_year, at, tz, prefer)
         if g["ja_mp"] not in _JA_MONTH_PARTS:
             return _last_part(whole, tz)
         return _tp(whole.at.astimezone(tz).replace(day=_JA_MONTH_PARTS[g["ja_mp"]][0]), G.DAY, tz)
@@ -1148,6 +1163,7 @@ _JA_WORDS = {
     "先々月": ("month", -2), "先月": ("month", -1), "今月": ("month", 0), "来月": ("month", 1),
     "再来月": ("month", 2), "一昨年": ("year", -2), "おととし": ("year", -2), "去年": ("year", -1),
     "昨年": ("year", -1), "今年": ("year", 0), "来年": ("year", 1), "再来年": ("year", 2),
+    "去年の今頃": ("month", -12), "昨年の今頃": ("month", -12), "半年前": ("month", -6), "半年後": ("month", 6),
 }
 _JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
 _JA_SEASONS = {"春": "spring", "夏": "summer", "秋": "fall", "冬": "winter"}
