@@ -886,8 +886,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["ja_ye"]:  # "年末": this year's December, or last year's before it begins; "年始": January
         local, closing = at.astimezone(tz), g["ja_ye"] == "年末"
         this_one = prefer == "future" or local.month == 12 if closing else prefer != "future"
-        of_year = local.year + (0 if this_one else -1 if closing else 1)
-        return _tp(_local(of_year, 12 if closing else 1, 1, tz), G.MONTH, tz)
+        ye_year = local.year + (0 if this_one else -1 if closing else 1)
+        return _tp(_local(ye_year, 12 if closing else 1, 1, tz), G.MONTH, tz)
     if g["ja_q"]:
         n = int(g["ja_q"]) if g["ja_q"].isdigit() else "一二三四".index(g["ja_q"]) + 1
         return _quarter(n, _ja_year(g["ja_q_y"], at, tz) if g["ja_q_y"] else year, at, tz, prefer)
