@@ -577,7 +577,7 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
 _ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around|about|circa)\s+")
 # the words a question may put before the expression it asks about ("the 1990s", "end of 2025", "the past 3
 # months"), each tried in turn where the expression alone is not read whole: what text reads after them
-_QUESTION_LEADS = ("over ", "on ", "in ", "at the ", "over the ")
+_QUESTION_LEADS = ("over ", "on ", "in ", "at the ", "over the ", "from ")
 # what may stand between such words and the expression found ("in the '90s": "1990s" is found, not "the")
 _LEFT_BEFORE = re.compile(r"(?i)(?:(?:at|on|in|during|over|around|about|circa)\s+)?(?:the\s+)?['’]?")
 # what makes dateparser's reading a moment, not a period: a clock time, or a count of hours, minutes or
@@ -594,6 +594,10 @@ _NOT_DATEPARSER = re.compile(r"(?i)\b(?:decades?|century|centuries|after|before|
 _CLOCK_ALONE = re.compile(r"(?i)(?:at\s+)?(?:(?P<h12>1[0-2]|0?[1-9])(?::(?P<m12>[0-5]\d))?\s*(?P<ampm>[ap])"
                           r"\.?m\.?|(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)"
                           r"|(?P<named>noon|midday|midnight))")
+# two years with a dash between ("2019-2021"), and days ("1-5 May 2025", "May 1-5": dateparser read May 1)
+_YEAR_SPAN = re.compile(r"\b((?:1[89]|20)\d{2})\s*[-–—]\s*((?:1[89]|20)\d{2})\b")
+_DAY_SPAN = re.compile(r"(?<![\d-])\d{1,2}\s*[-–—]\s*\d{1,2}(?![\d-])")  # (not a date's "2025-11-27")
+_LETTER = re.compile(r"[^\W\d_]")
 # words a question may put before its time that say nothing more of it ("circa 2019", "as of March 2025": the
 # question is what held then)
 _QUESTION_WORDS = re.compile(r"(?i)(?:circa|ca\.|c\.|about|approximately|roughly|around|as\s+of)\s+")
@@ -615,8 +619,10 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     if len(found) == 1 and found[0].start == 0 and found[0].end >= len(body.rstrip(".")):
         return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
     # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each
+    # ("from 2019 to 2021" for "2019-2021")
+    spans = _YEAR_SPAN.sub(r"\1 to \2", body)
     for lead in ("",) if _ALONE_LEAD.match(body) else (*_QUESTION_LEADS, ""):
-        probe = f"{lead}{body}"
+        probe = f"{lead}{spans if lead == 'from ' else body}"
         found = find_times(probe, anchor, tz=tz)
         if len(found) == 1 and found[0].end >= len(probe.rstrip(".")) and \
                 _LEFT_BEFORE.fullmatch(probe, len(lead), max(len(lead), found[0].start)):
@@ -629,7 +635,7 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
                                                                                   granularity=G.INSTANT), tz))
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
     if point is None or (point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
-            _NOT_DATEPARSER.search(stripped):
+            _NOT_DATEPARSER.search(stripped) or (_DAY_SPAN.search(stripped) and _LETTER.search(stripped)):
         raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
                             "relative time ('last week', '3 days ago') or a range ('from May to July 2024')")
     return TimeMention(stripped, 0, len(stripped), "point", _period(point, tz))
