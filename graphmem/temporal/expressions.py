@@ -596,6 +596,9 @@ _CLOCK_ALONE = re.compile(r"(?i)(?:at\s+)?(?:(?P<h12>1[0-2]|0?[1-9])(?::(?P<m12>
                           r"|(?P<named>noon|midday|midnight))")
 # two years with a dash between ("2019-2021"), and days ("1-5 May 2025", "May 1-5": dateparser read May 1)
 _YEAR_SPAN = re.compile(r"\b((?:1[89]|20)\d{2})\s*[-–—]\s*((?:1[89]|20)\d{2})\b")
+_DAYS_OF_A_MONTH = re.compile(
+    rf"(?i)(?:(?P<d1>[12]?\d|3[01])\s*[-–—]\s*(?P<d2>[12]?\d|3[01])\s+(?P<m1>{_MON})\.?|(?P<m2>{_MON})\.?\s+"
+    rf"(?P<d3>[12]?\d|3[01])\s*[-–—]\s*(?P<d4>[12]?\d|3[01]))(?:,?\s+(?P<y>\d{{4}}))?")
 _DAY_SPAN = re.compile(r"(?<![\d-])\d{1,2}\s*[-–—]\s*\d{1,2}(?![\d-])")  # (not a date's "2025-11-27")
 _LETTER = re.compile(r"[^\W\d_]")
 # words a question may put before its time that say nothing more of it ("circa 2019", "as of March 2025": the
@@ -621,6 +624,9 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each
     # ("from 2019 to 2021" for "2019-2021")
     spans = _YEAR_SPAN.sub(r"\1 to \2", body)
+    if days := _DAYS_OF_A_MONTH.fullmatch(body):  # ("1-5 May 2025", "May 1-5": from its 1st to its 5th)
+        month, year = days["m1"] or days["m2"], f" {days['y']}" if days["y"] else ""
+        spans = f"{month} {days['d1'] or days['d3']} to {month} {days['d2'] or days['d4']}{year}"
     for lead in ("",) if _ALONE_LEAD.match(body) else (*_QUESTION_LEADS, ""):
         probe = f"{lead}{spans if lead == 'from ' else body}"
         found = find_times(probe, anchor, tz=tz)
