@@ -70,7 +70,7 @@ month``                                                 "the end of" names its l
 ``until June``, ``before Friday``, ``6月まで``           open interval ending at that period's start
 ``through June``                                        open interval ending at that period's end
 ``from 2025-11-27 to 2025-12-01``, ``between May and    both ends, the last period included
-July 2024``, ``11月27日から12月1日まで``
+July 2024``, ``11月27日から12月1日まで``, ``2019-2021``
 =====================================================  ============================================
 
 Relative expressions are always resolved against ``anchor`` (the event's own time), never the wall clock.
@@ -190,6 +190,8 @@ _POINT_FORMS = [
     r"(?P<iso_w>\d{4}-W\d{2})\b",
     r"(?P<iso_m>\d{4}-\d{2})\b(?!-)",
     r"(?P<iso_q>\d{4})(?:-|\s)?Q(?P<iso_q_n>[1-4])\b",  # ("2025-Q3", "2025Q3", "2025 Q3")
+    # years from one to another ("2019-2021", "(2019 – 2021)"): a range
+    r"(?P<ys>(?:1[89]|20)\d{2})\s*[-–—]\s*(?P<ys_e>(?:1[89]|20)\d{2})(?![\w-])",
     r"(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",  # a half of a year ("2025 H2"; "H2 2025" below)
     r"(?P<hh>[12]H)(?:-|\s)?(?P<hh_y>(?:1[89]|20)\d{2})\b",
     # a part of a year, of a month, a quarter, a fiscal year, an era's year ("2025年の後半", "去年の暮れ",
@@ -493,6 +495,14 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                                         Interval(start=past[m.start()], end=_end_of(day, tz))))
             i += 1
             continue
+        if m["ys"]:  # "(from) 2019-2021": from the first year through the last
+            lead = _lead(_FROM, text, m) or _lead(_BETWEEN, text, m)
+            start = lead.start() if lead else m.start()
+            final_year = _tp(_local(int(m["ys_e"]), 1, 1, tz), G.YEAR, tz)
+            mentions.append(TimeMention(text[start : m.end()], start, m.end(), "range",
+                                        Interval(start=past[m.start()], end=_end_of(final_year, tz))))
+            i += 1
+            continue
         if m["dur_n"] or m["dur_one"] or m["ja_dur_n"]:  # "has lived there for 5 years": since five years
             # before the event
             mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=past[m.start()])))
@@ -594,8 +604,7 @@ _NOT_DATEPARSER = re.compile(r"(?i)\b(?:decades?|century|centuries|after|before|
 _CLOCK_ALONE = re.compile(r"(?i)(?:at\s+)?(?:(?P<h12>1[0-2]|0?[1-9])(?::(?P<m12>[0-5]\d))?\s*(?P<ampm>[ap])"
                           r"\.?m\.?|(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)"
                           r"|(?P<named>noon|midday|midnight))")
-# two years with a dash between ("2019-2021"), and days ("1-5 May 2025", "May 1-5": dateparser read May 1)
-_YEAR_SPAN = re.compile(r"\b((?:1[89]|20)\d{2})\s*[-–—]\s*((?:1[89]|20)\d{2})\b")
+# days of a month with a dash between ("1-5 May 2025", "May 1-5": dateparser read May 1)
 _DAYS_OF_A_MONTH = re.compile(
     rf"(?i)(?:(?P<d1>[12]?\d|3[01])\s*[-–—]\s*(?P<d2>[12]?\d|3[01])\s+(?P<m1>{_MON})\.?|(?P<m2>{_MON})\.?\s+"
     rf"(?P<d3>[12]?\d|3[01])\s*[-–—]\s*(?P<d4>[12]?\d|3[01]))(?:,?\s+(?P<y>\d{{4}}))?")
@@ -622,8 +631,7 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     if len(found) == 1 and found[0].start == 0 and found[0].end >= len(body.rstrip(".")):
         return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
     # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each
-    # ("from 2019 to 2021" for "2019-2021")
-    spans = _YEAR_SPAN.sub(r"\1 to \2", body)
+    spans = body
     if days := _DAYS_OF_A_MONTH.fullmatch(body):  # ("1-5 May 2025", "May 1-5": from its 1st to its 5th)
         month, year = days["m1"] or days["m2"], f" {days['y']}" if days["y"] else ""
         spans = f"{month} {days['d1'] or days['d3']} to {month} {days['d2'] or days['d4']}{year}"
@@ -709,6 +717,8 @@ def _lead(pattern: re.Pattern[str], text: str, m: re.Match[str]) -> re.Match[str
 
 def _accepted(text: str, m: re.Match[str]) -> bool:
     """Bare months and years only after a time preposition ("in March", "since 2019")."""
+    if m["ys"]:  # (from one year to a later one)
+        return int(m["ys"]) < int(m["ys_e"])
     if (m["dec2"] or m["ay"]) and m.start() and text[m.start() - 1] in "'’":  # ("in the '90s", "in '19")
         if m["ay"] and m.start() > 1 and text[m.start() - 2].isalnum():  # ("Kim's" is no year)
             return False
@@ -916,8 +926,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _tp(_local(int(g["ja_ym"]), int(g["ja_ym_m"]), 1, tz), G.MONTH, tz)
     if g["ja_y"]:
         return _tp(_local(int(g["ja_y"]), 1, 1, tz), G.YEAR, tz)
-    if g["bare_y"]:
-        return _tp(_local(int(g["bare_y"]), 1, 1, tz), G.YEAR, tz)
+    if g["bare_y"] or g["ys"]:
+        return _tp(_local(int(g["bare_y"] or g["ys"]), 1, 1, tz), G.YEAR, tz)
     if g["ay"]:  # "'19": 2019, or 1919 while 2019 is yet to come ("'98": 1998)
         year = 2000 + int(g["ay"])
         return _tp(_local(year if year <= at.astimezone(tz).year else year - 100, 1, 1, tz), G.YEAR, tz)

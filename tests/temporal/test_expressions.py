@@ -364,6 +364,7 @@ def test_a_question_reads_forms_text_reads_only_after_a_time_word(text, kind, st
 
 
 @pytest.mark.parametrize("text", ["The H2 sensor failed.", "Kim's 19 friends", "'19 was great",
+                                  "The 2021-2019 list.",
                                   "I did it in week 3.", "It cost $19."])
 def test_halves_week_numbers_and_short_years_need_their_year_or_a_time_word(text):
     assert find_times(text, ANCHOR) == []
@@ -411,6 +412,8 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("Since the end of 2024 I live here.", "Since the end of 2024", "since", "2024-12-01", None),
     ("Since the middle of 2024 I live here.", "Since the middle of 2024", "since", "2024-05-01", None),
     ("Prior to 2020 I lived in Paris.", "Prior to 2020", "until", None, "2020-01-01"),
+    ("I worked at Acme from 2019-2021.", "from 2019-2021", "range", "2019-01-01", "2022-01-01"),
+    ("I worked at Acme (2019 – 2021).", "2019 – 2021", "range", "2019-01-01", "2022-01-01"),
 ])
 def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, start, end):
     """"by end of October" is "by the end of October"; "since the beginning of 2025" is a start, not a point;
