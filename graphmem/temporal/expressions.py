@@ -191,9 +191,9 @@ _POINT_FORMS = [
     r"(?P<iso_m>\d{4}-\d{2})\b(?!-)",
     r"(?P<iso_q>\d{4})(?:-|\s)?Q(?P<iso_q_n>[1-4])\b",  # ("2025-Q3", "2025Q3", "2025 Q3")
     # years from one to another ("2019-2021", "(2019 – 2021)"): a range
-    r"(?P<ys>(?:1[89]|20)\d{2})\s*[-–—]\s*(?P<ys_e>(?:1[89]|20)\d{2})(?![\w-])",
-    r"(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",  # a half of a year ("2025 H2"; "H2 2025" below)
-    r"(?P<hh>[12]H)(?:-|\s)?(?P<hh_y>(?:1[89]|20)\d{2})\b",
+    r"(?<![\w-])(?P<ys>(?:1[89]|20)\d{2})\s*[-–—]\s*(?P<ys_e>(?:1[89]|20)\d{2})(?![\w-])",
+    r"(?<![\w-])(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",  # a half of a year ("2025 H2"; "H2 2025" below)
+    r"(?<![\w-])(?P<hh>[12]H)(?:-|\s)?(?P<hh_y>(?:1[89]|20)\d{2})\b",
     # a part of a year, of a month, a quarter, a fiscal year, an era's year ("2025年の後半", "去年の暮れ",
     # "11月中旬", "2025年第3四半期", "2025年度": April to March, "令和7年": 2025): before the plain forms
     rf"(?:(?P<ja_yp_y>{_JA_YEAR})\s*年|(?P<ja_yp_r>一昨年|おととし|去年|昨年|今年|来年|再来年))\s*の?\s*"
@@ -538,6 +538,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
             start = m.start()
+            if (m["ay"] or m["dec2"]) and text[start - 1] in "'’":  # ("'19", "the '90s": with its apostrophe)
+                start -= 1
             part_end: TimePoint | None = None
             if (end_of := _lead(_END_OF, text, m)) and point.granularity in _LAST_PART:
                 point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
