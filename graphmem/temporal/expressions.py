@@ -192,7 +192,8 @@ _POINT_FORMS = [
     r"(?P<iso_q>\d{4})(?:-|\s)?Q(?P<iso_q_n>[1-4])\b",  # ("2025-Q3", "2025Q3", "2025 Q3")
     # years from one to another ("2019-2021", "(2019 – 2021)"): a range
     r"(?<![\w-])(?P<ys>(?:1[89]|20)\d{2})\s*[-–—]\s*(?P<ys_e>(?:1[89]|20)\d{2})(?![\w-])",
-    r"(?<![\w-])(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",  # a half of a year ("2025 H2"; "H2 2025" below)
+    # a half of a year ("2025 H2", "2H 2025"; "H2 2025" below)
+    r"(?<![\w-])(?P<hh_y2>(?:1[89]|20)\d{2})(?:-|\s)?(?P<hh2>H[12])\b",
     r"(?<![\w-])(?P<hh>[12]H)(?:-|\s)?(?P<hh_y>(?:1[89]|20)\d{2})\b",
     # a part of a year, of a month, a quarter, a fiscal year, an era's year ("2025年の後半", "去年の暮れ",
     # "11月中旬", "2025年第3四半期", "2025年度": April to March, "令和7年": 2025): before the plain forms
