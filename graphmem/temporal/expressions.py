@@ -483,6 +483,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
         m = points[i]
         nxt = points[i + 1] if i + 1 < len(points) else None
         between = text[m.end() : nxt.start()] if nxt else ""
+        if nxt and (nxt["ay"] or nxt["dec2"]):  # ("from '15 to '19": the last year's apostrophe)
+            between = between.removesuffix("'").removesuffix("’")
         after = text[m.end() :]
         if nxt and ((_lead(_FROM, text, m) or _lead(_SINCE, text, m)) and _RANGE_JOIN.match(between)
                     or _lead(_BETWEEN, text, m) and _AND_JOIN.match(between)

@@ -414,6 +414,7 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("Prior to 2020 I lived in Paris.", "Prior to 2020", "until", None, "2020-01-01"),
     ("I worked at Acme from 2019-2021.", "from 2019-2021", "range", "2019-01-01", "2022-01-01"),
     ("I worked at Acme (2019 – 2021).", "2019 – 2021", "range", "2019-01-01", "2022-01-01"),
+    ("I worked at Acme from '15 to '19.", "from '15 to '19", "range", "2015-01-01", "2020-01-01"),
 ])
 def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, start, end):
     """"by end of October" is "by the end of October"; "since the beginning of 2025" is a start, not a point;
