@@ -650,6 +650,9 @@ def asof(ctx: Context, when: str, entity: str | None, predicate: str | None, kno
          include_private: bool) -> None:
     """What was true at WHEN (a coarse WHEN means its end; "last week", "last summer" read relative to now).
 
+    WHEN is any time text may say: "2025-11-27", "Nov 2025", "Q3 2025", "H2 2025", "end of 2025", "the
+    '90s", "3 days ago", "3pm", "令和7年", "2025年度".
+
     Example: graphmem asof "Nov 2025" --entity Peter
     """
     mem = ctx.memory()
@@ -670,6 +673,9 @@ def asof(ctx: Context, when: str, entity: str | None, predicate: str | None, kno
 @_errors
 def during(ctx: Context, period: str, entity: str | None, predicate: str | None, include_private: bool) -> None:
     """What held at any point of PERIOD ("2025", "last month", "last summer"), marked throughout or partly.
+
+    PERIOD may be a range ("2019-2021", "between May and July 2024", "1-5 May 2025") or a time up to now
+    ("the past 3 months", "since March"), read through now.
 
     Example: graphmem during "2025" --entity Peter --predicate lives_in
     """
