@@ -541,14 +541,16 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
             start = m.start()
-            if (m["ay"] or m["dec2"]) and text[start - 1] in "'’":  # ("'19", "the '90s": with its apostrophe)
+            if (m["ay"] or m["dec2"]) and start and text[start - 1] in "'’":  # ("'19", "the '90s": with its
+                # apostrophe)
                 start -= 1
             part_end: TimePoint | None = None
             if (end_of := _lead(_END_OF, text, m)) and point.granularity in _LAST_PART:
                 point, start = _last_part(point, tz), end_of.start()  # "at the end of February"
             elif point.granularity is G.MONTH and (part := _lead(_MONTH_PART, text, m)):
                 # "early December", "mid-May", "late May 2023": its first, middle or last ten days or so
-                first, last = _MONTH_PARTS[part[1].lower() if part[1][0] in "elmELM" else "mid"]
+                named = part[1].lower()
+                first, last = _MONTH_PARTS["mid" if named.endswith("of") else named]  # ("the middle of": mid)
                 local = point.at.astimezone(tz)
                 part_end = _tp(local.replace(day=last), G.DAY, tz) if last else _end_of(point, tz)
                 point, start = _tp(local.replace(day=first), G.DAY, tz), part.start()
@@ -589,12 +591,12 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     return mentions
 
 
-_ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around|about|circa)\s+")
+_ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around)\s+")
 # the words a question may put before the expression it asks about ("the 1990s", "end of 2025", "the past 3
 # months"), each tried in turn where the expression alone is not read whole: what text reads after them
 _QUESTION_LEADS = ("over ", "on ", "in ", "at the ", "over the ", "from ")
 # what may stand between such words and the expression found ("in the '90s": "1990s" is found, not "the")
-_LEFT_BEFORE = re.compile(r"(?i)(?:(?:at|on|in|during|over|around|about|circa)\s+)?(?:the\s+)?['’]?")
+_LEFT_BEFORE = re.compile(r"(?i)(?:(?:at|on|in|during|over|around)\s+)?(?:the\s+)?['’]?")
 # what makes dateparser's reading a moment, not a period: a clock time, or a count of hours, minutes or
 # seconds said in words ("3 hours ago"), or now. Without one it read "the 1990s" as 1,990 seconds ago
 _MOMENT_SAID = re.compile(r"(?i)\d:\d\d|\d\s*[ap]\.?m\b|\b(?:now|noon|midnight|hours?|hrs?|minutes?|mins?|"

@@ -407,6 +407,7 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("Since ’08 I live here.", "Since ’08", "since", "2008-01-01", None),
     ("We met in the middle of 2025.", "the middle of 2025", "point", "2025-05-01", "2025-09-01"),
     ("In the middle of May we left.", "the middle of May", "point", "2025-05-11", "2025-05-21"),
+    ("We met in middle of May.", "middle of May", "point", "2025-05-11", "2025-05-21"),
     ("The week of 10 Nov 2025 was busy.", "The week of 10 Nov 2025", "point", "2025-11-10", "2025-11-17"),
     ("It snowed a lot in winter 2024-25.", "winter 2024-25", "point", "2024-12-01", "2025-03-01"),
     ("Since the end of 2024 I live here.", "Since the end of 2024", "since", "2024-12-01", None),
