@@ -41,7 +41,8 @@ month``                                                 "the end of" names its l
 ``2025年の後半``, ``2024年上半期``, ``去年の暮れ``          a half year's six months; its December (``末``,
 ``今年の初め``                                          ``暮れ``, ``終わり``) or January (``初め``, ``初頭``)
 ``10月中旬``, ``2024年9月下旬``, ``11月末``               days 11-20 (``上旬`` 1-10, ``下旬`` 21 to the end); its
-                                                        last week (``末``), as "the end of November"
+``11月の第2週``                                          last week (``末``), as "the end of November"; the
+                                                        week holding its 8th, as "the second week of"
 ``2025年第3四半期``, ``2025年度``, ``今年度``              that quarter; that fiscal year (April to March)
 ``先月の中旬``, ``今月末``, ``年末``, ``年始``              of that month; this year's December or January (the
                                                         last, or the next in a clause about the future)
@@ -200,7 +201,7 @@ _POINT_FORMS = [
     rf"(?:(?P<ja_yp_y>{_JA_YEAR})\s*年|(?P<ja_yp_r>一昨年|おととし|去年|昨年|今年|来年|再来年))\s*の?\s*"
     rf"(?P<ja_yp>上半期|下半期|前半|後半|{_JA_OPENING}|初頭|年初|年始|年末(?!年始)|末|暮れ|終わり)",
     rf"(?:(?:(?P<ja_mp_y>{_JA_YEAR})\s*年\s*)?(?P<ja_mp_m>\d{{1,2}})\s*月|(?P<ja_mp_r>先々月|先月|今月|来月|再来月))"
-    rf"\s*の?\s*(?P<ja_mp>上旬|初旬|中旬|下旬|{_JA_OPENING}|末|終わり)",
+    rf"\s*の?\s*(?P<ja_mp>上旬|初旬|中旬|下旬|{_JA_OPENING}|末|終わり|最終週|第\s*[1-5一二三四五]\s*週)",
     r"(?P<ja_ye>年末(?!年始)|年始|年初)",  # (this year's end or start: the last, or the next in a future clause)
     rf"(?:(?P<ja_q_y>{_JA_YEAR})\s*年\s*の?\s*)?第\s*(?P<ja_q>[1-4一二三四])\s*四半期",
     rf"(?:(?P<ja_fy>{_JA_YEAR})\s*年度|(?P<ja_fy_r>昨年度|前年度|今年度|本年度|来年度|翌年度))",
@@ -924,7 +925,11 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         of_year = _ja_year(g["ja_mp_y"], at, tz) if g["ja_mp_y"] else year
         whole = _relative_word(g["ja_mp_r"], at, tz) if g["ja_mp_r"] else \
             _month(int(g["ja_mp_m"]), of_year, at, tz, prefer)
-        if g["ja_mp"] not in _JA_MONTH_PARTS:
+        if g["ja_mp"].startswith("第"):  # "11月の第2週": the week holding its 8th, as "the second week of"
+            nth = g["ja_mp"].strip("第週 ")
+            day = 1 + 7 * (int(nth) - 1 if nth.isdigit() else "一二三四五".index(nth))
+            return _tp(whole.at.astimezone(tz).replace(day=day), G.WEEK, tz)
+        if g["ja_mp"] not in _JA_MONTH_PARTS:  # ("11月末", "最終週": its last week)
             return _last_part(whole, tz)
         return _tp(whole.at.astimezone(tz).replace(day=_JA_MONTH_PARTS[g["ja_mp"]][0]), G.DAY, tz)
     if g["ja_ymd"]:
