@@ -657,10 +657,28 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
                                                                                   granularity=G.INSTANT), tz))
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
     if point is None or (point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
-            _NOT_DATEPARSER.search(stripped) or (_DAY_SPAN.search(stripped) and _LETTER.search(stripped)):
+            _NOT_DATEPARSER.search(stripped) or (_DAY_SPAN.search(stripped) and _LETTER.search(stripped)) or \
+            not _dateparser_agrees(stripped, point, tz):
         raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
                             "relative time ('last week', '3 days ago') or a range ('from May to July 2024')")
     return TimeMention(stripped, 0, len(stripped), "point", _period(point, tz))
+
+
+_DAY_ORDINAL = re.compile(r"(?i)\b(?:[12]?\d|3[01])(?:st|nd|rd|th)\b")
+_WEEKDAY_SAID = re.compile(rf"(?i)\b({_WD})\b")
+
+
+def _dateparser_agrees(text: str, point: TimePoint, tz: dt.tzinfo) -> bool:
+    """Whether dateparser's reading of ``text`` keeps what the text says of the day: a day of the month said
+    ("the 3rd") reads as a day, not a month; a weekday said is the day's ("Monday the 3rd" was March)."""
+    if _DAY_ORDINAL.search(text) and point.granularity not in (G.DAY, G.INSTANT):
+        return False
+    said = _WEEKDAY_SAID.search(text)
+    if said is None:
+        return True
+    if point.granularity not in (G.DAY, G.INSTANT):
+        return False
+    return point.at.astimezone(tz).weekday() == _WEEKDAYS[said[1].lower()]
 
 
 def _clock_before(clock: re.Match[str], local: dt.datetime) -> dt.datetime:

@@ -386,10 +386,12 @@ def test_a_time_of_day_alone_is_its_last_moment_by_the_anchor(text, at):
 
 
 @pytest.mark.parametrize("text", ["5s", "90 s", "the 2010s decade", "last century", "after March 2025",
-                                  "sometime before 2020", "9-10 things", "room 3-4 B"])
+                                  "sometime before 2020", "9-10 things", "room 3-4 B", "Monday the 3rd",
+                                  "Friday, November 27, 2025"])
 def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_as_a_year(text):
     """dateparser reads "90 s" (and "the 1990s" once) as that many seconds ago, "last decade" as one year,
-    "after March 2025" as March 2025, "1-5 May 2025" as May 1st (read now by the grammar: above)."""
+    "after March 2025" as March 2025, "1-5 May 2025" as May 1st (read now by the grammar: above), "Monday
+    the 3rd" as March; a weekday that is not the date's is no date."""
     with pytest.raises(MalformedTime):
         parse_expression(text, ANCHOR, field="asOf")
 
