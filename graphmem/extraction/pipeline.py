@@ -183,6 +183,7 @@ class Extractor:
         # words a name made only of is not learnt: the gazetteer finds a name in any case, and one such name
         # (a film called "That", a "To" misread at a line's start) would make every "that" or "to" a mention
         self._ordinary = STOP_WORDS | {w.lower() for w in self.rules.not_names}
+        self._headline_words = self._ordinary | _HEADLINE_SMALL  # (capitalised inside one, a headline's)
         self._names = _Names(self.nlp.tokenizer, self._gazetteer)
         # a sentence holding one of these may say what one is to another ("kids": "has two kids, Leo and Mia")
         self._title_words = frozenset(self.rules.titles) | {f"{t}s" for t in self.rules.titles} | {
@@ -393,6 +394,32 @@ class Extractor:
                 out.append(AliasMention(who.name, e.name, "person", text[said.start() : e.end]))
         return out
 
+    def _headline(self, tokens: _Tokens, capital: Sequence[bool]) -> frozenset[int]:
+        """The tokens of the lines or sentences written in Title Case ("How To Know When You Need A Break From
+        Social Media", a pasted article's headline): every word but the small ones capitalised, ordinary words
+        capitalised among them after the first ("To", "When", "You"), no comma (a list of things named is no
+        headline). There a capital says nothing of a name: no run of them is guessed to be one (names memory
+        knows, listed places and quoted titles are still found)."""
+        words, out = tokens.words, set[int]()
+        inside = [k for k in itertools.compress(range(len(words)), capital) if k and not tokens.opens[k]
+                  and tokens.lowered[k] in self._headline_words and words[k] != "I"]
+        if len(inside) < 2:
+            return frozenset()  # (most text: fewer than two ordinary words capitalised inside a sentence)
+        start = 0
+        for k in range(1, len(words) + 1):
+            if k < len(words) and not (tokens.opens[k] or words[k - 1] == ":" or "\n" in words[k - 1]
+                                        or "\n" in tokens.text[tokens.end_of(k - 1) : tokens.starts[k]]):
+                continue
+            said = [i for i in range(start, k) if words[i][:1].isalpha()]
+            content = [i for i in said if tokens.lowered[i] not in _HEADLINE_SMALL]
+            listed = "," in words[start:k]  # ("(1) The Scriptures, (2) The Triune God": a list)
+            ordinary = sum(capital[i] and tokens.lowered[i] in self._headline_words for i in said[1:])
+            if not listed and len(content) >= _HEADLINE_WORDS and all(capital[i] for i in content) and \
+                    ordinary >= 2:
+                out.update(range(start, k))
+            start = k
+        return frozenset(out)
+
     def _capitalised_runs(self, tokens: _Tokens, taken: _Spans) -> list[EntityMention]:
         found: list[EntityMention] = []
         words, starts, rules = tokens.words, tokens.starts, self.rules
@@ -407,9 +434,10 @@ class Extractor:
             return 0 <= k < len(words) and len(words[k]) > 1 and words[k].isalpha() and words[k].isupper()
 
         capital = [w[:1].isupper() for w in words]  # (most words are not: looked at no further)
+        headline = self._headline(tokens, capital) if sum(capital) >= _HEADLINE_WORDS else frozenset()
         i = 0
         while i < len(words):
-            if not capital[i] or not candidate(i):
+            if not capital[i] or not candidate(i) or i in headline:
                 i += 1
                 continue
             j, joined, anded = i, False, False
@@ -2154,6 +2182,10 @@ class _Name:
     source: str  # list | gazetteer | mention | rule (a statistical model's entity)
 
 
+# a headline: at least this many words that Title Case capitalises, those it leaves small aside
+_HEADLINE_WORDS = 4
+_HEADLINE_SMALL = frozenset("a an the and or but nor to of in on at for from by with as vs via into "
+                            "per".split())
 _NAMES_GO_ON = frozenset(["tool", "org"])  # listed names a capitalised word after goes on ("GitHub Actions")
 _MENTION_TOKEN = re.compile(r"@\w[\w.-]*")
 _PLAIN_WORD = re.compile(r"[A-Za-z]+|[0-9]+")

@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -326,11 +327,19 @@ def _gated(forms: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(g + "(?:" + "|".join(fs) + ")" if g else fs[0] for g, fs in groups))
 
 
+def _without(forms: list[str], dropped: Callable[[str], bool]) -> list[str]:
+    """``forms`` without those ``dropped``, whose groups stay, never matching (the reader looks each up)."""
+    stubs = [f"(?P<{name}>(?!))" for f in forms if dropped(f) for name in re.compile(f).groupindex]
+    return [f for f in forms if not dropped(f)] + ["".join(stubs)]
+
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _POINT = _gated(_POINT_FORMS)
-# the same without the form of a named day, for where none can open (the form took a fifth of the time of
-# reading a text's times, tried at every opening); its groups stay, never matching
-_POINT_UNNAMED = _gated([f for f in _POINT_FORMS if "(?P<hol>" not in f]
-                        + ["(?P<hol_r>(?!))(?P<hol>(?!))(?P<hol_y>(?!))(?P<hol_ly>(?!))"])
+# for text in Latin letters alone: without the Japanese forms, which none of it can match (each was tried at
+# every number); and without the form of a named day, for where none can open (the form took a fifth of the
+# time of reading a text's times, tried at every opening)
+_POINT_LATIN = _gated(_without(_POINT_FORMS, lambda f: _JAPANESE.search(f) is not None))
+_POINT_UNNAMED = _gated(_without(_POINT_FORMS, lambda f: _JAPANESE.search(f) is not None or "(?P<hol>" in f))
 # the Latin words a point can open with (a form is tried only where a run of Latin letters starts); the month
 # forms are listed whole: ``mar(?:ch)?`` then needs a dot, a space or a word's end, never another letter
 _OPENING_WORDS = frozenset(
@@ -440,7 +449,7 @@ def _points(text: str) -> list[re.Match[str]]:
                     nxt[1][0].isdigit() or (w := nxt[1].lower()) in _OPENING_WORDS or w in _THE_UNITS)):
                 continue
             if word in _NAMED_DAY_LEADS:
-                pattern = _POINT
+                pattern = _POINT_LATIN
         m = pattern.match(text, at)
         if m is not None:
             found.append(m)

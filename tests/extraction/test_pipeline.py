@@ -348,6 +348,26 @@ def test_whose_chief_someone_is_is_a_firm_unless_a_given_name(extractor):
         "Peter's manager Anna left.": [("Peter", "person"), ("Anna", "person")]}
 
 
+@pytest.mark.parametrize(("text", "names"), [
+    ("How To Know When You Need A Break From Social Media", []),
+    ("10 Ways To Improve Your Sleep Tonight", []),
+    ("Why Remote Work Is Here To Stay", []),
+    ("The Best Places To Visit In Portugal This Summer", [("Portugal", "place")]),  # (a listed place)
+    ("Caroline: How To Know When You Need A Break", [("Caroline", "person")]),  # (who says the line)
+    ("How To Know When You Need A Break\nPeter Smith moved to Berlin.",
+     [("Peter Smith", "person"), ("Berlin", "place")]),
+    # not a headline: a word in lower case, or a list
+    ("I met Peter Smith, Anna Lee And Tom Baker In Berlin.",
+     [("Peter Smith", "person"), ("Anna Lee", "person"), ("Tom Baker", "person"), ("Berlin", "place")]),
+    ("Topics: (1) Jesus Christ, (2) The Holy Spirit",
+     [("Jesus Christ", "person"), ("Holy Spirit", "concept")]),
+])
+def test_a_headline_in_title_case_names_no_one_by_its_capitals(extractor, text, names):
+    """A pasted article's headline capitalises every word: "Need" and "To Know" were people, "Social Media" a
+    place, and each learnt as a name found again in every "need" after."""
+    assert [(e.name, e.type) for e in extractor.extract(text, A).entities] == names
+
+
 def test_quarters_and_halves_are_not_names(extractor):
     for text in ("Kenji thinks the migration will slip to Q1.", "Q3 numbers look good.", "Plans for H2 are open."):
         assert not {e.name for e in extractor.extract(text, A).entities} & {"Q1", "Q3", "H2"}
