@@ -19,6 +19,7 @@ reads only absolute forms and says so when it cannot.
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 import re
 
 from graphmem.errors import MalformedTime
@@ -88,7 +89,7 @@ def parse_point(
     text = " ".join(value.strip().split())
     if not text:
         raise MalformedTime(value, field=field)
-    point = _read_calendar(text, tz, field) or _read_instant(text, tz, field)
+    point = _read_calendar(text, tz, field) or _read_instant(text, tz, field) or _read_mail_date(text, field)
     if point is None:
         raise MalformedTime(value, field=field, hint=_HINT)
     return point
@@ -129,12 +130,32 @@ def _read_calendar(text: str, tz: dt.tzinfo, field: str | None) -> TimePoint | N
 
 
 def _read_instant(text: str, tz: dt.tzinfo, field: str | None) -> TimePoint | None:
-    candidate = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+    candidate = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else _UTC_NAMED.sub("+00:00", text)
     try:
         parsed = dt.datetime.fromisoformat(candidate)
     except ValueError:
         return None
     return TimePoint(at=_checked_utc(parsed, tz, field, text), granularity=Granularity.INSTANT)
+
+
+# an instant with its zone named ("2025-11-27T10:00:00 UTC", "2025-11-27 10:00 GMT")
+_UTC_NAMED = re.compile(r"\s+(?:UTC|GMT)$", re.I)
+# a date as mail and HTTP headers write it ("Thu, 27 Nov 2025 10:00:00 +0000", "27 Nov 2025 10:00:00 GMT")
+_MAIL_DATE = re.compile(r"^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}\s+\d{1,2}:\d{2}(?::\d{2})?\s+"
+                        r"(?:[+-]\d{4}|UT|UTC|GMT|[ECMP][SD]T)$")
+
+
+def _read_mail_date(text: str, field: str | None) -> TimePoint | None:
+    """A date in the form of mail headers (RFC 5322), its zone given: the instant it names."""
+    if not _MAIL_DATE.match(text):
+        return None
+    try:
+        parsed = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if parsed.tzinfo is None:  # ("-0000": the zone unknown, read as UTC)
+        parsed = parsed.replace(tzinfo=UTC)
+    return TimePoint(at=_checked_utc(parsed, UTC, field, text), granularity=Granularity.INSTANT)
 
 
 def _calendar_point(

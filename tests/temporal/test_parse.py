@@ -82,6 +82,19 @@ def test_a_year_out_of_range_is_refused_quoting_the_time_as_given(text):
     assert f"cannot read time '{text}' in 'occurred_at'; years must lie between" in info.value.message
 
 
+@pytest.mark.parametrize(("text", "at"), [
+    ("2025-11-27T10:00:00 UTC", "2025-11-27T10:00:00+00:00"),
+    ("2025-11-27 10:00 GMT", "2025-11-27T10:00:00+00:00"),
+    ("Thu, 27 Nov 2025 10:00:00 +0000", "2025-11-27T10:00:00+00:00"),
+    ("Thu, 27 Nov 2025 10:00:00 -0500", "2025-11-27T15:00:00+00:00"),
+    ("27 Nov 2025 10:00 GMT", "2025-11-27T10:00:00+00:00"),
+])
+def test_an_instant_with_its_zone_named_or_as_mail_headers_write_it(text, at):
+    """Logs write "... UTC"; mail and HTTP headers "Thu, 27 Nov 2025 10:00:00 +0000": both are instants."""
+    point = parse_point(text, field="occurred_at")
+    assert point.granularity.value == "instant" and point.at.isoformat() == at
+
+
 @pytest.mark.parametrize("text", ["2025", "2025-Q2", "2025-11", "2025-W48", "2025-11-27", "2025-11-27T14:30:00Z"])
 def test_format_round_trips(text):
     assert format_point(parse_point(text)) == text
