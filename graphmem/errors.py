@@ -23,7 +23,8 @@ guarantees that nothing of the failed call was written.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "PrivacyRefused",
     "StoreError",
     "StoreLocked",
+    "UnknownField",
     "UnknownPredicate",
 ]
 
@@ -77,6 +79,22 @@ class InvalidInput(GraphmemError):
         if self.problems:
             out["problems"] = self.problems
         return out
+
+
+class UnknownField(InvalidInput):
+    """An input names a field its kind of input has none of; the message names the one it most likely meant
+    (a typo's nearest, or the field another system's word stands for: ``synonyms``) and every one allowed."""
+
+    def __init__(self, name: str, allowed: Iterable[str], *, where: str = "",
+                 synonyms: Mapping[str, str] | None = None, field: str | None = None) -> None:
+        allowed = sorted(allowed)
+        close = difflib.get_close_matches(name, allowed, 1)
+        meant = (synonyms or {}).get(name.lower()) or (close[0] if close else None)
+        guess = f" (did you mean {meant!r}?)" if meant in allowed else ""
+        super().__init__(f"unknown field {name!r}{where}{guess}; allowed: {', '.join(allowed)}",
+                         field=field or name)
+        self.name = name
+        self.meant = meant if meant in allowed else None
 
 
 class MalformedTime(InvalidInput):

@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from graphmem.extraction import Extraction, Extractor, parse_retain
 from graphmem import allocator
-from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound
+from graphmem.errors import DuplicateKey, GraphmemError, InvalidInput, MalformedTime, NotFound, UnknownField
 from graphmem.ontology import (
     AGENT_ID_PATTERN,
     UTC,
@@ -762,10 +762,7 @@ class Memory:
     def _prepare_event(self, item: Mapping[str, Any]) -> Event | None:
         unknown = set(item) - _RECORD_FIELDS - ({_MAY_LINK} if callable(item.get(_MAY_LINK)) else set())
         if unknown:
-            name = sorted(unknown)[0]
-            raise InvalidInput(
-                f"unknown field {name!r}; allowed: {', '.join(sorted(_RECORD_FIELDS))}", field=name
-            )
+            raise UnknownField(sorted(unknown)[0], _RECORD_FIELDS, synonyms=_RECORD_SYNONYMS)
         occurred = self._optional_time(item.get("occurred_at"), "occurred_at")
         occurred_end = self._optional_time(item.get("occurred_end"), "occurred_end")
         privacy_tags = tuple(item.get("privacy") or ())
@@ -2837,6 +2834,17 @@ _RECORD_FIELDS = {
     "content", "occurred_at", "occurred_end", "source", "agent_id", "scope", "kind", "thread", "tags", "privacy",
     "entities", "dedupe_key", "confidence", "supersedes", "ttl_days", "affect", "links", "states", "extract",
 }
+# what other systems call an event's fields: an unknown one of these is named with the field it stands for
+_RECORD_SYNONYMS = {
+    "text": "content", "message": "content", "body": "content", "msg": "content", "note": "content",
+    "timestamp": "occurred_at", "time": "occurred_at", "date": "occurred_at", "datetime": "occurred_at",
+    "created_at": "occurred_at", "ts": "occurred_at", "when": "occurred_at", "agent": "agent_id",
+    "author": "agent_id", "user": "agent_id", "type": "kind", "category": "kind", "labels": "tags",
+    "session": "thread", "conversation": "thread", "thread_id": "thread", "id": "dedupe_key",
+}
+_STATE_SYNONYMS = {"relation": "predicate", "property": "predicate", "value": "object", "from": "valid_from",
+                   "since": "valid_from", "start": "valid_from", "to": "valid_to", "until": "valid_to",
+                   "end": "valid_to", "entity": "subject"}
 
 
 @dataclass
@@ -3289,7 +3297,7 @@ def _state_input(raw: Any, event_id: str) -> StateInput:
     allowed = set(StateInput.__dataclass_fields__)
     unknown = set(raw) - allowed
     if unknown:
-        raise InvalidInput(f"unknown field {sorted(unknown)[0]!r} in states; allowed: {', '.join(sorted(allowed))}",
+        raise UnknownField(sorted(unknown)[0], allowed, where=" in states", synonyms=_STATE_SYNONYMS,
                            field="states")
     for required in ("subject", "predicate", "object"):
         if not raw.get(required) and not (required == "object" and raw.get("unnamed")):

@@ -536,6 +536,24 @@ def test_empty_or_oversize_content_is_refused_saying_how_to_mend_it(mem, content
     assert (info.value.field, info.value.message) == ("content", said)
 
 
+@pytest.mark.parametrize(("item", "said"), [
+    ({"text": "Peter moved to Oslo."}, "unknown field 'text' (did you mean 'content'?); allowed: affect,"),
+    ({"content": "x", "occured_at": "2025-11-27"},
+     "unknown field 'occured_at' (did you mean 'occurred_at'?)"),
+    ({"content": "x", "timestamp": "2025-11-27"}, "unknown field 'timestamp' (did you mean 'occurred_at'?)"),
+    ({"content": "x", "zzz": 1}, "unknown field 'zzz'; allowed: affect,"),
+    ({"content": "x", "states": [{"subject": "Peter", "predicate": "lives_in", "object": "Oslo",
+                                  "since": "2025"}]},
+     "unknown field 'since' in states (did you mean 'valid_from'?)"),
+])
+def test_an_unknown_field_is_named_with_the_one_it_likely_meant(mem, item, said):
+    """A typo's nearest field, or the one another system's word stands for ("text", "timestamp")."""
+    with pytest.raises(InvalidInput) as info:
+        mem.record_many([item])
+    assert said in info.value.message
+    assert mem.stats().events == 0
+
+
 def test_a_bad_item_in_a_batch_writes_nothing_of_the_batch(mem):
     with pytest.raises(InvalidInput) as info:
         mem.record_many([{"content": "fine"}, {"content": "also fine", "scope": "nope"}])

@@ -34,7 +34,7 @@ from graphmem.api.packs import read_resume_pack, read_snapshot
 from graphmem.query.packs import pack_scopes
 from graphmem.api.recall import recall_hits
 from graphmem.api.reads import events_around, get_events
-from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound
+from graphmem.errors import Forbidden, GraphmemError, InvalidInput, NotFound, UnknownField
 from graphmem.memory import Memory, RecordResult
 from graphmem.ontology import Event, slugify
 
@@ -78,7 +78,7 @@ def _object(body: Any, allowed: set[str]) -> dict[str, Any]:
         raise InvalidInput("the request body must be a JSON object", field="body")
     unknown = sorted(set(body) - allowed)
     if unknown:
-        raise InvalidInput(f"unknown field {unknown[0]!r}; known: {', '.join(sorted(allowed))}", field=unknown[0])
+        raise UnknownField(unknown[0], allowed)
     return body
 
 
