@@ -2039,8 +2039,9 @@ class Memory:
 
     def view(self) -> TimeView:
         """A time view of what is true now; chain ``as_of``, ``during`` and ``known_at`` on it."""
-        return TimeView(store=self.store, resolve_entity=self.resolve_entity, parse=self.parse_time,
-                        clock=self._clock, tz=self.tz)
+        return TimeView(store=self.store, resolve_entity=self.resolve_entity,
+                        read_time=lambda when, field: self.read_time(when, field, edge="end"),
+                        read_period=self.read_period, clock=self._clock, tz=self.tz)
 
     def as_of(self, when: object) -> TimeView:
         """What was true at ``when``: ``mem.as_of("Nov 2025").states(subject="Peter")``."""

@@ -102,6 +102,27 @@ def test_a_period_up_to_now_is_read_as_a_range_for_during_and_refused_as_one_poi
         mem.read_time("before March 2025", "asOf", relative_to="2025-12-10", edge="end")
 
 
+def test_the_python_views_read_a_time_as_people_write_it(clock):
+    """An analyst writes ``mem.as_of("last week")`` or ``mem.during("2019-2021")`` as the command line and
+    GraphQL read them: relative to now (the memory's clock, 2026-01-01 here), ranges and times up to now
+    too."""
+    mem = Memory.in_memory(clock=clock, extract=False)
+    mem.assert_state(subject="Peter", predicate="lives_in", object="Rome", valid_from="2019")
+    mem.assert_state(subject="Peter", predicate="lives_in", object="Oslo", valid_from="2025-10")
+    assert [s.object for s in mem.as_of("last week").states("Peter")] == ["Oslo"]
+    assert [s.object for s in mem.as_of("end of 2024").states("Peter")] == ["Rome"]
+    assert [s.object for s in mem.as_of("H1 2025").states("Peter")] == ["Rome"]
+    assert [(s.object, s.throughout) for s in mem.during("2019-2021").states("Peter")] == [("Rome", True)]
+    assert [(s.object, s.throughout) for s in mem.during("the past 3 months").states("Peter")] == [
+        ("Oslo", True)]  # (2025-10 through 2026-01)
+    assert [(s.object, s.throughout) for s in mem.during("the past 4 months").states("Peter")] == [
+        ("Rome", False), ("Oslo", False)]
+    assert [s.object for s in mem.known_at("2026-01-01").as_of("2025-11").states("Peter")] == ["Oslo"]
+    with pytest.raises(MalformedTime) as raised:
+        mem.as_of("someday")
+    assert raised.value.field == "as_of"
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("2025-13-01", "month must be in 1..12"), ("2025-02-30", "day is out of range"), ("2025-W60", "week"),
     ("10:75 pm on 2025-11-27", "minute must be in 0..59"),

@@ -30,7 +30,10 @@ class TimeView:
 
     store: GraphStore
     resolve_entity: EntityResolver
-    parse: Callable[[object, str], TimePoint]
+    # (time, field) -> the point asked about: a period's last ("last summer": August); and the period's first
+    # and last for during ("the past 3 months": three months back, and now)
+    read_time: Callable[[object, str], TimePoint]
+    read_period: Callable[[object, str], tuple[TimePoint, TimePoint | None]]
     clock: Callable[[], dt.datetime]
     tz: dt.tzinfo
     at: TimePoint | None = None
@@ -39,14 +42,16 @@ class TimeView:
     through: TimePoint | None = None  # the last period of a question that spans several ("June to August")
 
     def as_of(self, when: object) -> TimeView:
-        """What was true at ``when`` (the end of it, for a coarse period)."""
-        return replace(self, at=self.parse(when, "as_of"), period=None, through=None)
+        """What was true at ``when`` (the end of it, for a coarse period; "last week" relative to now)."""
+        return replace(self, at=self.read_time(when, "as_of"), period=None, through=None)
 
     def during(self, period: object, through: object = None) -> TimeView:
         """What held at any point of ``period`` (or of ``period`` through ``through``: "2025-06" through
-        "2025-08"); each state says whether it held throughout."""
-        first = self.parse(period, "during")
-        last = self.parse(through, "through") if through is not None else None
+        "2025-08"; a range, "2019-2021", or a time up to now, "the past 3 months", alike); each state says
+        whether it held throughout."""
+        first, last = self.read_period(period, "during")
+        if through is not None:
+            last = self.read_time(through, "through")
         if last is not None and period_end(last, self.tz) <= first.at:
             raise InvalidInput(f"through {last.label(self.tz)} ends before during {first.label(self.tz)} "
                                "begins; give a later through", field="through")
@@ -54,7 +59,7 @@ class TimeView:
 
     def known_at(self, when: object) -> TimeView:
         """Restrict to what memory held at transaction time ``when``."""
-        point = self.parse(when, "known_at")
+        point = self.read_time(when, "known_at")
         # a coarse transaction time means the end of that period
         instant = point.at if point.granularity is Granularity.INSTANT else period_end(point, self.tz)
         if point.granularity is not Granularity.INSTANT:
