@@ -1464,7 +1464,7 @@ class Memory:
         found = self.store.states(StateQuery(subject_ids=subjects, kinds=["opinion"], known_at=known,
                                              include_private=include_private, scopes=scopes))
         found = [s for s in found if wanted is None or s.id in wanted]
-        point = self.parse_time(as_of, "as_of") if as_of is not None else None
+        point = self.read_time(as_of, "as_of", edge="end") if as_of is not None else None
         if point is not None:
             found = [s for s in found if holds_at(s.valid.start, s.valid.end, point, self.tz)]
         else:
