@@ -118,7 +118,8 @@ def test_the_python_views_read_a_time_as_people_write_it(clock):
     assert [(s.object, s.throughout) for s in mem.during("the past 4 months").states("Peter")] == [
         ("Rome", False), ("Oslo", False)]
     assert [s.object for s in mem.known_at("2026-01-01").as_of("2025-11").states("Peter")] == ["Oslo"]
-    mem.assert_state(subject="Peter", predicate="believes", object="the launch will slip", valid_from="2025-12")
+    mem.assert_state(subject="Peter", predicate="believes", object="the launch will slip",
+                     valid_from="2025-12")
     assert [o.statement for o in mem.opinions(as_of="last week")] == ["the launch will slip"]
     assert mem.opinions(as_of="end of 2024") == []
     with pytest.raises(MalformedTime) as raised:
