@@ -2107,7 +2107,8 @@ class Memory:
         after: tuple[dt.datetime, dt.datetime, str] | None = None,
         ascending: bool = False,
     ) -> list[Event]:
-        """Events newest first, filtered; ``since`` starts at a period's start, ``until`` ends after its end.
+        """Events newest first, filtered; ``since`` starts at a period's start, ``until`` ends after its end
+        (either a time as people write it: "last week", "the past 3 months" for ``since``).
 
         >>> mem = Memory.in_memory(extract=False)
         >>> _ = mem.record(content="Kickoff.", occurred_at="2025-11-03")
@@ -2118,8 +2119,8 @@ class Memory:
             raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", field="limit")
         for kind in kinds or ():
             self.ontology.check_kind(kind, field="kinds")
-        start = self._optional_time(since, "since")
-        end = self._optional_time(until, "until")
+        start = None if since is None else self.read_time(since, "since", edge="start")  # ("last week" too)
+        end = None if until is None else self.read_time(until, "until", edge="end")
         query = EventQuery(
             limit=limit,
             entity_id=self.resolve_entity(entity) if entity else None,

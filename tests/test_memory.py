@@ -121,6 +121,9 @@ def test_the_python_views_read_a_time_as_people_write_it(clock):
     mem.assert_state(subject="Peter", predicate="believes", object="the launch will slip",
                      valid_from="2025-12")
     assert [o.statement for o in mem.opinions(as_of="last week")] == ["the launch will slip"]
+    mem.record(content="Kickoff.", occurred_at="2025-12-29")
+    assert [e.content for e in mem.events(since="last week")] == ["Kickoff."]
+    assert mem.events(since="2026-01", until="2026-01") == []
     assert mem.opinions(as_of="end of 2024") == []
     with pytest.raises(MalformedTime) as raised:
         mem.as_of("someday")
