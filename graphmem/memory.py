@@ -543,8 +543,8 @@ class Memory:
         "3 days ago", "先週") resolved against ``relative_to`` (now by default), never a range. An expression
         of several periods (a season, "last summer": three months; a weekend: two days) is its first for
         ``edge="start"`` (where a window opens), its last for ``"end"`` (as of: what held by its end), and
-        refused otherwise; one up to now ("the past 3 months", "since March") is read only as where a window
-        opens.
+        refused otherwise; one up to now ("the past 3 months", "since March") or a range ("2019-2021") is read
+        only as where a window opens.
 
         >>> mem = Memory.in_memory(extract=False)
         >>> str(mem.read_time("last month", relative_to="2025-12-10"))
@@ -552,7 +552,8 @@ class Memory:
         >>> str(mem.read_time("last summer", relative_to="2025-12-10", edge="end"))
         '2025-08'
         """
-        kinds = ("point", "since") if edge == "start" else ("point",)
+        kinds = ("point", "since", "range") if edge == "start" else ("point",)  # (a window opens at a range's
+        # first period: "--since 2019-2021")
         first, last = self._span(text, field, relative_to, kinds)
         if last is None or edge == "start":
             return first

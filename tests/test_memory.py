@@ -94,6 +94,7 @@ def test_a_period_up_to_now_is_read_as_a_range_for_during_and_refused_as_one_poi
     assert [str(p) for p in mem.read_period("the 1990s", relative_to="2025-12-10")] == ["1990", "1999"]
     opens = mem.read_time("the past 3 months", "since", relative_to="2025-12-10", edge="start")
     assert str(opens) == "2025-09"
+    assert str(mem.read_time("2019-2021", "since", edge="start")) == "2019"  # (a range's first period)
     with pytest.raises(InvalidInput) as raised:
         mem.read_time("the past year", "asOf", relative_to="2025-12-10", edge="end")
     assert raised.value.field == "asOf" and "runs from 2024 up to now" in str(raised.value)
