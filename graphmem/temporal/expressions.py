@@ -235,7 +235,8 @@ _POINT_FORMS = [
     r"(?i:(?P<q>q[1-4])(?:,?\s+(?:of\s+)?(?P<q_y>\d{4}))?)\b",
     r"(?i:(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
     r"(?:\s+of\s+(?P<qw_y>\d{4}))?)\b",
-    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|decade|{_SEASON})s?\s+"
+    rf"(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>day|week(?:end)?|fortnight|month|quarter|year|decade|{_SEASON}|"
+    rf"{_WD})s?\s+"
     rf"(?:ago|back))\b",
     rf"(?i:in\s+(?P<fut_n>{_NUM})\s+(?P<fut_u>day|week|fortnight|month|quarter|year|decade)s?)\b",
     rf"(?i:(?P<fn_n>{_NUM})\s+(?P<fn_u>day|week|fortnight|month|quarter|year|decade)s?\s+"
@@ -246,7 +247,8 @@ _POINT_FORMS = [
     rf"(?P<dur_n>{_NUM})\s+(?P<dur_u>day|week|month|year|decade)s?|"
     rf"(?<=(?:past|last)\s)(?P<dur_one>week|month|year|decade)))\b(?!\s+of\b)",  # ("in the past year")
     r"(?i:(?P<ttly>this\s+time\s+last\s+year))\b",  # (as "a year ago": that month)
-    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|the\s+other\s+day|yesterday|"
+    r"(?i:(?P<rel>the\s+day\s+before\s+yesterday|the\s+night\s+before\s+last|the\s+day\s+after\s+tomorrow|"
+    r"the\s+other\s+day|yesterday|"
     r"today|tonight|"
     r"tomorrow|last\s+night|this\s+morning|this\s+afternoon|this\s+evening))\b",
     # a week of a month ("the first week of October", "the last week of May 2024"): before "last week"
@@ -280,7 +282,7 @@ _POINT_FORMS = [
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}|{_WD_SHORT}))\b",
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
     # two weeks, months or years on or back ("the week after next", "the year before last")
-    r"(?i:the\s+(?P<ban_u>week|month|year)\s+(?P<ban>after\s+next|before\s+last))\b",
+    rf"(?i:the\s+(?P<ban_u>week|month|year|{_WD})\s+(?P<ban>after\s+next|before\s+last))\b",
     # a day of a month named by when it is ("the 15th of last month", "on the 3rd of this month")
     r"(?i:(?:the\s+)?(?P<dlm_d>[12]?\d|3[01])(?:st|nd|rd|th)\s+of\s+(?P<dlm_r>last|this|next|the\s+previous)"
     r"\s+month)\b",
@@ -358,7 +360,7 @@ _THE_NEXT = re.compile(r"\s+(?i:the)\b")
 _OPENINGS = re.compile(r"(?<!\d)\d|(?<![A-Za-z0-9])[A-Za-z]+")
 # what may follow "the" opening a point: a number, an opening word ("the first week of", "the summer of") or a
 # unit ("the day before yesterday", "the week after next"); "the budget" is tried no further
-_THE_UNITS = frozenset(["day", "week", "month", "quarter", "year", "other"])
+_THE_UNITS = frozenset(["day", "week", "month", "quarter", "year", "other", "night"])
 _NEXT_WORD = re.compile(r"\s+(\w+)")
 # what may stand right before a bare month name or year for it to be a time
 _BEFORE_BARE = re.compile(rf"(?i)\b{_PREP}(?:\s+the)?(?:\s+(?:year|month)(?:\s+of)?)?(?:\s+|(?<=mid)-)$")
@@ -1020,6 +1022,9 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["bare_m"] or g["ja_m"]:
         month = _MONTH_NAMES[g["bare_m"].lower()] if g["bare_m"] else int(g["ja_m"])
         return _month(month, year, at, tz, prefer)
+    if g["ago_u"] and g["ago_u"].lower() in _WEEKDAYS:  # "two Fridays ago": the one before last Friday
+        last_one = _weekday(_WEEKDAYS[g["ago_u"].lower()], at, tz, "past")
+        return _shift(last_one.at, G.DAY, -7 * (_count(g["ago_n"]) - 1), tz)
     if g["ago_u"] and g["ago_u"].lower() == "weekend":  # "two weekends ago"
         return _weekend(at, tz, -_count(g["ago_n"]))
     if g["ttly"]:  # "this time last year": its month, as "a year ago"
@@ -1072,7 +1077,12 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["tp_u"]:  # "(the end of) the month": this one
         return _shift(at, _UNITS[g["tp_u"].lower()], 0, tz)
     if g["ban"]:  # "the week after next": two on; "the month before last": two back
-        return _shift(at, _UNITS[g["ban_u"].lower()], 2 if g["ban"].lower().startswith("after") else -2, tz)
+        ahead = g["ban"].lower().startswith("after")
+        if (ban_unit := g["ban_u"].lower()) in _WEEKDAYS:  # "the Friday before last": the one before last
+            # Friday
+            return _shift(_weekday(_WEEKDAYS[ban_unit], at, tz, "future" if ahead else "past").at, G.DAY,
+                          7 if ahead else -7, tz)
+        return _shift(at, _UNITS[ban_unit], 2 if ahead else -2, tz)
     if g["dlm_d"]:  # "the 15th of last month": that day of that month
         named = _shift(at, G.MONTH, _YEAR_SHIFT.get(g["dlm_r"].lower(), -1), tz)
         local = named.at.astimezone(tz)
@@ -1235,7 +1245,8 @@ def _relative_word(word: str, at: dt.datetime, tz: dt.tzinfo) -> TimePoint:
     if word in _JA_WORDS:
         unit, n = _JA_WORDS[word]
         return _weekend(at, tz, n) if unit == "weekend" else _shift(at, _UNITS[unit], n, tz)
-    offsets = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
+    offsets = {"the day before yesterday": -2, "the night before last": -2, "yesterday": -1, "last night": -1,
+               "tomorrow": 1,
                "the day after tomorrow": 2, "the other day": -_NUMBERS["a few"]}  # (as "a few days ago")
     return _shift(at, G.DAY, offsets.get(word, 0), tz)
 

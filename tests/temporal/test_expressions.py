@@ -417,6 +417,9 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     ("Since the end of 2024 I live here.", "Since the end of 2024", "since", "2024-12-01", None),
     ("Since the middle of 2024 I live here.", "Since the middle of 2024", "since", "2024-05-01", None),
     ("Prior to 2020 I lived in Paris.", "Prior to 2020", "until", None, "2020-01-01"),
+    ("I saw her the Friday before last.", "the Friday before last", "point", "2025-11-14", "2025-11-15"),
+    ("We met two Fridays ago.", "two Fridays ago", "point", "2025-11-14", "2025-11-15"),
+    ("The night before last it rained.", "The night before last", "point", "2025-11-25", "2025-11-26"),
     ("I worked at Acme from 2019-2021.", "from 2019-2021", "range", "2019-01-01", "2022-01-01"),
     ("I worked at Acme (2019 – 2021).", "2019 – 2021", "range", "2019-01-01", "2022-01-01"),
     ("I worked at Acme from '15 to '19.", "from '15 to '19", "range", "2015-01-01", "2020-01-01"),
@@ -442,7 +445,7 @@ _PIECES = ["yesterday", "Yesterday", "last", "week", "next", "Tuesday", "on", "i
            "within", "THE", "past", "weekends", "before", "now", "from", "mid-", "is", "was", "Friday",
            "today", "Christmas", "Eve", "New", "Year's", "Easter", "2024", "half", "quarter", "day", "month",
            "year", "1st", "summer", "end", "first", "after", "budget", "Q3", "2nd", "12025-11-27", "H2", "2H",
-           "'19", "’08", "week", "48th", "19", "2019-2021", "–", "1H", "2025H2"]
+           "'19", "’08", "week", "48th", "19", "2019-2021", "–", "1H", "2025H2", "night", "Fridays", "two"]
 
 
 @settings(max_examples=400, deadline=None)
