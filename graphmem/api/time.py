@@ -37,9 +37,16 @@ async def _answer(info: Info[Any, Any], text: str, field: str, *, entity: str | 
                       states=answer.states)
 
 
+_AS_OF = ('What was true at a time (the end of it, for a month or a year): any time people write '
+          '("2025-11-27", "Nov 2025", "last week", "end of 2025", "H2 2025", "令和7年"), read relative to '
+          'relativeTo or now')
+_DURING = ('What held at any point of a period (a range, "2019-2021", or a time up to now, "the past 3 '
+           'months", too); each state says if it held throughout')
+
+
 @strawberry.type
 class TimeQuery:
-    @strawberry.field(description="What was true at a time (the end of it, for a month or a year)")
+    @strawberry.field(description=_AS_OF)
     async def as_of(
         self,
         info: Info[Any, Any],
@@ -53,7 +60,7 @@ class TimeQuery:
         return await _answer(info, at, "at", entity=entity, predicate=predicate, known_at=known_at,
                              relative_to=relative_to, include_private=include_private)
 
-    @strawberry.field(description="What held at any point of a period; each state says if it held throughout")
+    @strawberry.field(description=_DURING)
     async def during(
         self,
         info: Info[Any, Any],
