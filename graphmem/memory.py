@@ -602,8 +602,8 @@ class Memory:
                                "point or period; give one ('Nov 2025', 'last week', '2025-11-27')",
                                field=field)
         if mention.kind not in kinds or start is None:
-            raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; give one point or period "
-                               "('Nov 2025', 'last week', '2025-11-27')", field=field)
+            raise InvalidInput(f"{field} {text!r} is a {mention.kind} expression; ask what held during it, or "
+                               "give one point or period ('Nov 2025', 'last week', '2025-11-27')", field=field)
         if end is None or end.at == period_end(start, self.tz):
             return start, None
         last = truncate(end.at - dt.timedelta(microseconds=1), start.granularity, self.tz)
