@@ -47,6 +47,8 @@ month``                                                 "the end of" names its l
 ``先月の中旬``, ``今月末``, ``年末``, ``年始``              of that month; this year's December or January (the
                                                         last, or the next in a clause about the future)
 ``去年の今頃``, ``半年前``                                 this month a year ago; six months ago
+``2024年の春``, ``ここ3ヶ月``, ``この1年``                  that season's three months; since that long before
+``2020年〜2022年``, ``2020年から2022年にかけて``              both ends, the last period included
 ``in '19``, ``since '98``                               that year (the last one to end in those digits)
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
 ``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
@@ -173,7 +175,7 @@ _JA_FISCAL_SHIFT = {"昨年度": -1, "前年度": -1, "今年度": 0, "本年度
 # a part of a month: its first day and the day after its last (None: to the month's end); its end ("月末"):
 # its last week, as "the end of February"
 _JA_MONTH_PARTS = {"上旬": (1, 11), "初旬": (1, 11), "初め": (1, 11), "はじめ": (1, 11), "始め": (1, 11),
-                   "中旬": (11, 21), "下旬": (21, None)}
+                   "中旬": (11, 21), "中頃": (11, 21), "下旬": (21, None)}
 _JA_COUNT = rf"(?<![\d{_JA_DIGITS}百千])"
 _JA_UNIT = "日|週間|週|か月|ヶ月|カ月|ヵ月|年"
 _PREP = r"(?:in|on|since|until|till|til|by|from|during|before|after|through|throughout|of|to|and|early|late|" \
@@ -202,10 +204,13 @@ _POINT_FORMS = [
     rf"(?:(?P<ja_yp_y>{_JA_YEAR})\s*年|(?P<ja_yp_r>一昨年|おととし|去年|昨年|今年|来年|再来年))\s*の?\s*"
     rf"(?P<ja_yp>上半期|下半期|前半|後半|{_JA_OPENING}|初頭|年初|年始|年末(?!年始)|末|暮れ|終わり)",
     rf"(?:(?:(?P<ja_mp_y>{_JA_YEAR})\s*年\s*)?(?P<ja_mp_m>\d{{1,2}})\s*月|(?P<ja_mp_r>先々月|先月|今月|来月|再来月))"
-    rf"\s*の?\s*(?P<ja_mp>上旬|初旬|中旬|下旬|{_JA_OPENING}|末|終わり|最終週|第\s*[1-5一二三四五]\s*週)",
+    rf"\s*の?\s*(?P<ja_mp>上旬|初旬|中旬|中頃|下旬|{_JA_OPENING}|末|終わり|最終週|第\s*[1-5一二三四五]\s*週)",
     r"(?P<ja_ye>年末(?!年始)|年始|年初)",  # (this year's end or start: the last, or the next in a future clause)
     rf"(?:(?P<ja_q_y>{_JA_YEAR})\s*年\s*の?\s*)?第\s*(?P<ja_q>[1-4一二三四])\s*四半期",
     rf"(?:(?P<ja_fy>{_JA_YEAR})\s*年度|(?P<ja_fy_r>昨年度|前年度|今年度|本年度|来年度|翌年度))",
+    rf"(?P<ja_sy_y>{_JA_YEAR})\s*年\s*の?\s*(?P<ja_sy>[春夏秋冬])",  # ("2025年の春": its three months)
+    # the last few years, months ... up to now ("この1年", "ここ3ヶ月")
+    rf"(?:この|ここ)\s*(?P<ja_recent_n>\d+|[{_JA_DIGITS}数])\s*(?P<ja_recent_u>年|か月|ヶ月|カ月|ヵ月|週間|日)(?:間)?",
     rf"(?P<era>(?:令和|平成|昭和)\s*(?:\d{{1,2}}|元))\s*年(?:\s*(?P<era_m>\d{{1,2}})\s*月"
     rf"(?:\s*(?P<era_d>\d{{1,2}})\s*日)?)?",
     r"(?P<ja_ymd>\d{4})年\s*(?P<ja_ymd_m>\d{1,2})月\s*(?P<ja_ymd_d>\d{1,2})日",
@@ -416,7 +421,7 @@ _RANGE_JOIN = re.compile(r"(?i)^\s*(?:to|until|till|through|thru|-|–|—)\s*$"
 _AND_JOIN = re.compile(r"(?i)^\s+and\s+$")
 _ONWARDS = re.compile(r"(?i)^\s+(?:on(?:wards?)?|forward)\b")
 _JA_RANGE_JOIN = re.compile(r"^\s*(?:から|〜|～|~)\s*$")
-_JA_UNTIL_AFTER = re.compile(r"^\s*まで")
+_JA_UNTIL_AFTER = re.compile(r"^\s*(?:まで|にかけて)")
 _JA_SINCE_AFTER = re.compile(r"^\s*(?:から|以来|以降)(?!\s*\d)")
 # a question about when: "When did ...", "What year ...", "How long ago ...", "いつ", "何年" (at a sentence's or
 # clause's start in English; anywhere in Japanese, where the question word sits inside the sentence)
@@ -500,7 +505,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
         after = text[m.end() :]
         if nxt and ((_lead(_FROM, text, m) or _lead(_SINCE, text, m)) and _RANGE_JOIN.match(between)
                     or _lead(_BETWEEN, text, m) and _AND_JOIN.match(between)
-                    or _JA_RANGE_JOIN.match(between) and _JA_UNTIL_AFTER.match(text[nxt.end():])):
+                    or _JA_RANGE_JOIN.match(between) and (  # ("2020年〜2022年"; "から" with "まで" after)
+                        "から" not in between or _JA_UNTIL_AFTER.match(text[nxt.end():]))):
             mentions.append(_range(text, m, nxt, at, tz))
             i += 2
             continue
@@ -518,8 +524,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                                         Interval(start=past[m.start()], end=_end_of(final_year, tz))))
             i += 1
             continue
-        if m["dur_n"] or m["dur_one"] or m["ja_dur_n"]:  # "has lived there for 5 years": since five years
-            # before the event
+        if m["dur_n"] or m["dur_one"] or m["ja_dur_n"] or m["ja_recent_n"]:  # "has lived there for 5 years",
+            # "この1年": since that long before the event
             mentions.append(TimeMention(m[0], m.start(), m.end(), "since", Interval(start=past[m.start()])))
             i += 1
             continue
@@ -589,8 +595,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 period = Interval(start=point, end=part_end)
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
-            elif m["ja_ry_s"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:  # ("来年の春", "two summers
-                # ago": a season, its three months)
+            elif m["ja_ry_s"] or m["ja_sy"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:
+                # ("来年の春", "2024年の春", "two summers ago": a season, its three months)
                 period = Interval(start=point, end=_shift(point.at, G.MONTH, 3, tz))
             elif (named := m["hol"] or m["ja_hol"]) and (days := holiday_days(holiday_key(named))) > 1:
                 period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=days), G.DAY, tz))
@@ -660,6 +666,10 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
         if len(found) == 1 and found[0].end >= len(probe.rstrip(".")) and \
                 _LEFT_BEFORE.fullmatch(probe, len(lead), max(len(lead), found[0].start)):
             return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
+    if "から" in body:  # ("2020年から2022年": a range said without its "まで")
+        found = find_times(f"{body}まで", anchor, tz=tz)
+        if len(found) == 1 and found[0].start == 0 and found[0].end == len(body) + 2:
+            return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
     at = anchor.at if isinstance(anchor, TimePoint) else anchor
     if clock := _CLOCK_ALONE.fullmatch(body):
         local = at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz)
@@ -667,7 +677,8 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
         return TimeMention(stripped, 0, len(stripped), "point", _period(TimePoint(at=moment.astimezone(UTC),
                                                                                   granularity=G.INSTANT), tz))
     point = _dateparser_point(stripped, at.astimezone(tz) if at.tzinfo else at.replace(tzinfo=tz), tz)
-    if point is None or (point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
+    if point is None or point.at.year < 1000 or (  # ("2020年〜2022年" was the year 4)
+            point.granularity is G.INSTANT and not _MOMENT_SAID.search(stripped)) or \
             _NOT_DATEPARSER.search(stripped) or (_DAY_SPAN.search(stripped) and _LETTER.search(stripped)) or \
             not _dateparser_agrees(stripped, point, tz):
         raise MalformedTime(text, field=field, hint="write a date ('2025-11-27'), a month ('Nov 2025'), a "
@@ -987,6 +998,9 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
             year = at.astimezone(tz).year + (shift if shift is not None else _JA_WORDS[g["ja_hol_r"]][1])
         which = " ".join(g["hol_r"].lower().split()) if g["hol_r"] else None
         return _holiday(holiday_key(g["hol"] or g["ja_hol"]), which, year, at, tz, prefer)
+    if g["ja_sy"]:  # "2025年の春": its season's first month (three months)
+        return _tp(_local(_ja_year(g["ja_sy_y"], at, tz), _season_start(_JA_SEASONS[g["ja_sy"]], tz), 1, tz),
+                   G.MONTH, tz)
     if g["ja_ry"]:  # "去年の3月": that month of that year; "来年の春": its season's first month
         year = _local_year(_relative_word(g["ja_ry"], at, tz), tz)
         if g["ja_ry_m"]:
@@ -1043,9 +1057,10 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         if unit is G.YEAR and n == 1:  # "a year ago": this time last year, its month ("last year": the year)
             return _shift(at, G.MONTH, -12, tz)
         return _shift(at, unit, -n, tz)
-    if g["dur_n"] or g["dur_one"] or g["ja_dur_n"]:  # ("the past year": one)
-        unit = _UNITS[(g["dur_u"] or g["dur_one"] or g["ja_dur_u"]).lower()]
-        n = _count(g["dur_n"] or g["ja_dur_n"] or "one") * _steps_in(g["dur_u"] or g["dur_one"])
+    if g["dur_n"] or g["dur_one"] or g["ja_dur_n"] or g["ja_recent_n"]:  # ("the past year": one)
+        unit = _UNITS[(g["dur_u"] or g["dur_one"] or g["ja_dur_u"] or g["ja_recent_u"]).lower()]
+        n = _count(g["dur_n"] or g["ja_dur_n"] or g["ja_recent_n"] or "one") * _steps_in(g["dur_u"]
+                                                                                          or g["dur_one"])
         return _shift(at, unit, -n, tz)
     if g["fut_n"] or g["fn_n"] or g["ja_aft_n"]:
         unit = _UNITS[(g["fut_u"] or g["fn_u"] or g["ja_aft_u"]).lower()]
