@@ -50,6 +50,7 @@ month``                                                 "the end of" names its l
 ``2024年の春``, ``ここ3ヶ月``, ``この1年``                  that season's three months; since that long before
 ``2020年〜2022年``, ``2020年から2022年にかけて``              both ends, the last period included
 ``in '19``, ``since '98``                               that year (the last one to end in those digits)
+``We met on Dec 25th``, ``12月25日に会った``              a day of the coming month told as done: the last one
 ``will slip to March``, ``is moving there in June``     a bare month, day or quarter in a clause about the
 ``6月に引っ越す予定``, ``3月に会う``                        future is the next one (in Japanese: a plan, or a
                                                         plain verb ending the clause after it)
@@ -392,6 +393,24 @@ _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|pl
 _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|kept|studied|served|lasted)\b"
                    r"(?!\s+(?:postponed|delayed|pushed|deferred|extended|scheduled|planned|moved|rescheduled|"
                    r"set|going|due|expected|supposed)\b)")
+# what was done, told in the past before a day in its clause ("We met on Dec 25th", "I went there on the
+# 10th"), or after it in Japanese ("12月25日に会った"); not what was set for it ("booked a table for Dec 25th")
+_DONE_BEFORE = re.compile(r"(?i)\b(?:met|saw|went|visited|came|arrived|celebrated|finished|graduated|married|"
+                          r"bought|spent)\b")  # (not "was hired on Dec 5th": a start that may be coming)
+_DONE_AFTER_JA = re.compile(r"(?:た|だ|ました|でした)(?:よ|ね|な|わ)?$")
+_SET_FOR = re.compile(r"(?i)\b(?:for|until|till|by)\s+(?:the\s+)?$")
+
+
+def _done(text: str, m: re.Match[str]) -> bool:
+    """Whether the clause of the day ``m`` names tells of it as done: a verb of the past before it ("We met
+    on"), or in Japanese one ending the clause after it ("に会った")."""
+    if _JAPANESE.search(m[0]):
+        return _DONE_AFTER_JA.search(text, m.end(), _clause_end(text, m.end())) is not None
+    before = _clause_before(text[: m.start()])
+    return _DONE_BEFORE.search(before) is not None and _SET_FOR.search(before) is None and \
+        _FUTURE.search(before) is None
+
+
 # what ended, told before "after <span>" in its clause: the span is how long it had lasted ("left my IT job
 # after 3 years", "we broke up after two years"); not what will be done after it ("I'll be back after 3 days")
 _ENDED_AFTER = re.compile(r"(?i)\b(?:left|quit|resigned|retired|stopped|ended|closed|broke\s+up|split\s+up|"
@@ -558,6 +577,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 or _JA_FUTURE.search(text, m.end(), _clause_end(text, m.end())) is not None)  # ("6月に...予定")
             prefer: Preference = "future" if ahead else "past"
             point = past[m.start()] if prefer == "past" else _point(m, at, tz, prefer)
+            if prefer == "past" and point.granularity is G.DAY and point.at > at and _lacks_year(m) and \
+                    _done(text, m):  # ("We met on Dec 25th", said on Dec 1st: last December's)
+                point = _point(m, at, tz, "past", year=point.at.astimezone(tz).year - 1)
             start = m.start()
             if (m["ay"] or m["dec2"]) and start and text[start - 1] in "'’":  # ("'19", "the '90s": with its
                 # apostrophe)

@@ -372,6 +372,20 @@ def test_a_question_reads_forms_text_reads_only_after_a_time_word(text, kind, st
     assert read == (text, kind, start, end)
 
 
+@pytest.mark.parametrize(("text", "day"), [
+    ("We met on Dec 25th.", "2024-12-25"), ("I went there on Dec 10th.", "2024-12-10"),
+    ("12月25日に会った。", "2024-12-25"),
+    # not done yet, or set for it: the coming one
+    ("We will meet on Dec 25th.", "2025-12-25"), ("I booked a table for Dec 25th.", "2025-12-25"),
+    ("The party is on Dec 25th.", "2025-12-25"), ("12月25日に会う予定です。", "2025-12-25"),
+])
+def test_a_day_told_as_done_is_the_last_one_not_the_coming_one(text, day):
+    """A day of the coming month without its year is the coming one ("Dec 5th" in late November is next
+    week), unless what the clause tells of it was done: "We met on Dec 25th" said on Nov 27th."""
+    [m] = find_times(text, ANCHOR)
+    assert _day(m.interval.start) == day
+
+
 @pytest.mark.parametrize("text", ["The H2 sensor failed.", "Kim's 19 friends", "'19 was great",
                                   "The 2021-2019 list.",
                                   "I did it in week 3.", "It cost $19."])
