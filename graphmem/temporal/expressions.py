@@ -631,12 +631,13 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
     return mentions
 
 
-_ALONE_LEAD = re.compile(r"(?i)(?:at|on|in|during|over|around)\s+")
+_LEAD_WORDS = r"(?:at|on|in|during|over|around)\s+"  # (a time word a question's time may open with)
+_ALONE_LEAD = re.compile(rf"(?i){_LEAD_WORDS}")
 # the words a question may put before the expression it asks about ("the 1990s", "end of 2025", "the past 3
 # months"), each tried in turn where the expression alone is not read whole: what text reads after them
 _QUESTION_LEADS = ("over ", "on ", "in ", "at the ", "over the ", "from ")
 # what may stand between such words and the expression found ("in the '90s": "1990s" is found, not "the")
-_LEFT_BEFORE = re.compile(r"(?i)(?:(?:at|on|in|during|over|around)\s+)?(?:the\s+)?['’]?")
+_LEFT_BEFORE = re.compile(rf"(?i)(?:{_LEAD_WORDS})?(?:the\s+)?['’]?")
 # what makes dateparser's reading a moment, not a period: a clock time, or a count of hours, minutes or
 # seconds said in words ("3 hours ago"), or now. Without one it read "the 1990s" as 1,990 seconds ago
 _MOMENT_SAID = re.compile(r"(?i)\d:\d\d|\d\s*[ap]\.?m\b|\b(?:now|noon|midnight|hours?|hrs?|minutes?|mins?|"
