@@ -294,6 +294,8 @@ _POINT_FORMS = [
     r"\s+month)\b",
     r"(?i:(?:over|on|at|during)\s+the\s+(?P<wk>weekend))\b(?!\s+of\b)",
     rf"(?i:(?:on\s+)(?P<on_wd>{_WD}|{_WD_SHORT}))\b",
+    # a day of the week a thing is due by ("renew the passport by Friday", "due Monday"): the coming one
+    rf"(?i:(?:by|due)\s+(?P<by_wd>{_WD}|{_WD_SHORT}))\b",
     # a day of the week a thing is or was ("the deadline is Friday", "my last day was Monday")
     rf"(?:(?<=\b[Ii]s\s)|(?<=\b[Aa]re\s)|(?<=\b[Ww]as\s)|(?<=\b[Ww]ere\s))(?P<be_wd>(?i:{_WD}))\b",
     # a day of the month alone, before a clause goes on or ends ("on the 15th after my trip", not "on the 3rd
@@ -354,7 +356,7 @@ _OPENING_WORDS = frozenset(
     [*_MONTH_NAMES, "the", "in", "on", "several", "yesterday", "today", "tonight", "tomorrow", "last", "next",
      "this", "past", "coming", "upcoming", *(w.split()[0] for w in _NUMBERS), "q", "first", "second", "third",
      "fourth", "for", "over", "during", "within", "after", "at", "weekend", *_WEEKDAYS, *_SEASON_STARTS,
-     "final", "early", "mid", "late", "1st", "2nd", "h", "week",
+     "final", "early", "mid", "late", "1st", "2nd", "h", "week", "by", "due",
      *HOLIDAY_OPENINGS]
 )
 # opening words that open a point only before "the" ("at the weekend", "over the past 3 years"): checked
@@ -386,8 +388,10 @@ _HABITUAL = re.compile(r"(?i)\b(?:usually|always|often|typically|normally|genera
 
 # what says a clause speaks of the future ("will slip to March", "is moving there in June")
 _FUTURE = re.compile(r"(?i)\b(?:will|won't|shall|going\s+to|gonna|plans?\s+to|planning\s+to|scheduled|"
-                     r"expects?\s+to|hopes?\s+to|(?:is|are|am)\s+(?:moving|starting|leaving|relocating))\b"
-                     r"|['’](?:ll\b|(?:m|re|s)\s+(?:moving|starting|leaving|relocating)\b)")
+                     r"expects?\s+to|hopes?\s+to|(?:is|are|am)\s+(?:moving|starting|leaving|relocating)|"
+                     # (what is yet to do: "I need to call her on Friday", "TODO: renew it on Monday")
+                     r"needs?\s+to|ha(?:ve|s)\s+to|must(?!\s+have\b|['’]ve\b)|remind\s+me\s+to|to-?do)\b"
+                     r"|['’](?:ll\b|(?:m|re|s)\s+(?:moving|starting|leaving|relocating)\b)|\[\s\]")
 # a clause that tells of the past in verbs of lasting ("stayed there until June", "it was done by the end of
 # February"), and not of a delay ("was postponed until March" speaks of the next March)
 _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|kept|studied|served|lasted)\b"
@@ -570,7 +574,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = (_lacks_year(m) or bool(m["wk"] or m["on_wd"] or m["be_wd"])) and (
+            ahead = bool(m["by_wd"]) and _TOLD.search(clause := _clause_of(text, m)) is None and \
+                _DONE_BEFORE.search(clause) is None or \
+                (_lacks_year(m) or bool(m["wk"] or m["on_wd"] or m["be_wd"])) and (
                 _FUTURE.search(_clause_before(text[: m.start()])) is not None  # ("will slip to March")
                 or (_IS_BEFORE.search(text, 0, m.start()) is not None and _DAY_NAMED.search(
                     text, 0, m.start()) is None)
@@ -1130,8 +1136,8 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
     if g["wk"]:  # "over the weekend": the last one (this one, said on it), or the next in a future clause
         on_it = at.astimezone(tz).weekday() >= 5
         return _weekend(at, tz, 0 if on_it or prefer == "future" else -1)
-    if g["on_wd"] or g["be_wd"]:
-        day = _WEEKDAY_NUMBERS[(g["on_wd"] or g["be_wd"]).lower()]
+    if g["on_wd"] or g["be_wd"] or g["by_wd"]:
+        day = _WEEKDAY_NUMBERS[(g["on_wd"] or g["be_wd"] or g["by_wd"]).lower()]
         return _weekday(day, at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
 

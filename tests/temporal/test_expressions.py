@@ -386,6 +386,25 @@ def test_a_day_told_as_done_is_the_last_one_not_the_coming_one(text, day):
     assert _day(m.interval.start) == day
 
 
+@pytest.mark.parametrize(("text", "phrase", "day"), [
+    # a deadline is the coming day (the anchor is a Thursday)
+    ("Renew the passport by Friday.", "by Friday", "2025-11-28"),
+    ("The draft is due Monday.", "due Monday", "2025-12-01"),
+    # what is yet to do looks ahead, what was done or must have been looks back
+    ("I need to call her on Monday.", "on Monday", "2025-12-01"),
+    ("I have to leave on Tuesday.", "on Tuesday", "2025-12-02"),
+    ("TODO: book the room on Monday", "on Monday", "2025-12-01"),
+    ("- [ ] call Bob on Monday", "on Monday", "2025-12-01"),
+    ("I finished it by Friday.", "by Friday", "2025-11-21"),
+    ("It was done by Monday.", "by Monday", "2025-11-24"),
+    ("He must have left on Monday.", "on Monday", "2025-11-24"),
+    ("We had to leave on Tuesday.", "on Tuesday", "2025-11-25"),
+])
+def test_a_day_a_task_is_due_by_or_set_for_is_the_coming_one(text, phrase, day):
+    [m] = find_times(text, ANCHOR)
+    assert (m.text, _day(m.interval.start)) == (phrase, day)
+
+
 @pytest.mark.parametrize("text", ["The H2 sensor failed.", "Kim's 19 friends", "'19 was great",
                                   "The 2021-2019 list.",
                                   "I did it in week 3.", "It cost $19."])
