@@ -81,7 +81,8 @@ def quality() -> dict:
         # to have held until a time before it keeps its open start)
         dated = ANCHOR[:10]
         found["states"] = {(s, p, o, a, f or (dated if a == "assert" and not (u and u <= dated) else None),
-                            u or (ANCHOR[:10] if a == "close" else None)) for s, p, o, a, f, u in found["states"]}
+                            u or (ANCHOR[:10] if a in ("close", "done") else None))
+                           for s, p, o, a, f, u in found["states"]}
         for k in totals:
             tp, fp, fn = score(gold[k], found[k])
             totals[k][0] += tp

@@ -225,7 +225,7 @@ class StateInput:
     reason: str = "asserted"
     subject_type: str | None = None
     object_type: str | None = None
-    action: Literal["assert", "close"] = "assert"
+    action: Literal["assert", "close", "done"] = "assert"  # done: a close that marks a task done
     payload: Mapping[str, Any] | None = None  # details kept with the state (a plan's payload)
     # a close whose words say the value held up to ``valid_to``: with nothing held that it ends, the value is
     # stated as holding since before anything recorded until then ("graduated from MIT in 2019")
@@ -839,7 +839,7 @@ class Memory:
             if extraction is not None:  # what the text says beyond what the event states outright, once
                 claims = {_claim(s) for s in stated}
                 outright = [*claims]
-                for s in _extracted_states(extraction, event):
+                for s in _extracted_states(extraction, event, self.tz):
                     if (claim := _claim(s)) not in claims and not any(map(claim.restates, outright)):
                         claims.add(claim)
                         stated.append(s)
@@ -1027,7 +1027,7 @@ class Memory:
         closes: list[tuple[int, State, StateInput]] = []
         made = _StateIds()
         for index, request in enumerate(requests):
-            if request.action == "close":
+            if request.action in ("close", "done"):
                 closes.append((index, self._new_state(replace(request, valid_to=None), entities, now), request))
                 continue
             state = self._new_state(request, entities, now, made)
@@ -1085,7 +1085,7 @@ class Memory:
             if _timeline(probe) in alone and self.ontology.predicate(probe.predicate).single_valued:
                 current = self._around(target)
             plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
-                              request.reason, request.evidence)
+                              request.reason, request.evidence, done=request.action == "done")
             plans.append(plan)
             results[index] = plan.results[0]
             existing[_timeline(probe)] = _after_plan(current, plan)  # (a second close sees it)
@@ -1094,8 +1094,10 @@ class Memory:
 
     def _reworded(self, state: State) -> bool:
         """Whether a close of ``state`` ends a value said in more or fewer words (an opinion's claim: "no
-        longer thinks the launch will slip" ends "thinks the launch will slip to March")."""
-        return self.ontology.predicate(state.predicate).kind == "opinion" and state.object_id is None
+        longer thinks the launch will slip" ends "thinks the launch will slip to March"; a task: "Done: book
+        the venue" ends "book the venue for the offsite")."""
+        kind = self.ontology.predicate(state.predicate).kind
+        return kind in ("opinion", "task") and state.object_id is None
 
     def _plan_held_before(self, probe: State, end: TimePoint, current: list[State], entities: _EntityCache,
                           now: dt.datetime, made: _StateIds, request: StateInput) -> Plan:
@@ -1118,6 +1120,12 @@ class Memory:
         predicate = self.ontology.predicate(r.predicate)
         if not r.subject or not r.subject.strip():
             raise InvalidInput("subject is missing; name the entity the state is about", field="subject")
+        if r.action not in ("assert", "close", "done"):
+            raise InvalidInput(f"action {r.action!r} is not one of assert, close, done (done marks a task "
+                               "done)", field="action")
+        if r.action == "done" and predicate.kind != "task":
+            raise InvalidInput(f"action done marks a task done; {predicate.name!r} holds a {predicate.kind}, "
+                               "not a task: close it instead", field="action")
         if r.unnamed and r.action != "close":
             raise InvalidInput("unnamed: only a close may leave its object out; give the object, or set "
                                "action to close", field="unnamed")
@@ -2828,6 +2836,7 @@ MAX_PINNED_EVENTS = 20_000  # keyed events a snapshot reads to find the pins
 _RECENT_SLACK = 20  # extra recent events read so that dropping superseded ones still fills the page
 # the predicate of a write plan's state update that names none, by its kind
 _PLAN_PREDICATES = {"task": "todo", "summary": "summary", "long_mood_state": "feels"}
+_PROJECT_SCOPE = "project:"  # a project's scope: "project:<slug>"
 _LOG_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # a daily log's file name: memory/2025-11-27.md
 _SHORT_SPAN = re.compile(r"(\d{1,5})\s*([dwmy])")  # "30d": the last 30 days
 _SPAN_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
@@ -3190,23 +3199,32 @@ def _state_indexable(s: State) -> Indexable:
                      about=_bounds(s.valid))
 
 
-def _extracted_states(extraction: Extraction, event: Event) -> list[StateInput]:
+def _extracted_states(extraction: Extraction, event: Event, tz: dt.tzinfo = UTC) -> list[StateInput]:
     """State requests for the statements read out of an event's text, dated by the event when undated ("works
     at Acme until June" starts at the event); one with no start that ended before the event holds since
-    before anything recorded (from the event, it would start after it ended)."""
+    before anything recorded (from the event, it would start after it ended). A task no one is said to have
+    ("TODO: renew the certificate" in a note of no speaker) is its project's, in a project's scope; else
+    no one's, and not kept as a state (the event keeps it)."""
     out = []
     for s in extraction.statements:
-        closing = s.action == "close"
+        subject, subject_type = s.subject, s.subject_type
+        if not subject:
+            if not event.scope.startswith(_PROJECT_SCOPE):
+                continue
+            subject, subject_type = event.scope.removeprefix(_PROJECT_SCOPE), "project"
+        closing = s.action in ("close", "done")
         ended = s.valid_to is not None and s.valid_to.at <= event.occurred_at.at
+        details = (("title", s.title), ("object_title", s.object_title), ("due", s.due and s.due.label(tz)))
         out.append(StateInput(
-            subject=s.subject, predicate=s.predicate, object=s.object,
+            subject=subject, predicate=s.predicate, object=s.object,
             valid_from=None if closing or (s.valid_from is None and ended)
             else (s.valid_from or event.occurred_at),
             valid_to=(s.valid_to or event.occurred_at) if closing else s.valid_to,
             evidence=(event.id,), confidence=s.confidence, text=s.span, scope=event.scope,
             private=event.visibility is Visibility.PRIVATE, reason=f"extracted from: {s.span}"[:200],
-            subject_type=s.subject_type, object_type=s.object_type, action="close" if closing else "assert",
-            payload={k: v for k, v in (("title", s.title), ("object_title", s.object_title)) if v} or None,
+            subject_type=subject_type, object_type=s.object_type,
+            action="done" if s.action == "done" else "close" if closing else "assert",
+            payload={k: v for k, v in details if v} or None,
             held_before=s.held_before and s.valid_to is not None,  # (only when the text says until when)
             unnamed=closing and not s.object,  # ("I quit my job": whatever job then)
         ))

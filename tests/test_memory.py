@@ -407,6 +407,50 @@ def test_explicit_close_and_mark_done(mem):
     assert [r.reason for r in mem.revisions(s.id)] == ["asserted", "left Acme in March"]
 
 
+def test_a_task_written_in_text_is_open_until_ticked_off(mem):
+    mem.record(content="TODO: renew the passport by Friday\n- [ ] call Bob", occurred_at="2025-11-27",
+               tags=["speaker:Sam"])
+    open_ = {s.object: s for s in mem.as_of("2025-11-27T12:00Z").states("Sam", predicate="todo")}
+    assert sorted(open_) == ["call Bob", "renew the passport"]
+    assert open_["renew the passport"].payload == {"due": "2025-11-28"}
+    assert "- [ ] renew the passport (due 2025-11-28; since 2025-11-27)" in mem.resume_pack().markdown
+    done = mem.record(content="- [x] renew the passport", occurred_at="2025-11-28", tags=["speaker:Sam"])
+    [task] = [s for s in mem.timeline("Sam", "todo") if s.object == "renew the passport"]
+    assert task.status is StateStatus.DONE and str(task.valid_to.at.date()) == "2025-11-28"
+    assert [r.action.value for r in mem.revisions(task.id)] == ["assert", "mark_done"]
+    assert done.id in {e.event_id for e in mem.state(task.id).evidence}
+    assert objects(mem.as_of("2025-11-29").states("Sam", predicate="todo")) == ["call Bob"]
+    tasks = mem.resume_pack(token_budget=400).markdown.split("## Open tasks\n")[1].split("\n\n")[0]
+    assert tasks == "- [ ] call Bob (since 2025-11-27)"
+
+
+def test_a_task_no_one_is_said_to_have_is_its_projects_in_its_scope(mem):
+    mem.record(content="TODO: rotate the staging credentials", occurred_at="2025-11-27",
+               scope="project:search")
+    mem.record(content="TODO: water the plants", occurred_at="2025-11-27")  # (whose? the event keeps it)
+    [task] = mem.as_of("2025-11-28").states("search", predicate="todo")
+    assert (task.object, task.scope) == ("rotate the staging credentials", "project:search")
+    assert mem.entity("search").entity.type == "project"
+    pack = mem.resume_pack(project="search").markdown
+    assert "- [ ] rotate the staging credentials (since 2025-11-27)" in pack
+    assert "water the plants" not in {s.object for s in mem.as_of("2025-11-28").states("search")}
+
+
+def test_done_marks_only_a_task_done(mem):
+    task = mem.assert_state("Peter", "todo", "book the venue for the offsite", valid_from="2025-11-01")
+    [done] = mem.assert_states([StateInput("Peter", "todo", "book the venue", valid_to="2025-11-20",
+                                           action="done")])
+    assert done.id == task.id and done.status is StateStatus.DONE
+    mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    with pytest.raises(InvalidInput, match="close it instead") as refused:
+        mem.assert_states([StateInput("Peter", "lives_in", "Berlin", valid_to="2025", action="done")])
+    assert refused.value.field == "action"
+    with pytest.raises(InvalidInput, match="not one of assert, close, done"):
+        mem.record_many([{"content": "x", "occurred_at": "2025-11-27", "states": [
+            {"subject": "Peter", "predicate": "todo", "object": "y", "action": "finish"}]}])
+    assert mem.stats().events == 0
+
+
 def test_retract_keeps_history_and_reopens_what_it_closed(mem, clock):
     berlin = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
     wrong = mem.assert_state("Peter", "lives_in", "Madrid", valid_from="2024")

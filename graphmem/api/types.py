@@ -227,6 +227,8 @@ class StateNode:
     object_title: str | None = strawberry.field(description=(
         "what the object is to the subject, in the words that said so: \"my dog Max\", \"adopted a pup named "
         "Ned\" (owns): dog, pup"))
+    due: str | None = strawberry.field(description=(
+        "a task's: when it is to be done by, at the granularity it was said (\"by Friday\": 2025-11-28)"))
     subject_id: strawberry.Private[str]
     object_id: strawberry.Private[str | None]
     include_private: strawberry.Private[bool]
@@ -240,7 +242,7 @@ class StateNode:
             private=s.visibility is Visibility.PRIVATE, holder=s.holder, recorded_at=s.recorded_at,
             replaced_at=s.replaced_at, created_at=s.created_at, retracted_at=s.retracted_at,
             last_confirmed_at=s.last_confirmed_at, throughout=s.throughout, title=_said(s.payload, "title"),
-            object_title=_said(s.payload, "object_title"), subject_id=s.subject_id,
+            object_title=_said(s.payload, "object_title"), due=_said(s.payload, "due"), subject_id=s.subject_id,
             object_id=s.object_id, include_private=include_private,
         )
 

@@ -24,7 +24,7 @@ import re
 import sys
 import threading
 import types
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -32,6 +32,7 @@ from typing import Any
 
 from graphmem.extraction.japanese import line_speakers, read_beliefs, read_japanese, read_titles
 from graphmem.extraction.rules import VERB_ADVERBS, Rules, Template, load_rules
+from graphmem.extraction.tasks import due_of, read_tasks
 from graphmem.index.text import STOP_WORDS
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC, Granularity
@@ -95,6 +96,7 @@ class Statement:
     # a close that says the value held up to its end, whether memory knew it or not ("Peter graduated from MIT
     # in 2019": he studied there until then; not "left Berlin", said of a trip as of a home)
     held_before: bool = False
+    due: TimePoint | None = None  # a task's: when it is to be done by ("renew the passport by Friday")
 
 
 @dataclass(frozen=True)
@@ -286,6 +288,8 @@ class Extractor:
             speakers = self._ja_speakers(text)
             result.entities = self._japanese_entities(text, result.times, speakers)
             result.statements = self._japanese_statements(text, result, speakers)
+            result.statements += self._tasks(text, result, lambda at: _ja_speaker_at(text, at, speakers,
+                                                                                     result.speaker))
             return result
         doc = self.nlp(text)
         tokens = _Tokens.of(text, doc, self._attrs, self._ends)
@@ -338,6 +342,8 @@ class Extractor:
             kept, believed = self._statements(text, start_char, end_char, result)
             result.statements += kept
             said += kept + believed
+        result.statements += self._tasks(text, result, lambda at: (
+            by.name if (by := self._line_speaker(text, at, result)) else None))
         # a statement's object type is better evidence than capitalisation: "left Initech" -> org (so is one
         # inside an opinion, which is not kept as a fact), as is its subject's ("Acme was headquartered in")
         retype = {s.subject: s.subject_type for s in said if s.subject_type} | {
@@ -723,6 +729,26 @@ class Extractor:
 
     # -- statements ---------------------------------------------------------------------------------------
 
+    def _tasks(self, text: str, ex: Extraction, who: Callable[[int], str | None]) -> list[Statement]:
+        """The tasks ``text`` writes as tasks (graphmem/extraction/tasks.py), of who says each (``who`` of
+        where it stands; "" for no one known: the memory tells whose). Not one the statements read already
+        ("TODO: I need to call Bob": one task)."""
+        predicate = self.rules.tasks.predicate
+        if predicate not in self.ontology.predicates or self.rules.tasks.line is None and \
+                self.rules.tasks.remind is None:
+            return []
+        read = [(s.start, s.end) for s in ex.statements if s.predicate == predicate]
+        out = []
+        for t in read_tasks(text, ex.times, self.rules.tasks):
+            if any(a < t.end and t.start < b for a, b in read):
+                continue
+            subject = who(t.start)
+            out.append(Statement(
+                subject=subject or "", predicate=predicate, object=t.object,
+                action="done" if t.done else "assert", span=text[t.start : t.end].strip(), start=t.start,
+                end=t.end, confidence=CONFIDENCE["rule"], subject_type="person" if subject else None, due=t.due))
+        return out
+
     def _statements(self, text: str, s_start: int, s_end: int,
                     ex: Extraction) -> tuple[list[Statement], list[Statement]]:
         """The statements of one sentence, and those it makes only inside what someone believes."""
@@ -849,6 +875,10 @@ class Extractor:
             action = _past_action(times[0])
         valid_from, valid_to = _dated(times[0] if times else None, action,
                                       open_ended=name in self.rules.open_ended)
+        due = None
+        if predicate.kind == "task":  # a time said with a task is when it is due, not when it starts
+            due = next((d for t in times if (d := due_of(t)) is not None), None)
+            valid_from = valid_to = None
         span_end = max(obj_end, *(t.end for t in times)) if times else obj_end
         nouns = self.rules.object_nouns.get(name)  # "adopted a pup named Ned": Ned, a pup
         named = _owned_pattern(nouns).match(text, v_end, s_end) if nouns and obj_text[:1].isupper() else None
@@ -858,7 +888,7 @@ class Extractor:
             start=s_start, end=span_end, confidence=confidence, valid_from=valid_from, valid_to=valid_to,
             subject_type=subject_type, object_type=obj_type,
             object_title=named[2].lower() if named and named[3] == obj_text else None,
-            held_before=action == "close" and not negated and template.held_before,
+            held_before=action == "close" and not negated and template.held_before, due=due,
         )
 
     def _left(self, st: Statement, start: int, end: int, ex: Extraction) -> list[Statement]:
@@ -2078,7 +2108,7 @@ _GERUND = re.compile(r"[a-z]{2,}ing\b")  # a word of doing opening a value: "sur
 # words of when or how often that may end a clause after a value without being part of it ("a dog trainer
 # now", "hiking every weekend"); and those that qualify a time cut off after them ("guitar about [five years
 # ago]")
-_WHEN_TAIL = re.compile(r"(?i)[\s,]+(?:right now|here|there|now|currently|again|too|also|already|still|"
+_WHEN_TAIL = re.compile(r"(?i)[\s,]+(?:right now|here|there|now|soon|currently|again|too|also|already|still|"
                         r"lately|recently|anymore|though|nowadays|these days|every \w+|each \w+|"
                         r"once|twice|once a \w+|twice a \w+|(?:on|at) weekends|daily|weekly|regularly|a lot|"
                         r"all the time|sometimes|often)\s*$")
@@ -2376,6 +2406,13 @@ _CITED_END = re.compile(r"[.!?][\"\u201d']?(?:\[\d{1,3}\])+\s*$")
 
 
 _ITEM = re.compile(r"\n[ \t]*(?=[-*+\u2022\u2013][ \t])")  # where an item of a list opens a line
+
+
+def _ja_speaker_at(text: str, at: int, speakers: Sequence[tuple[str, int, int]],
+                   speaker: str | None) -> str | None:
+    """Who says the Japanese line of ``at``: the name opening it (see ``line_speakers``), else the text's."""
+    line = text.rfind("\n", 0, at) + 1
+    return next((name for name, start, _ in speakers if text.rfind("\n", 0, start) + 1 == line), speaker)
 
 
 def _items(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:

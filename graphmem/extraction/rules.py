@@ -14,7 +14,8 @@ from graphmem.errors import OntologyError
 from graphmem.ontology import Ontology
 from graphmem.ontology.vocabulary import read_yaml
 
-__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "JapaneseRules", "Rules", "Template", "load_rules"]
+__all__ = ["GAP", "GERUND_OBJECT", "JA_NAME_CHAR", "JapaneseRules", "Rules", "TaskRules", "Template",
+           "load_rules"]
 
 GAP = "{*}"  # in a template's phrase: a few words the statement does not keep ("got {*} job at")
 # "{*role}": a few words that are also a value of that predicate ("works as {*role} at": a role)
@@ -142,6 +143,16 @@ JA_NAME_CHAR = r"[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff々A-Za-z0-9]"  # (a na
 
 
 @dataclass(frozen=True)
+class TaskRules:
+    """The ``tasks`` section: a task written as one (see graphmem/extraction/tasks.py)."""
+
+    predicate: str  # whose values tasks are ("todo")
+    # a line opening with a box or a label of a task: group "done" set when it is ticked off, "what" its words
+    line: re.Pattern[str] | None
+    remind: re.Pattern[str] | None  # a phrase asking to be reminded: "what" the words after it
+
+
+@dataclass(frozen=True)
 class Rules:
     templates: tuple[Template, ...]
     by_first_word: dict[str, tuple[int, ...]]  # template indexes by the lower-cased first word of the phrase
@@ -224,6 +235,7 @@ class Rules:
     alias_between: re.Pattern[str] | None
     alias_of_speaker: re.Pattern[str] | None  # "my name is Sam": what says a name is who says the line's
     japanese: JapaneseRules
+    tasks: TaskRules
 
     @cached_property
     def not_first_by_word(self) -> dict[str, dict[str, tuple[tuple[str, ...], ...]]]:
@@ -571,6 +583,35 @@ def _read_rules(path: str) -> Rules:
         alias_between=_alias_pattern(aliases, "between", r"[\s,(]*(?:{listed})\s+"),
         alias_of_speaker=_alias_pattern(aliases, "of_speaker", r"\b(?:{listed})\s+$"),
         japanese=_japanese(raw.get("japanese") or {}),
+        tasks=_tasks(raw.get("tasks") or {}),
+    )
+
+
+def _tasks(raw: Any) -> TaskRules:
+    if not isinstance(raw, dict):
+        raise OntologyError("extraction rules: tasks must map 'predicate', boxes and labels to what they "
+                            "hold", field="tasks")
+
+    def alternation(key: str) -> str:
+        listed = _word_list(f"tasks.{key}", raw.get(key) or [])
+        return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(listed, key=len, reverse=True))
+
+    def marks(kind: str) -> str:
+        boxes, labels = alternation(f"{kind}_boxes"), alternation(f"{kind}_labels")
+        return "|".join(filter(None, [boxes, labels and rf"(?:{labels})[ \t]*[:：]"])) or "(?!)"
+
+    # (who says the line may open it, "田中：TODO：..."; a bullet may stand before a label, "- TODO: ...",
+    # a box is a bullet's own)
+    line = (r"(?im)^[ \t]*(?:[^\W\d][\w・ー'.-]{0,15}(?: [^\W\d][\w'.-]{0,15}){0,2}[ \t]*[:：][ \t]*)??"
+            r"(?:[-*+•・][ \t]+)?"
+            rf"(?:(?P<done>{marks('done')})|(?:{marks('open')}))[ \t]*(?P<what>\S[^\n]*)")
+    remind = alternation("remind")
+    return TaskRules(
+        predicate=str(raw.get("predicate") or "todo"),
+        line=re.compile(line) if raw.get("open_boxes") or raw.get("open_labels") or raw.get("done_boxes")
+        or raw.get("done_labels") else None,
+        remind=re.compile(rf"(?i)(?:^|(?<=[.!?:]\s)|(?<=\n))[ \t]*(?:{remind})\s+(?P<what>\S[^\n]*)")
+        if remind else None,
     )
 
 
@@ -786,12 +827,14 @@ _I_OR_JOINED = r"(?:I|we|and|but)"
 # pasts that are their participles too ("I've left", "I had bought"; not "began": "I've begun")
 _PAST_PARTICIPLES = frozenset("""left quit lost bought got spent built found met made sold kept won held had
     brought taught paid sent""".split())
-_I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))", "have": _I + r"(?:\s+have|['’]ve)"}
 # words said between a subject and its verb, two at most ("I just moved to", "he now works at")
 VERB_ADVERBS = ("just recently finally also now still actually really already officially eventually then "
                 "totally definitely always currently previously formerly mostly mainly largely fully "
                 "completely basically primarily so very truly super deeply incredibly genuinely").split()
 _I_ADVERBS = r"(?:\s+(?:" + "|".join(VERB_ADVERBS) + r")){0,2}"
+# ("I still have to", "I've")
+_I_LEADS = {"am": r"(?:I(?:\s+am|['’]m)|we(?:\s+are|['’]re))",
+            "have": _I + r"(?:" + _I_ADVERBS + r"\s+have|['’]ve)"}
 
 
 def _key_words(template: Template) -> list[str]:

@@ -227,8 +227,13 @@ _TITLES = {"pinned": "Pinned", "session": "Session", "open_tasks": "Open tasks",
 
 
 def task_line(state: State) -> str:
-    since = f" (since {_day(state.valid_from.at)})" if state.valid_from else ""
-    return f"- [ ] {shorten(state.object or state.text or state.predicate)}{since}"
+    """An open task as a box to tick, with when it is due (its payload's ``due``) and since when it is
+    open."""
+    due = (state.payload or {}).get("due")
+    said = [f"due {due}" if isinstance(due, str) else "",
+            f"since {_day(state.valid_from.at)}" if state.valid_from else ""]
+    when = "; ".join(filter(None, said))
+    return f"- [ ] {shorten(state.object or state.text or state.predicate)}{f' ({when})' if when else ''}"
 
 
 def fit_to_budget(

@@ -178,7 +178,7 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         ("Acme adopted Kubernetes last year.", {("Acme", "uses", "Kubernetes", "assert")}),
         ("Audrey: We adopted Pixie in March.", set()),  # (a pet or a child: no tool memory knows)
         ("Peter has Anna on his team.", set()),
-        ("Kim: I have to walk the dog.", set()),
+        ("Kim: I have to walk the dog.", {("Kim", "todo", "walk the dog", "assert")}),  # (a task, no dog)
         ("Nate: Look, I got this new pup for you!", set()),
         ("Tom got a car wash yesterday.", set()),
         ("Peter got in the car and left.", set()),

@@ -1,0 +1,76 @@
+import datetime as dt
+
+import pytest
+
+from graphmem.extraction import Extractor
+from graphmem.extraction.rules import load_rules
+from graphmem.extraction.tasks import read_tasks
+from graphmem.ontology import load_ontology
+from graphmem.temporal.expressions import find_times
+
+A = dt.datetime(2025, 11, 27, 12, tzinfo=dt.UTC)  # a Thursday
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return Extractor(load_ontology())
+
+
+def _tasks(text):
+    rules = load_rules().tasks
+    return [(t.object, t.done, t.due.label() if t.due else None)
+            for t in read_tasks(text, find_times(text, A), rules)]
+
+
+@pytest.mark.parametrize(("text", "tasks"), [
+    ("- [ ] renew the passport", [("renew the passport", False, None)]),
+    ("* [x] renew the passport", [("renew the passport", True, None)]),
+    ("[X] Renew the passport.", [("Renew the passport", True, None)]),
+    ("TODO: book the venue by Friday", [("book the venue", False, "2025-11-28")]),
+    ("todo - nothing", []),  # (a label needs its colon)
+    ("  - To-do: send the deck (due Monday)", [("send the deck", False, "2025-12-01")]),
+    ("Done: book the venue", [("book the venue", True, None)]),
+    ("Notes\n- [ ] call Bob on Monday\n- [x] email Ana\nDone is better than perfect.",
+     [("call Bob", False, "2025-12-01"), ("email Ana", True, None)]),
+    ("Can you remind me to call Mom tomorrow, she is waiting?", [("call Mom", False, "2025-11-28")]),
+    ("Great talk. Remind me to send the slides.", [("send the slides", False, None)]),
+    ("TODO: remind me to send the slides", [("send the slides", False, None)]),
+    # Japanese: a time before the task, or in brackets after it, is when it is due
+    ("やること：金曜までに請求書を送る", [("請求書を送る", False, "2025-11-28")]),
+    ("- [ ] 請求書を送る（金曜まで）", [("請求書を送る", False, "2025-11-28")]),
+    ("完了：請求書を送る", [("請求書を送る", True, None)]),
+    # none asked for
+    ("These moments remind me to slow down.", []),
+    ("Note: the TODO list is long.", []),
+    ("I have a to-do list.", []),
+    ("- [ ]", []),
+])
+def test_a_task_written_as_one_is_read_open_or_done_with_when_it_is_due(text, tasks):
+    assert _tasks(text) == tasks
+
+
+@pytest.mark.parametrize(("text", "speaker", "expected"), [
+    ("TODO: renew the passport", "Sam", {("Sam", "todo", "renew the passport", "assert")}),
+    ("Kim: - [x] renew the passport", None, {("Kim", "todo", "renew the passport", "done")}),
+    ("田中：TODO：請求書を送る", None, {("田中", "todo", "請求書を送る", "assert")}),
+    # no one says it: the memory tells whose (a project's, in its scope)
+    ("TODO: renew the certificate", None, {("", "todo", "renew the certificate", "assert")}),
+    # said in a sentence, by the templates: one task, not two
+    ("TODO: I need to call Bob", "Sam", {("Sam", "todo", "call Bob", "assert")}),
+    ("Peter has to finish the report by Dec 5th.", None, {("Peter", "todo", "finish the report", "assert")}),
+    ("I still have to book the flights.", "Sam", {("Sam", "todo", "book the flights", "assert")}),
+    # what is said, wished or inferred rather than to do
+    ("I have to say, the show was great.", "Sam", set()),
+    ("I need to go now!", "Sam", set()),
+    ("I need to try that.", "Sam", set()),
+    ("You can see what Tokyo has to offer.", "Sam", set()),
+    ("It must have been hard.", "Sam", set()),
+])
+def test_tasks_are_whose_says_them(extractor, text, speaker, expected):
+    read = extractor.extract(text, A, speaker=speaker)
+    assert {(s.subject, s.predicate, s.object, s.action) for s in read.statements} == expected
+
+
+def test_a_time_said_with_a_task_is_when_it_is_due_not_when_it_opens(extractor):
+    [task] = extractor.extract("I need to call the dentist on Monday.", A, speaker="Sam").statements
+    assert (task.object, task.valid_from, task.due.label()) == ("call the dentist", None, "2025-12-01")
