@@ -177,6 +177,7 @@ ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read
 # lookup), twice as fast again, but bench/scale.py then ended with 14 MiB more resident at 300k events
 READ_AHEAD_CHUNK = 1_000
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
+OPEN_TASKS_KNOWN = 10_000  # open tasks it is told of then, which text may say are done (see _open_tasks)
 # read once by warm(): names, a place, an organisation, relative and open times (the parts that load lazily),
 # against a fixed day (reading the clock would move the clock a test gives memory)
 WARM_ANCHOR = dt.datetime(2025, 1, 1, tzinfo=UTC)
@@ -618,9 +619,31 @@ class Memory:
         if self._extractor is None:
             with self._extractor_lock:
                 if self._extractor is None:
-                    self._extractor = Extractor(self.ontology, known=self.store.entity_names(GAZETTEER_LIMIT))
+                    extractor = Extractor(self.ontology, known=self.store.entity_names(GAZETTEER_LIMIT))
+                    extractor.add_tasks(self._open_tasks())
+                    self._extractor = extractor
                     allocator.set_aside()  # (the modules it loaded live as long as the process)
         return self._extractor
+
+    def _open_tasks(self) -> list[tuple[str, str]]:
+        """(whose, task) of the open tasks among the first ``OPEN_TASKS_KNOWN`` tasks the store lists."""
+        states = self.store.states(StateQuery(kinds=["task"], include_private=True, limit=OPEN_TASKS_KNOWN))
+        return [(s.subject, s.object) for s in states if _is_open_task(s)]
+
+    def _track_tasks(self, batch: WriteBatch) -> None:
+        """Tell the extraction pipeline which tasks the committed ``batch`` opened and which it ended (done,
+        closed or retracted): text may say the open ones are done."""
+        if self._extractor is None:
+            return
+        changed = (*batch.new_states, *batch.state_versions, *batch.retractions)
+        final = {s.id: s for s in changed if s.kind == "task"}  # (each state as the write left it)
+        if not final:
+            return
+        retracted = {s.id for s in batch.retractions}
+        self._extractor.drop_tasks((s.subject, s.object) for s in final.values()
+                                   if s.id in retracted or not _is_open_task(s))
+        self._extractor.add_tasks((s.subject, s.object) for s in final.values()
+                                  if s.id not in retracted and _is_open_task(s))
 
     def warm(self) -> None:
         """Get ready for the first requests: build the extraction pipeline and read once through it (about a
@@ -887,6 +910,7 @@ class Memory:
 
     def _index_batch(self, batch: WriteBatch, now: dt.datetime) -> None:
         """Make what ``batch`` committed findable by recall (called after the commit)."""
+        self._track_tasks(batch)
         new_places = {e.id for e in batch.entities if e.type == "place"}
         if new_places or batch.merges or batch.entity_updates:
             with self._places_lock:
@@ -3197,6 +3221,10 @@ def _state_indexable(s: State) -> Indexable:
                      private=s.visibility == Visibility.PRIVATE, recorded_at=s.created_at,
                      entities=tuple(e for e in (s.subject_id, s.object_id) if e), subjects=(s.subject_id,),
                      about=_bounds(s.valid))
+
+
+def _is_open_task(state: State) -> bool:
+    return state.status is StateStatus.ACTIVE and state.valid.end is None
 
 
 def _extracted_states(extraction: Extraction, event: Event, tz: dt.tzinfo = UTC) -> list[StateInput]:

@@ -424,6 +424,23 @@ def test_a_task_written_in_text_is_open_until_ticked_off(mem):
     assert tasks == "- [ ] call Bob (since 2025-11-27)"
 
 
+def test_a_task_is_done_when_who_has_it_says_so_in_the_past_even_after_a_restart(tmp_path):
+    path = str(tmp_path / "m.kuzu")
+    with Memory.open(path) as mem:
+        mem.record(content="Kim: I need to call the dentist.\nKim: TODO: renew my passport",
+                   occurred_at="2025-11-20")
+        mem.record(content="Sam: I called the dentist.", occurred_at="2025-11-21")  # (not Sam's task)
+        done = mem.record(content="Kim: Yeah, I finally called the dentist!", occurred_at="2025-11-22")
+        tasks = {s.object: s for s in mem.timeline("Kim", "todo")}
+        assert tasks["call the dentist"].status is StateStatus.DONE
+        assert str(tasks["call the dentist"].valid_to.at.date()) == "2025-11-22"
+        assert done.id in {e.event_id for e in mem.state(tasks["call the dentist"].id).evidence}
+        assert tasks["renew my passport"].status is StateStatus.ACTIVE
+    with Memory.open(path) as mem:  # (a new pipeline is told of the open tasks memory holds)
+        mem.record(content="Kim: I renewed my passport this morning.", occurred_at="2025-11-23")
+        assert {s.status for s in mem.timeline("Kim", "todo")} == {StateStatus.DONE}
+
+
 def test_a_task_no_one_is_said_to_have_is_its_projects_in_its_scope(mem):
     mem.record(content="TODO: rotate the staging credentials", occurred_at="2025-11-27",
                scope="project:search")

@@ -32,7 +32,7 @@ from typing import Any
 
 from graphmem.extraction.japanese import line_speakers, read_beliefs, read_japanese, read_titles
 from graphmem.extraction.rules import VERB_ADVERBS, Rules, Template, load_rules
-from graphmem.extraction.tasks import due_of, read_tasks
+from graphmem.extraction.tasks import KnownTasks, due_of, read_tasks
 from graphmem.index.text import STOP_WORDS
 from graphmem.ontology import Ontology, Predicate, TimePoint, name_key
 from graphmem.ontology.time import UTC, Granularity
@@ -212,6 +212,7 @@ class Extractor:
         self._ja_names: dict[str, str] = {p: "place" for p in self.rules.places if _JA.search(p)}
         self._ja_longest_first: list[str] | None = None  # (the names above, longest first: made on use)
         self.add_known(known)
+        self._known_tasks = KnownTasks(self.rules.tasks.irregular_pasts)  # (see add_tasks)
 
     # -- the gazetteer ------------------------------------------------------------------------------------
 
@@ -257,6 +258,17 @@ class Extractor:
         with self.batch():
             self._learn(names)
 
+    def add_tasks(self, tasks: Iterable[tuple[str, str]]) -> None:
+        """Teach ``(whose, task)`` pairs: open tasks memory holds, which text may say are done ("I finally
+        called the dentist" of "call the dentist")."""
+        with self._turn:
+            self._known_tasks.add(tasks)
+
+    def drop_tasks(self, tasks: Iterable[tuple[str, str]]) -> None:
+        """Forget ``(whose, task)`` pairs: tasks done, closed or retracted."""
+        with self._turn:
+            self._known_tasks.discard(tasks)
+
     def _learn(self, names: Iterable[tuple[str, str]]) -> None:
         for name, type_ in names:
             key = name_key(name)
@@ -290,6 +302,8 @@ class Extractor:
             result.statements = self._japanese_statements(text, result, speakers)
             result.statements += self._tasks(text, result, lambda at: _ja_speaker_at(text, at, speakers,
                                                                                      result.speaker))
+            if self._known_tasks:
+                result.statements += self._ja_done(text, result, speakers)
             return result
         doc = self.nlp(text)
         tokens = _Tokens.of(text, doc, self._attrs, self._ends)
@@ -344,6 +358,8 @@ class Extractor:
             said += kept + believed
         result.statements += self._tasks(text, result, lambda at: (
             by.name if (by := self._line_speaker(text, at, result)) else None))
+        if self._known_tasks:
+            result.statements += self._done(text, tokens, result)
         # a statement's object type is better evidence than capitalisation: "left Initech" -> org (so is one
         # inside an opinion, which is not kept as a fact), as is its subject's ("Acme was headquartered in")
         retype = {s.subject: s.subject_type for s in said if s.subject_type} | {
@@ -728,6 +744,63 @@ class Extractor:
         return out
 
     # -- statements ---------------------------------------------------------------------------------------
+
+    def _done(self, text: str, tokens: _Tokens, ex: Extraction) -> list[Statement]:
+        """The open tasks memory holds (see :meth:`add_tasks`) that ``text`` says are done, in the past of the
+        task's words by whoever has it: "Kim: I finally called the dentist" of Kim's "call the dentist",
+        "Kim renewed her passport" of her "renew her passport"; not "I haven't called the dentist yet", nor
+        Sam's "called the dentist" of Kim's task."""
+        out: list[Statement] = []
+        for whose, task, past in self._known_tasks.said_in(tokens.lowered):
+            said = re.compile(r"(?i)(?<![\w'-])" + r"\s+".join(map(re.escape, [past, *task.split()[1:]]))
+                              + r"(?![\w'-])")
+            for m in said.finditer(text):
+                before = text[: m.start()]
+                clause = _CLAUSE_BEFORE.split(before)[-1]
+                if _NOT_DONE.search(clause):
+                    continue  # ("I haven't called the dentist", "never renewed it")
+                who = self._doer(text, clause, m.start(), ex)
+                if who is None or name_key(who) != name_key(whose):
+                    continue
+                start = m.start() - len(clause)
+                out.append(Statement(subject=whose, predicate=self.rules.tasks.predicate, object=task,
+                                     action="done", span=text[start : m.end()].strip(), start=start, end=m.end(),
+                                     confidence=CONFIDENCE["rule"], subject_type="person"))
+                break
+        return out
+
+    def _doer(self, text: str, clause: str, at: int, ex: Extraction) -> str | None:
+        """Who did what the verb at ``at`` says, by the words of its clause before it (``clause``): "I" or
+        "we" (with "have" and words such as "finally" after): who says the line; else a name right before
+        them."""
+        words = clause.lower().replace("\u2019", "'").split()
+        while words and (words[-1] in _DONE_BETWEEN or words[-1] in VERB_ADVERBS):
+            words.pop()
+        if words and words[-1] in _DONE_BY_I:
+            said = self._line_speaker(text, at, ex)
+            return said.name if said is not None else None
+        for e in ex.entities:
+            between = text[e.end : at].lower().replace("\u2019", "'").split() if e.end <= at else None
+            if e.type == "person" and between is not None and \
+                    all(w in _DONE_BETWEEN or w in VERB_ADVERBS for w in between):
+                return e.name
+        return None
+
+    def _ja_done(self, text: str, ex: Extraction,
+                 speakers: Sequence[tuple[str, int, int]]) -> list[Statement]:
+        """The open Japanese tasks memory holds that ``text`` says in the past, in a line of whoever has it
+        ("報告書を書いた" in 田中's line, of 田中's "報告書を書く"; not after a negation of it)."""
+        out = []
+        for whose, task, start, end in self._known_tasks.said_in_japanese(text):
+            if text.startswith(_JA_NOT_DONE, end):
+                continue  # ("書いたことがない", "書いたら", "書いたか")
+            who = _ja_speaker_at(text, end, speakers, ex.speaker)
+            if who is None or name_key(who) != name_key(whose):
+                continue
+            out.append(Statement(subject=whose, predicate=self.rules.tasks.predicate, object=task,
+                                 action="done", span=text[start:end], start=start, end=end,
+                                 confidence=CONFIDENCE["rule"], subject_type="person"))
+        return out
 
     def _tasks(self, text: str, ex: Extraction, who: Callable[[int], str | None]) -> list[Statement]:
         """The tasks ``text`` writes as tasks (graphmem/extraction/tasks.py), of who says each (``who`` of
@@ -2002,6 +2075,14 @@ _SO_AFTER_A_CLAUSE = re.compile(r"(?i),\s*so\s+$")
 _MAY_OR_WILL = re.compile(r"(?i)(?:I|we)\s+(?:do\s+not|don['\u2019]t|won['\u2019]t|will|can|can['\u2019]t|"
                           r"cannot|could|would|may|might|wouldn['\u2019]t|couldn['\u2019]t)\b"
                           r"|(?:I|we)['\u2019]ll\b")
+# what the verb of a task said done may stand after in its clause: "I've", "we have", "Kim has finally"
+_DONE_BETWEEN = frozenset(["have", "has", "had", "'ve"])
+_DONE_BY_I = frozenset(["i", "we", "i've", "we've", "i'd", "we'd"])
+_NOT_DONE = re.compile(r"(?i)\b(?:not|never|no|haven't|hasn't|hadn't|didn't|won't|can't|couldn't)\b|n't\b")
+# after a Japanese past: what it is not told as done by ("書いたことがない", "書いたら", "書いたり", "書いたか")
+_JA_NOT_DONE = ("こと", "ら", "り", "か", "ほう", "方")
+# where the clause of a task's verb said done opens
+_CLAUSE_BEFORE = re.compile(r"[.;!?\n]|,\s|\s(?:and|but|so|because|when|if)\s")
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",

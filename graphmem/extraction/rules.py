@@ -150,6 +150,7 @@ class TaskRules:
     # a line opening with a box or a label of a task: group "done" set when it is ticked off, "what" its words
     line: re.Pattern[str] | None
     remind: re.Pattern[str] | None  # a phrase asking to be reminded: "what" the words after it
+    irregular_pasts: dict[str, tuple[str, ...]]  # a verb not made past with "-ed" -> its past and participle
 
 
 @dataclass(frozen=True)
@@ -587,6 +588,15 @@ def _read_rules(path: str) -> Rules:
     )
 
 
+def _mapping(field: str, value: Any) -> dict[str, Any]:
+    """The rules' section ``field``, a mapping (none: empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise OntologyError(f"extraction rules: {field} must map each word to a list of words", field=field)
+    return value
+
+
 def _tasks(raw: Any) -> TaskRules:
     if not isinstance(raw, dict):
         raise OntologyError("extraction rules: tasks must map 'predicate', boxes and labels to what they "
@@ -612,6 +622,8 @@ def _tasks(raw: Any) -> TaskRules:
         or raw.get("done_labels") else None,
         remind=re.compile(rf"(?i)(?:^|(?<=[.!?:]\s)|(?<=\n))[ \t]*(?:{remind})\s+(?P<what>\S[^\n]*)")
         if remind else None,
+        irregular_pasts={verb.lower(): tuple(w.lower() for w in _word_list(f"tasks.irregular_pasts.{verb}", f))
+                         for verb, f in _mapping("tasks.irregular_pasts", raw.get("irregular_pasts")).items()},
     )
 
 

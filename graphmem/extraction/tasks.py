@@ -12,14 +12,14 @@ renew my passport") are read by the statement templates of the same predicate.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphmem.extraction.rules import TaskRules
 from graphmem.ontology.time import TimePoint
 from graphmem.temporal.expressions import TimeMention
 
-__all__ = ["TaskLine", "due_of", "read_tasks"]
+__all__ = ["KnownTasks", "TaskLine", "due_of", "ja_past_phrases", "past_forms", "read_tasks"]
 
 # where the words of a task end: the end of its sentence (a full stop before a space, not "v1.2"), and for one
 # asked to be reminded of, of its clause ("remind me to call Mom, she's waiting")
@@ -104,3 +104,86 @@ def due_of(t: TimeMention) -> TimePoint | None:
     if t.kind == "until":
         return t.interval.end
     return None
+
+
+# -- tasks said done ---------------------------------------------------------------------------------------
+
+_VOWELS = "aeiou"
+# a Japanese task's last kana (its verb in the dictionary form) -> the endings of its past, plain and polite
+# ("書く": 書いた, 書きました; "送る": 送った, and 食べた of "食べる", whose る drops)
+_JA_PASTS: dict[str, tuple[str, ...]] = {
+    "く": ("いた", "きました"), "ぐ": ("いだ", "ぎました"), "す": ("した", "しました"), "つ": ("った", "ちました"),
+    "う": ("った", "いました"), "る": ("った", "た", "りました", "ました"), "ぬ": ("んだ", "にました"),
+    "ぶ": ("んだ", "びました"), "む": ("んだ", "みました")}
+_JA_IRREGULAR = {"する": ("した", "しました"), "来る": ("来た", "来ました"), "くる": ("きた", "きました"),
+                 "行く": ("行った", "行きました"), "いく": ("いった", "いきました")}
+_JA_TASK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def past_forms(verb: str, irregular: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The past and participle of an English verb ("call": called; "try": tried; "stop": stopped and stopped's
+    undoubled kin, one of which text never says; "send": sent, from ``irregular``)."""
+    verb = verb.lower()
+    if verb in irregular:
+        return irregular[verb]
+    if verb.endswith("e"):
+        return (verb + "d",)
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in _VOWELS:
+        return (verb[:-1] + "ied",)
+    if len(verb) > 2 and verb[-1] not in _VOWELS + "wxy" and verb[-2] in _VOWELS and verb[-3] not in _VOWELS:
+        return (verb + "ed", verb + verb[-1] + "ed")  # (visited, stopped)
+    return (verb + "ed",)
+
+
+def ja_past_phrases(task: str) -> tuple[str, ...]:
+    """A Japanese task ("報告書を書く") said done: its verb's past, plain and polite ("報告書を書いた",
+    "報告書を書きました")."""
+    for plain, irregular in _JA_IRREGULAR.items():
+        if task.endswith(plain):
+            return tuple(task[: -len(plain)] + p for p in irregular)
+    return tuple(task[:-1] + p for p in _JA_PASTS.get(task[-1:], ()))
+
+
+class KnownTasks:
+    """The open tasks memory holds, found by the words that say one done: an English task by the past of its
+    first word ("called" of "call the dentist"), a Japanese one by its whole phrase in the past. Each is
+    (whose, its words)."""
+
+    def __init__(self, irregular: Mapping[str, tuple[str, ...]]) -> None:
+        self._irregular = irregular
+        self._by_past: dict[str, set[tuple[str, str]]] = {}  # a past form -> the tasks of that verb
+        self._ja: dict[str, set[tuple[str, str]]] = {}  # a phrase said in the past -> its tasks
+
+    def __bool__(self) -> bool:
+        return bool(self._by_past or self._ja)
+
+    def add(self, tasks: Iterable[tuple[str, str]]) -> None:
+        for task in tasks:
+            for key, index in self._keys(task):
+                index.setdefault(key, set()).add(task)
+
+    def discard(self, tasks: Iterable[tuple[str, str]]) -> None:
+        for task in tasks:
+            for key, index in self._keys(task):
+                held = index.get(key)
+                if held is not None:
+                    held.discard(task)
+                    if not held:
+                        del index[key]
+
+    def _keys(self, task: tuple[str, str]) -> list[tuple[str, dict[str, set[tuple[str, str]]]]]:
+        words = task[1].split()
+        if not words:
+            return []
+        if _JA_TASK.search(task[1]):
+            return [(p, self._ja) for p in ja_past_phrases(task[1])]
+        return [(form, self._by_past) for form in past_forms(words[0], self._irregular)]
+
+    def said_in(self, words: Iterable[str]) -> list[tuple[str, str, str]]:
+        """The tasks one of ``words`` (lower-cased) may say done: (whose, the task, the past said)."""
+        return [(who, task, w) for w in set(words) for who, task in self._by_past.get(w, ())]
+
+    def said_in_japanese(self, text: str) -> list[tuple[str, str, int, int]]:
+        """The Japanese tasks ``text`` says in the past: (whose, the task, where the phrase starts and ends)."""
+        return [(who, task, at, at + len(phrase)) for phrase, held in self._ja.items()
+                if (at := text.find(phrase)) >= 0 for who, task in held]

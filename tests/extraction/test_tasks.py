@@ -4,7 +4,7 @@ import pytest
 
 from graphmem.extraction import Extractor
 from graphmem.extraction.rules import load_rules
-from graphmem.extraction.tasks import read_tasks
+from graphmem.extraction.tasks import past_forms, read_tasks
 from graphmem.ontology import load_ontology
 from graphmem.temporal.expressions import find_times
 
@@ -74,3 +74,39 @@ def test_tasks_are_whose_says_them(extractor, text, speaker, expected):
 def test_a_time_said_with_a_task_is_when_it_is_due_not_when_it_opens(extractor):
     [task] = extractor.extract("I need to call the dentist on Monday.", A, speaker="Sam").statements
     assert (task.object, task.valid_from, task.due.label()) == ("call the dentist", None, "2025-12-01")
+
+
+@pytest.mark.parametrize(("text", "speaker", "done"), [
+    ("Kim: I finally called the dentist!", None, {("Kim", "call the dentist")}),
+    ("Yeah, I've renewed my passport.", "Kim", {("Kim", "renew my passport")}),
+    ("Kim has renewed my passport", None, {("Kim", "renew my passport")}),
+    ("Sam: I sent the invoice, and Kim called the dentist.", None,
+     {("Sam", "send the invoice"), ("Kim", "call the dentist")}),
+    ("田中：報告書を書いた。", None, {("田中", "報告書を書く")}),
+    ("報告書を書きました", "田中", {("田中", "報告書を書く")}),
+    # not done, or not by whoever has it
+    ("I haven't called the dentist yet.", "Kim", set()),
+    ("I never renewed my passport.", "Kim", set()),
+    ("Sam: I called the dentist.", None, set()),
+    ("Peter called the dentist.", None, set()),
+    ("Kim: I need to call the dentist.", None, set()),
+    ("報告書を書いたことがない", "田中", set()),
+    ("報告書を書いたら教えて", "田中", set()),
+])
+def test_an_open_task_is_said_done_in_the_past_of_its_words_by_whoever_has_it(text, speaker, done):
+    extractor = Extractor(load_ontology())
+    extractor.add_tasks([("Kim", "call the dentist"), ("Kim", "renew my passport"),
+                         ("Sam", "send the invoice"), ("田中", "報告書を書く")])
+    read = extractor.extract(text, A, speaker=speaker)
+    assert {(s.subject, s.object) for s in read.statements if s.action == "done"} == done
+    extractor.drop_tasks([("Kim", "call the dentist")])
+    assert all(s.object != "call the dentist" or s.action != "done"
+               for s in extractor.extract(text, A, speaker=speaker).statements)
+
+
+@pytest.mark.parametrize(("verb", "pasts"), [
+    ("call", ("called",)), ("schedule", ("scheduled",)), ("try", ("tried",)), ("play", ("played",)),
+    ("stop", ("stoped", "stopped")), ("send", ("sent",)), ("write", ("wrote", "written")),
+])
+def test_the_past_of_a_tasks_verb(verb, pasts):
+    assert past_forms(verb, load_rules().tasks.irregular_pasts) == pasts
