@@ -720,7 +720,8 @@ class Extractor:
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
             # ("住んでいた": held over the period said with it, else ended)
             action = r.action if r.action != "past" else _past_action(r.time)
-            valid_from, valid_to = _dated(r.time, action, open_ended=r.predicate in self.rules.open_ended)
+            valid_from, valid_to = _dated(r.time, action, open_ended=r.predicate in self.rules.open_ended,
+                                          past=r.action == "past")
             start, end = r.span
             if r.time is not None:  # (the span quotes its time)
                 start, end = min(start, r.time.start), max(end, r.time.end)
@@ -942,12 +943,13 @@ class Extractor:
                     times[0].interval.start.granularity.rank < Granularity.MONTH.rank:
                 return None
             action = "assert"
-        if action == "past":  # held over the period said, and only then: "lived in Paris from 2015 to 2019"
-            if negated or not times or times[0].kind not in _BOUNDING:
+        past = action == "past"
+        if past:  # held over the period said, and only then: "lived in Paris from 2015 to 2019", "in 2019"
+            if negated or not times or not (times[0].kind in _BOUNDING or _witnessed(times[0])):
                 return None
             action = _past_action(times[0])
         valid_from, valid_to = _dated(times[0] if times else None, action,
-                                      open_ended=name in self.rules.open_ended)
+                                      open_ended=name in self.rules.open_ended, past=past)
         due = None
         if predicate.kind == "task":  # a time said with a task is when it is due, not when it starts
             due = next((d for t in times if (d := due_of(t)) is not None), None)
@@ -1775,10 +1777,20 @@ def _named_subject(e: EntityMention, span_start: int) -> tuple[str, str, float, 
 
 
 def _past_action(time: TimeMention | None) -> str:
-    """What a past phrase says with ``time``: it held over a range ("lived in Paris from 2015 to 2019"); it
-    ended at what else ends it ("until 2019": what memory holds ends then, as "left" ends it; a state with no
-    start would be one held before everything memory holds, and so ended by it, not ending it)."""
-    return "assert" if time is not None and time.kind == "range" else "close"
+    """What a past phrase says with ``time``: it held over a range ("lived in Paris from 2015 to 2019") or in
+    the year or month said (see :func:`_witnessed`); it ended at what else ends it ("until 2019": what memory
+    holds ends then, as "left" ends it; a state with no start would be one held before everything memory
+    holds, and so ended by it, not ending it)."""
+    return "assert" if time is not None and (time.kind == "range" or _witnessed(time)) else "close"
+
+
+def _witnessed(time: TimeMention) -> bool:
+    """Whether a past phrase says what held in a period by ``time``: a year or a month or longer ("lived in
+    Paris in 2019", "was based in Berlin in March", "2019年にパリに住んでいた"), which is all memory knows of
+    it, so it holds over that period, its start and end known to its granularity; not a day or a week (a
+    stay, not a home)."""
+    return time.kind == "point" and time.interval.end is not None and \
+        time.granularity.rank >= Granularity.MONTH.rank
 
 
 def _person_at(ex: Extraction, start: int, end: int) -> EntityMention | None:
@@ -1852,19 +1864,20 @@ _FOR_A_TRIP = re.compile(r"(?i)(?:\b(?P<thanks>grateful|thankful|thanks|thank\s+
                          r"\b(?:for|before)\s+$")
 
 
-def _dated(time: TimeMention | None, action: str, *,
-           open_ended: bool = False) -> tuple[TimePoint | None, TimePoint | None]:
+def _dated(time: TimeMention | None, action: str, *, open_ended: bool = False,
+           past: bool = False) -> tuple[TimePoint | None, TimePoint | None]:
     """A statement's valid_from and valid_to from the time said with it: a close ends at it; an assert starts
-    at it, and ends at its end too when it says so ("until June", "from May to July"), unless its predicate's
-    values never end (``open_ended``: "was in Osaka from May to July" has been there since May). A deadline
-    ("by the end of May") ends no state: what is asserted by it holds from it."""
+    at it, and ends at its end too when it says so ("until June", "from May to July"; a ``past`` phrase's
+    period: "lived in Paris in 2019"), unless its predicate's values never end (``open_ended``: "was in Osaka
+    from May to July" has been there since May). A deadline ("by the end of May") ends no state: what is
+    asserted by it holds from it."""
     if time is None:
         return None, None
     if time.kind == "until" and time.text.lower().startswith("by "):  # ("will have moved to Oslo by ...")
         return (None, time.interval.end) if action == "close" else (time.interval.end, None)
     if action == "close":
         return None, time.interval.start or time.interval.end
-    ends = time.kind in ("until", "range") and not open_ended
+    ends = (time.kind in ("until", "range") or past and _witnessed(time)) and not open_ended
     return time.interval.start, time.interval.end if ends else None
 
 

@@ -321,6 +321,23 @@ def test_a_move_by_a_deadline_holds_from_it_and_ends_nothing(extractor, text):
     assert (moved.object, str(moved.valid_from), moved.valid_to) == ("Oslo", "2026-01", None)
 
 
+@pytest.mark.parametrize(("text", "held"), [
+    ("Kim lived in Paris in 2019.", ("Paris", "2019", "2020")),
+    ("Back in 2019 Kim was living in Paris.", ("Paris", "2019", "2020")),
+    ("Kim was based in Berlin in March.", ("Berlin", "2025-03", "2025-04")),
+    ("Kim worked at Globex in 2018.", ("Globex", "2018", "2019")),
+    ("2019年に田中さんはパリに住んでいた。", ("パリ", "2019", "2020")),
+    ("Kim lived in Rome last week.", None),  # (a stay, not a home)
+    ("Kim lived in Paris.", None),  # (when, not said)
+])
+def test_what_held_in_a_year_or_a_month_said_in_the_past_holds_over_it(extractor, text, held):
+    """All memory knows of it is that period: it holds over it, its start and end known to the year or the
+    month (a question about any day of it sees it; one about the year after does not)."""
+    said = [(s.object, str(s.valid_from), str(s.valid_to)) for s in extractor.extract(text, A).statements
+            if s.action == "assert"]
+    assert said == ([held] if held else [])
+
+
 @pytest.mark.parametrize("text", ["Peter moved to Berlin in May; he thinks the city is great.",
                                   "In May Peter moved to Berlin; now he works at Globex."])
 def test_a_time_dates_no_clause_past_a_semicolon(extractor, text):
