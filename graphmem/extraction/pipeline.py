@@ -756,25 +756,27 @@ class Extractor:
             said = re.compile(r"(?i)(?<![\w'-])" + r"\s+".join(map(re.escape, [past, *task.split()[1:]]))
                               + r"(?![\w'-])")
             for m in said.finditer(text):
-                before = text[: m.start()]
-                clause = _CLAUSE_BEFORE.split(before)[-1]
-                if _NOT_DONE.search(clause):
+                cuts = list(_CLAUSE_BEFORE.finditer(text, 0, m.start()))
+                start = cuts[-1].end() if cuts else 0
+                if _NOT_DONE.search(text, start, m.start()):
                     continue  # ("I haven't called the dentist", "never renewed it")
-                who = self._doer(text, clause, m.start(), ex)
+                who = self._doer(text, cuts, m.start(), ex)
                 if who is None or name_key(who) != name_key(whose):
                     continue
-                start = m.start() - len(clause)
                 out.append(Statement(subject=whose, predicate=self.rules.tasks.predicate, object=task,
                                      action="done", span=text[start : m.end()].strip(), start=start, end=m.end(),
                                      confidence=CONFIDENCE["rule"], subject_type="person"))
                 break
         return out
 
-    def _doer(self, text: str, clause: str, at: int, ex: Extraction) -> str | None:
-        """Who did what the verb at ``at`` says, by the words of its clause before it (``clause``): "I" or
-        "we" (with "have" and words such as "finally" after): who says the line; else a name right before
-        them."""
-        words = clause.lower().replace("\u2019", "'").split()
+    def _doer(self, text: str, cuts: list[re.Match[str]], at: int, ex: Extraction) -> str | None:
+        """Who did what the verb at ``at`` says, by the words of its clause before it (the clauses end at
+        ``cuts``): "I" or "we" (with "have" and words such as "finally" after): who says the line; else a
+        name right before them. A verb opening its clause after "and" or a comma has the subject of the
+        clause before ("I sent the invoice and called the dentist", "Kim paid the rent, renewed her passport
+        and ...")."""
+        start = cuts[-1].end() if cuts else 0
+        words = text[start:at].lower().replace("\u2019", "'").split()
         while words and (words[-1] in _DONE_BETWEEN or words[-1] in VERB_ADVERBS):
             words.pop()
         if words and words[-1] in _DONE_BY_I:
@@ -785,6 +787,16 @@ class Extractor:
             if e.type == "person" and between is not None and \
                     all(w in _DONE_BETWEEN or w in VERB_ADVERBS for w in between):
                 return e.name
+        while not words and cuts and cuts[-1][0].strip() in _AND_CUTS:
+            end = cuts.pop().start()
+            start = cuts[-1].end() if cuts else 0
+            for w in list(_WORD.finditer(text, start, end))[:_SUBJECT_WITHIN]:  # (after "Yesterday", "So")
+                if w[0].lower().replace("\u2019", "'") in _DONE_BY_I:
+                    said = self._line_speaker(text, w.start(), ex)
+                    return said.name if said is not None else None
+                named = next((e for e in ex.entities if e.start == w.start() and e.type == "person"), None)
+                if named is not None and not text.startswith(":", named.end):  # (not who says the line)
+                    return named.name
         return None
 
     def _ja_done(self, text: str, ex: Extraction,
@@ -2094,8 +2106,11 @@ _DONE_BY_I = frozenset(["i", "we", "i've", "we've", "i'd", "we'd"])
 _NOT_DONE = re.compile(r"(?i)\b(?:not|never|no|haven't|hasn't|hadn't|didn't|won't|can't|couldn't)\b|n't\b")
 # after a Japanese past: what it is not told as done by ("書いたことがない", "書いたら", "書いたり", "書いたか")
 _JA_NOT_DONE = ("こと", "ら", "り", "か", "ほう", "方")
-# where the clause of a task's verb said done opens
+# where the clause of a task's verb said done opens; after which of those it may have the subject of the one
+# before, within how many words of its start
 _CLAUSE_BEFORE = re.compile(r"[.;!?\n]|,\s|\s(?:and|but|so|because|when|if)\s")
+_AND_CUTS = frozenset([",", "and"])
+_SUBJECT_WITHIN = 3
 # what may open a clause before "I" ("Yeah I moved", "So I just started")
 _OPENERS = frozenset(["yeah", "yes", "yep", "oh", "well", "so", "and", "but", "actually", "also", "btw",
                       "lol", "haha", "wow", "ok", "okay", "now", "anyway", "honestly", "hey", "guess", "then",

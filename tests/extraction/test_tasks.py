@@ -82,6 +82,12 @@ def test_a_time_said_with_a_task_is_when_it_is_due_not_when_it_opens(extractor):
     ("Kim has renewed my passport", None, {("Kim", "renew my passport")}),
     ("Sam: I sent the invoice, and Kim called the dentist.", None,
      {("Sam", "send the invoice"), ("Kim", "call the dentist")}),
+    # a verb after "and" or a comma, of the subject of the clause before
+    ("Kim: I sent the invoice and called the dentist.", None, {("Kim", "call the dentist")}),
+    ("Yesterday I paid the rent, renewed my passport and called the dentist.", "Kim",
+     {("Kim", "call the dentist"), ("Kim", "renew my passport")}),
+    ("Sam: Kim sent the invoice and called the dentist.", None, {("Kim", "call the dentist")}),
+    ("Kim: Sam sent the invoice and called the dentist.", None, {("Sam", "send the invoice")}),
     ("田中：報告書を書いた。", None, {("田中", "報告書を書く")}),
     ("報告書を書きました", "田中", {("田中", "報告書を書く")}),
     # not done, or not by whoever has it
