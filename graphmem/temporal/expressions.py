@@ -86,6 +86,7 @@ falls back to dateparser for forms the grammar does not know.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from collections.abc import Callable
@@ -556,6 +557,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
         from_onwards = _lead(_FROM, text, m) if onwards else None  # "from May on"
         since = _lead(_SINCE, text, m) or from_onwards or _lead(_SINCE_PART, text, m)
         ja_since = _JA_SINCE_AFTER.match(after)
+        offset = _lead(_OFFSET, text, m)  # ("the day before Christmas": not "before Christmas", up to it)
+        if offset:
+            since = ja_since = None
         if since or ja_since:
             start = since.start() if since else m.start()
             end = m.end() + (onwards.end() if from_onwards and onwards else ja_since.end() if ja_since and not since
@@ -564,8 +568,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             if since and since.re is _SINCE_PART:
                 opens = _part_of(since["part"].lower(), opens, tz)
             mentions.append(TimeMention(text[start:end], start, end, "since", Interval(start=opens)))
-        elif ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
-              or (ja_until := _JA_UNTIL_AFTER.match(after))):
+        elif not offset and ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
+                             or (ja_until := _JA_UNTIL_AFTER.match(after))):
             # the next such month or day, but in a story told in the past ("She stayed there until June")
             told = _lacks_year(m) and _TOLD.search(_clause_of(text, m)) is not None
             point = past[m.start()] if told else _point(m, at, tz, "future")
@@ -632,9 +636,59 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=2), G.DAY, tz))
             else:
                 period = _period(point, tz)
+            if offset:
+                period, start = _offset_from(offset, period, tz), offset.start()
             mentions.append(TimeMention(text[start : m.end()], start, m.end(), "point", period))
         i += 1
     return mentions
+
+
+# a time said by how far it is from another: "the day before Christmas", "two weeks after March 3rd", "the
+# week after Easter", "a year after 2019" (the time it is counted from follows)
+_OFFSET = re.compile(rf"(?i)\b(?:(?P<off_n>{_NUM})\s+(?P<off_u>day|week|month|year)s?|the\s+"
+                     rf"(?P<off_the>day|night|evening|morning|week|weekend|month|year))\s+"
+                     rf"(?P<off_dir>before|after)\s+(?:the\s+)?$")
+_OFFSET_UNITS = {"night": G.DAY, "evening": G.DAY, "morning": G.DAY, "weekend": G.DAY}
+
+
+def _offset_from(lead: re.Match[str], period: Interval, tz: dt.tzinfo) -> Interval:
+    """The time ``lead`` says (see ``_OFFSET``) from ``period``, the time after it: "two days before
+    Christmas" the 23rd, counted from its start ("a week after March 3rd": the 10th; "a year after 2019":
+    2020); "the day before Christmas" the day right before it, "the week after Easter" the seven days right
+    after it, "the month after June" July, "the weekend before" the Saturday and Sunday before it."""
+    back = lead["off_dir"].lower() == "before"
+    assert period.start is not None and period.end is not None  # (a point's period is closed)
+    said = period.start.granularity
+    if lead["off_n"]:
+        unit = _UNITS[lead["off_u"].lower()]
+        moved = _moved(period.start.at.astimezone(tz), unit, _count(lead["off_n"]) * (-1 if back else 1))
+        return _period(_tp(moved, said if said.rank < unit.rank else unit, tz), tz)
+    the = lead["off_the"].lower()
+    edge = (period.start if back else period.end).at.astimezone(tz)
+    if the == "weekend":  # the Saturday and Sunday right before its start, or right after its end
+        saturday = edge - dt.timedelta(days=((edge.weekday() - 6) % 7 or 7) + 1) if back else \
+            edge + dt.timedelta(days=(5 - edge.weekday()) % 7)
+        return Interval(start=_tp(saturday, G.DAY, tz), end=_tp(saturday + dt.timedelta(days=2), G.DAY, tz))
+    unit = _UNITS.get(the, G.DAY)  # (a night, an evening, a morning: that day)
+    if unit in (G.MONTH, G.YEAR) and said.rank >= unit.rank:  # ("the month after June": July)
+        return Interval(start=_shift(edge, unit, -1, tz), end=period.start) if back else \
+            Interval(start=period.end, end=_shift(edge, unit, 1, tz))
+    g = said if unit in (G.MONTH, G.YEAR) else G.DAY  # (a week: its seven days, from the day said)
+    other = _moved(edge, unit, -1 if back else 1)
+    return Interval(start=_tp(other, g, tz), end=_tp(edge, g, tz)) if back else \
+        Interval(start=_tp(edge, g, tz), end=_tp(other, g, tz))
+
+
+def _moved(at: dt.datetime, unit: Granularity, n: int) -> dt.datetime:
+    """``at`` moved by ``n`` days, weeks, months or years (a month's day kept, or its last: Jan 31 and a
+    month is Feb 28)."""
+    if unit is G.DAY:
+        return at + dt.timedelta(days=n)
+    if unit is G.WEEK:
+        return at + dt.timedelta(weeks=n)
+    months = at.year * 12 + at.month - 1 + n * (12 if unit is G.YEAR else 3 if unit is G.QUARTER else 1)
+    year, month = divmod(months, 12)
+    return at.replace(year=year, month=month + 1, day=min(at.day, calendar.monthrange(year, month + 1)[1]))
 
 
 _LEAD_WORDS = r"(?:at|on|in|during|over|around)\s+"  # (a time word a question's time may open with)
