@@ -18,7 +18,11 @@
                                                         winter December-February; in a southern timezone
                                                         the other way round); the last one over, this
                                                         year's, the next to open
-``two summers ago``                                     the summer before last summer, its three months
+``two summers ago``, ``the summer before last``         the summer before last summer, its three months
+``the day before Christmas``, ``the week after Easter``  the day, week (seven days), weekend or month right
+                                                        before or after the time named ("before Christmas"
+                                                        alone: up to it)
+``two days before Christmas``, ``a year after 2019``    counted from its start: the 23rd; 2020
 ``in the spring``, ``over the summer``                  the last to have begun (the next in a clause about
                                                         the future); only in a sentence told in the past or
                                                         of the future ("Leaves fall in the autumn": none)
@@ -289,7 +293,7 @@ _POINT_FORMS = [
     rf"(?P<lnt_u>week(?:end)?|month|quarter|year|{_WD}|{_WD_SHORT}))\b",
     r"(?i:(?:the\s+)?(?P<wkb>weekend)\s+before\s+last)\b",
     # two weeks, months or years on or back ("the week after next", "the year before last")
-    rf"(?i:the\s+(?P<ban_u>week|month|year|{_WD})\s+(?P<ban>after\s+next|before\s+last))\b",
+    rf"(?i:the\s+(?P<ban_u>week|month|year|{_WD}|{_SEASON})\s+(?P<ban>after\s+next|before\s+last))\b",
     # a day of a month named by when it is ("the 15th of last month", "on the 3rd of this month")
     r"(?i:(?:the\s+)?(?P<dlm_d>[12]?\d|3[01])(?:st|nd|rd|th)\s+of\s+(?P<dlm_r>last|this|next|the\s+previous)"
     r"\s+month)\b",
@@ -627,7 +631,7 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 period = Interval(start=point, end=part_end)
             elif m["sy"] and point.granularity is G.MONTH:  # (of a year: alike; "the end of": its last week)
                 period = Interval(start=point, end=_season_months(m["sy"].lower(), int(m["sy_y"]), tz)[1])
-            elif m["ja_ry_s"] or m["ja_sy"] or (m["ago_u"] or "").lower() in _SEASON_STARTS:
+            elif m["ja_ry_s"] or m["ja_sy"] or (m["ago_u"] or m["ban_u"] or "").lower() in _SEASON_STARTS:
                 # ("来年の春", "2024年の春", "two summers ago": a season, its three months)
                 period = Interval(start=point, end=_shift(point.at, G.MONTH, 3, tz))
             elif (named := m["hol"] or m["ja_hol"]) and (days := holiday_days(holiday_key(named))) > 1:
@@ -1180,6 +1184,9 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
             # Friday
             return _shift(_weekday(_WEEKDAYS[ban_unit], at, tz, "future" if ahead else "past").at, G.DAY,
                           7 if ahead else -7, tz)
+        if ban_unit in _SEASON_STARTS:  # "the summer before last": the one before last summer
+            one = _season(ban_unit, "next" if ahead else "last", at, tz)[0].at.astimezone(tz)
+            return _season_months(ban_unit, one.year + (1 if ahead else -1), tz)[0]
         return _shift(at, _UNITS[ban_unit], 2 if ahead else -2, tz)
     if g["dlm_d"]:  # "the 15th of last month": that day of that month
         named = _shift(at, G.MONTH, _YEAR_SHIFT.get(g["dlm_r"].lower(), -1), tz)

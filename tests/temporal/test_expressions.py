@@ -206,6 +206,9 @@ def _day(point):
         ("We met on the 3rd of this month.", "the 3rd of this month", "point", "2025-11-03", "2025-11-04"),
         ("We fly to Lisbon the week after next.", "the week after next", "point", "2025-12-08", "2025-12-15"),
         ("We moved the year before last.", "the year before last", "point", "2023-01-01", "2024-01-01"),
+        ("We met the summer before last.", "the summer before last", "point", "2024-06-01", "2024-09-01"),
+        ("We met the winter before last.", "the winter before last", "point", "2023-12-01", "2024-03-01"),
+        ("We go the spring after next.", "the spring after next", "point", "2027-03-01", "2027-06-01"),
         # a time said by how far it is from another: counted from its start, or the period right before or
         # after it (not "before Christmas", a time up to it)
         ("We met the day before Christmas.", "the day before Christmas", "point", "2024-12-24", "2024-12-25"),
