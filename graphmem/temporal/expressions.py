@@ -23,6 +23,7 @@
                                                         before or after the time named ("before Christmas"
                                                         alone: up to it)
 ``two days before Christmas``, ``a year after 2019``    counted from its start: the 23rd; 2020
+``クリスマスの前日``, ``6月の翌月``, ``3月3日の3日後``         alike: the 24th; July; March 6th
 ``in the spring``, ``over the summer``                  the last to have begun (the next in a clause about
                                                         the future); only in a sentence told in the past or
                                                         of the future ("Leaves fall in the autumn": none)
@@ -562,7 +563,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
         since = _lead(_SINCE, text, m) or from_onwards or _lead(_SINCE_PART, text, m)
         ja_since = _JA_SINCE_AFTER.match(after)
         offset = _lead(_OFFSET, text, m)  # ("the day before Christmas": not "before Christmas", up to it)
-        if offset:
+        ja_offset = _JA_OFFSET.match(after)  # ("クリスマスの前日", "3月3日の3日後")
+        if offset or ja_offset:
             since = ja_since = None
         if since or ja_since:
             start = since.start() if since else m.start()
@@ -572,8 +574,8 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             if since and since.re is _SINCE_PART:
                 opens = _part_of(since["part"].lower(), opens, tz)
             mentions.append(TimeMention(text[start:end], start, end, "since", Interval(start=opens)))
-        elif not offset and ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
-                             or (ja_until := _JA_UNTIL_AFTER.match(after))):
+        elif not (offset or ja_offset) and ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
+                                            or (ja_until := _JA_UNTIL_AFTER.match(after))):
             # the next such month or day, but in a story told in the past ("She stayed there until June")
             told = _lacks_year(m) and _TOLD.search(_clause_of(text, m)) is not None
             point = past[m.start()] if told else _point(m, at, tz, "future")
@@ -640,9 +642,21 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
                 period = Interval(start=point, end=_tp(point.at + dt.timedelta(days=2), G.DAY, tz))
             else:
                 period = _period(point, tz)
+            end = m.end()
             if offset:
-                period, start = _offset_from(offset, period, tz), offset.start()
-            mentions.append(TimeMention(text[start : m.end()], start, m.end(), "point", period))
+                n = _count(offset["off_n"]) if offset["off_n"] else None
+                period = _offset_from(period, tz, back=offset["off_dir"].lower() == "before", n=n,
+                                      unit=(offset["off_u"] or offset["off_the"]).lower())
+                start = offset.start()
+            elif ja_offset:
+                n = _count(ja_offset["jo_n"]) if ja_offset["jo_n"] else None
+                unit, back = (ja_offset["jo_u"], ja_offset["jo_dir"] == "前") if n else \
+                    _JA_NEXT_TO[ja_offset[0][1:]]
+                period = _offset_from(period, tz, back=back, n=n, unit=unit)
+                end += ja_offset.end()
+                while i + 1 < len(points) and points[i + 1].start() < end:  # (its "3日後": no time of its own)
+                    i += 1
+            mentions.append(TimeMention(text[start:end], start, end, "point", period))
         i += 1
     return mentions
 
@@ -652,33 +666,36 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
 _OFFSET = re.compile(rf"(?i)\b(?:(?P<off_n>{_NUM})\s+(?P<off_u>day|week|month|year)s?|the\s+"
                      rf"(?P<off_the>day|night|evening|morning|week|weekend|month|year))\s+"
                      rf"(?P<off_dir>before|after)\s+(?:the\s+)?$")
-_OFFSET_UNITS = {"night": G.DAY, "evening": G.DAY, "morning": G.DAY, "weekend": G.DAY}
+# in Japanese, after the time named: "の前日" (the day before), "の翌月", "の3日後" (three days after)
+_JA_OFFSET = re.compile(rf"^の(?:前日|翌日|前夜|前月|翌月|前年|翌年|(?P<jo_n>\d+|[{_JA_DIGITS}])\s*"
+                        rf"(?P<jo_u>日|週間|か月|ヶ月|カ月|ヵ月|年)(?P<jo_dir>前|後))")
+_JA_NEXT_TO = {"前日": ("day", True), "翌日": ("day", False), "前夜": ("night", True), "前月": ("month", True),
+               "翌月": ("month", False), "前年": ("year", True), "翌年": ("year", False)}
 
 
-def _offset_from(lead: re.Match[str], period: Interval, tz: dt.tzinfo) -> Interval:
-    """The time ``lead`` says (see ``_OFFSET``) from ``period``, the time after it: "two days before
-    Christmas" the 23rd, counted from its start ("a week after March 3rd": the 10th; "a year after 2019":
-    2020); "the day before Christmas" the day right before it, "the week after Easter" the seven days right
-    after it, "the month after June" July, "the weekend before" the Saturday and Sunday before it."""
-    back = lead["off_dir"].lower() == "before"
+def _offset_from(period: Interval, tz: dt.tzinfo, *, back: bool, unit: str, n: int | None) -> Interval:
+    """The time that far from ``period``, the time named after it: ``n`` days, weeks, months or years
+    (``unit``) before or after it, counted from its start ("two days before Christmas" the 23rd, "a week after
+    March 3rd" the 10th, "a year after 2019" 2020); with no count, the day, week (seven days), weekend,
+    month or year right before its start or after its end ("the day before Christmas", "the week after
+    Easter", "the weekend before" its Saturday and Sunday, "the month after June" July)."""
     assert period.start is not None and period.end is not None  # (a point's period is closed)
     said = period.start.granularity
-    if lead["off_n"]:
-        unit = _UNITS[lead["off_u"].lower()]
-        moved = _moved(period.start.at.astimezone(tz), unit, _count(lead["off_n"]) * (-1 if back else 1))
-        return _period(_tp(moved, said if said.rank < unit.rank else unit, tz), tz)
-    the = lead["off_the"].lower()
+    if n is not None:
+        by = _UNITS[unit]
+        moved = _moved(period.start.at.astimezone(tz), by, -n if back else n)
+        return _period(_tp(moved, said if said.rank < by.rank else by, tz), tz)
     edge = (period.start if back else period.end).at.astimezone(tz)
-    if the == "weekend":  # the Saturday and Sunday right before its start, or right after its end
+    if unit == "weekend":  # the Saturday and Sunday right before its start, or right after its end
         saturday = edge - dt.timedelta(days=((edge.weekday() - 6) % 7 or 7) + 1) if back else \
             edge + dt.timedelta(days=(5 - edge.weekday()) % 7)
         return Interval(start=_tp(saturday, G.DAY, tz), end=_tp(saturday + dt.timedelta(days=2), G.DAY, tz))
-    unit = _UNITS.get(the, G.DAY)  # (a night, an evening, a morning: that day)
-    if unit in (G.MONTH, G.YEAR) and said.rank >= unit.rank:  # ("the month after June": July)
-        return Interval(start=_shift(edge, unit, -1, tz), end=period.start) if back else \
-            Interval(start=period.end, end=_shift(edge, unit, 1, tz))
-    g = said if unit in (G.MONTH, G.YEAR) else G.DAY  # (a week: its seven days, from the day said)
-    other = _moved(edge, unit, -1 if back else 1)
+    by = _UNITS.get(unit, G.DAY)  # (a night, an evening, a morning: that day)
+    if by in (G.MONTH, G.YEAR) and said.rank >= by.rank:  # ("the month after June": July)
+        return Interval(start=_shift(edge, by, -1, tz), end=period.start) if back else \
+            Interval(start=period.end, end=_shift(edge, by, 1, tz))
+    g = said if by in (G.MONTH, G.YEAR) else G.DAY  # (a week: its seven days, from the day said)
+    other = _moved(edge, by, -1 if back else 1)
     return Interval(start=_tp(other, g, tz), end=_tp(edge, g, tz)) if back else \
         Interval(start=_tp(edge, g, tz), end=_tp(other, g, tz))
 
