@@ -752,21 +752,22 @@ class Extractor:
         "Kim renewed her passport" of her "renew her passport"; not "I haven't called the dentist yet", nor
         Sam's "called the dentist" of Kim's task."""
         out: list[Statement] = []
-        for whose, task, past in self._known_tasks.said_in(tokens.lowered):
-            said = re.compile(r"(?i)(?<![\w'-])" + r"\s+".join(map(re.escape, [past, *task.split()[1:]]))
-                              + r"(?![\w'-])")
-            for m in said.finditer(text):
-                cuts = list(_CLAUSE_BEFORE.finditer(text, 0, m.start()))
-                start = cuts[-1].end() if cuts else 0
-                if _NOT_DONE.search(text, start, m.start()):
-                    continue  # ("I haven't called the dentist", "never renewed it")
-                who = self._doer(text, cuts, m.start(), ex)
-                if who is None or name_key(who) != name_key(whose):
-                    continue
-                out.append(Statement(subject=whose, predicate=self.rules.tasks.predicate, object=task,
-                                     action="done", span=text[start : m.end()].strip(), start=start, end=m.end(),
-                                     confidence=CONFIDENCE["rule"], subject_type="person"))
-                break
+        done: set[tuple[str, str]] = set()
+        said = sorted(self._known_tasks.said_in(text, tokens.lowered), key=lambda f: f[2])  # (in order)
+        for whose, task, at, end in said:
+            if (whose, task) in done:
+                continue
+            cuts = list(_CLAUSE_BEFORE.finditer(text, 0, at))
+            start = cuts[-1].end() if cuts else 0
+            if _NOT_DONE.search(text, start, at):
+                continue  # ("I haven't called the dentist", "never renewed it")
+            who = self._doer(text, cuts, at, ex)
+            if who is None or name_key(who) != name_key(whose):
+                continue
+            done.add((whose, task))
+            out.append(Statement(subject=whose, predicate=self.rules.tasks.predicate, object=task,
+                                 action="done", span=text[start:end].strip(), start=start, end=end,
+                                 confidence=CONFIDENCE["rule"], subject_type="person"))
         return out
 
     def _doer(self, text: str, cuts: list[re.Match[str]], at: int, ex: Extraction) -> str | None:
@@ -804,12 +805,14 @@ class Extractor:
         """The open Japanese tasks memory holds that ``text`` says in the past, in a line of whoever has it
         ("報告書を書いた" in 田中's line, of 田中's "報告書を書く"; not after a negation of it)."""
         out = []
+        done: set[tuple[str, str]] = set()
         for whose, task, start, end in self._known_tasks.said_in_japanese(text):
-            if text.startswith(_JA_NOT_DONE, end):
+            if (whose, task) in done or text.startswith(_JA_NOT_DONE, end):
                 continue  # ("書いたことがない", "書いたら", "書いたか")
             who = _ja_speaker_at(text, end, speakers, ex.speaker)
             if who is None or name_key(who) != name_key(whose):
                 continue
+            done.add((whose, task))
             out.append(Statement(subject=whose, predicate=self.rules.tasks.predicate, object=task,
                                  action="done", span=text[start:end], start=start, end=end,
                                  confidence=CONFIDENCE["rule"], subject_type="person"))
