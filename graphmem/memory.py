@@ -178,6 +178,7 @@ ABOUT_FROM_TEXT = 0.6  # confidence of the period an event talks about when read
 READ_AHEAD_CHUNK = 1_000
 GAZETTEER_LIMIT = 50_000  # newest entities loaded into the extraction gazetteer when it is built
 OPEN_TASKS_KNOWN = 10_000  # open tasks it is told of then, which text may say are done (see _open_tasks)
+_NO_END_BEFORE = dt.datetime(3000, 1, 1, tzinfo=UTC)  # (what ends after it has no end: an open one)
 # read once by warm(): names, a place, an organisation, relative and open times (the parts that load lazily),
 # against a fixed day (reading the clock would move the clock a test gives memory)
 WARM_ANCHOR = dt.datetime(2025, 1, 1, tzinfo=UTC)
@@ -626,8 +627,10 @@ class Memory:
         return self._extractor
 
     def _open_tasks(self) -> list[tuple[str, str]]:
-        """(whose, task) of the open tasks among the first ``OPEN_TASKS_KNOWN`` tasks the store lists."""
-        states = self.store.states(StateQuery(kinds=["task"], include_private=True, limit=OPEN_TASKS_KNOWN))
+        """(whose, task) of up to ``OPEN_TASKS_KNOWN`` open tasks (those with no end: not the done ones,
+        however many they are)."""
+        states = self.store.states(StateQuery(kinds=["task"], include_private=True, ends_after=_NO_END_BEFORE,
+                                              limit=OPEN_TASKS_KNOWN))
         return [(s.subject, s.object) for s in states if _is_open_task(s)]
 
     def _track_tasks(self, batch: WriteBatch) -> None:
