@@ -1277,13 +1277,17 @@ class Memory:
 
     def mark_done(self, state_id: str, *, at: object = None, reason: str = "done",
                   evidence: Sequence[str] = ()) -> State:
-        """Mark a task done at ``at`` (now by default)."""
+        """Mark a task done at ``at`` (now by default); a state of another kind is refused (close it)."""
         end = self.parse_time(at, "at") if at is not None else TimePoint(at=self._clock())
-        return self._update(
-            lambda s, cur, now: plan_close(cur, state_id, end, self.ontology.predicate(s.predicate), now, reason,
-                                           evidence, done=True),
-            state_id, evidence, timeline="around",
-        )
+
+        def build(s: State, cur: list[State], now: dt.datetime) -> Plan:
+            predicate = self.ontology.predicate(s.predicate)
+            if predicate.kind != "task":
+                raise InvalidInput(f"{state_id} is a {predicate.kind} ({predicate.name}), not a task: only a "
+                                   "task is marked done; close it instead", field="state_id")
+            return plan_close(cur, state_id, end, predicate, now, reason, evidence, done=True)
+
+        return self._update(build, state_id, evidence, timeline="around")
 
     def retract_state(self, state_id: str, *, reason: str, evidence: Sequence[str] = ()) -> State:
         """Withdraw a state: memory stops believing it from now on; what it had closed reopens."""

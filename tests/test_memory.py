@@ -406,6 +406,11 @@ def test_explicit_close_and_mark_done(mem):
     done = mem.mark_done(task.id, at="2025-01-05")
     assert done.status is StateStatus.DONE
     assert [r.reason for r in mem.revisions(s.id)] == ["asserted", "left Acme in March"]
+    lives = mem.assert_state("Peter", "lives_in", "Berlin", valid_from="2020")
+    with pytest.raises(InvalidInput, match="not a task: only a task is marked done; close it") as refused:
+        mem.mark_done(lives.id, at="2025-01-05")
+    assert refused.value.field == "state_id"
+    assert mem.state(lives.id).status is StateStatus.ACTIVE and len(mem.revisions(lives.id)) == 1
 
 
 def test_a_task_written_in_text_is_open_until_ticked_off(mem):

@@ -577,3 +577,19 @@ def test_finalizing_a_session_says_nothing_of_events_the_token_cannot_read(world
     assert memory.stats().events == before
     assert gql.as_(TOKENS["alice"])(finalize, {"s": "alice-only"})["data"]["finalizeSession"]["__typename"] == (
         "RecordEventSuccess")
+
+
+def test_marking_a_task_done_needs_write_access_and_a_task(world):
+    memory, gql = world
+    apollo = next(s for s in memory.as_of("2025-12").states(scopes=["project:apollo"]))
+    query = ("mutation($i: MarkDoneInput!) { markDone(input: $i) { __typename "
+             "... on StateSuccess { state { status } } ... on MarkDoneError { code field message } } }")
+    variables = {"i": {"id": apollo.id, "at": "2025-12-15"}}
+    assert gql.as_(TOKENS["bob"]).data(query, variables)["markDone"]["code"] == "not_found"  # cannot see it
+    assert gql.as_(TOKENS["overseer"]).data(query, variables)["markDone"]["code"] == "forbidden"  # reads only
+    refused = gql.as_(TOKENS["alice"]).data(query, variables)["markDone"]  # (a fact: closed, not done)
+    assert (refused["code"], refused["field"]) == ("invalid_input", "input.id")
+    assert "close it" in refused["message"]
+    malformed = gql.as_(TOKENS["alice"]).data(query, {"i": {"id": apollo.id, "at": "2025-13-45"}})["markDone"]
+    assert (malformed["code"], malformed["field"]) == ("malformed_time", "input.at")
+    assert memory.state(apollo.id).valid.end is None

@@ -5,6 +5,7 @@ from graphmem.api.mutations.apply_write_plan import ApplyWritePlanMutation
 from graphmem.api.mutations.assert_state import AssertStateMutation
 from graphmem.api.mutations.close_state import CloseStateMutation
 from graphmem.api.mutations.finalize_session import FinalizeSessionMutation
+from graphmem.api.mutations.mark_done import MarkDoneMutation
 from graphmem.api.mutations.merge_entities import MergeEntitiesMutation
 from graphmem.api.mutations.record_checkpoint import RecordCheckpointMutation
 from graphmem.api.mutations.record_event import RecordEventMutation
@@ -20,6 +21,7 @@ MUTATIONS = (
     RecordEventsMutation,
     AssertStateMutation,
     CloseStateMutation,
+    MarkDoneMutation,
     RetractStateMutation,
     AddAliasMutation,
     MergeEntitiesMutation,
