@@ -1881,6 +1881,10 @@ class Memory:
                 step = plan_revise(target, now, RevisionAction.CONFIRM, su.reason, su.evidence_event_ids,
                                    confidence=su.confidence, payload={**target.payload, **su.payload} or None)
             else:
+                kind = self.ontology.predicate(target.predicate).kind
+                if su.op == "mark_done" and kind != "task":
+                    raise InvalidInput(f"{at}.op: mark_done marks a task done; the state is a {kind} "
+                                       f"({target.predicate}): close it instead", field=f"{at}.op")
                 end = times.get(f"{at}.valid_to_ts") or event.occurred_at
                 if target.valid.start is not None and end.at < target.valid.start.at:
                     raise InvalidInput(f"{at}.valid_to_ts is before the state's valid_from; a state cannot end "

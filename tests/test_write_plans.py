@@ -131,6 +131,17 @@ def test_a_plan_changes_only_states_of_its_events_scope_and_privacy(mem, event):
     assert closed.states[0].valid.end is not None
 
 
+def test_a_plan_marks_only_a_task_done(mem, event):
+    fact = mem.assert_state("Aiko", "lives_in", "Osaka", valid_from="2025")
+    before = mem.stats()
+    with pytest.raises(InvalidInput, match="mark_done marks a task done; the state is a fact") as err:
+        mem.apply_write_plan(event.id, {"state_updates": [{"kind": "fact", "op": "mark_done",
+                                                           "state_id": fact.id, "evidence_event_ids": [event.id],
+                                                           "reason": "r"}]})
+    assert err.value.field == "state_updates.0.op"
+    assert mem.stats() == before and mem.state(fact.id).valid.end is None
+
+
 def test_a_failure_while_applying_writes_nothing(mem, event):
     before = mem.stats()
     with pytest.raises(InvalidInput) as err:  # the first update is fine; the close finds nothing to close
