@@ -2722,8 +2722,9 @@ class Memory:
                                                                                  if e.kind == "checkpoint"))]
             session_recent = [e for e in found if e.kind not in ("summary", "checkpoint")][:limit_recent]
         tasks = [s for s in self.store.states(StateQuery(kinds=["task"], scopes=snap.request.scopes,
-                                                         include_private=include_private, limit=MAX_PAGE))
-                 if s.status is StateStatus.ACTIVE and s.valid_to is None]
+                                                         include_private=include_private, limit=MAX_PAGE,
+                                                         ends_after=_NO_END_BEFORE))  # (open ones: not done)
+                 if _is_open_task(s)]
         tasks.sort(key=lambda s: (s.valid_from.at if s.valid_from else _MIN, s.id), reverse=True)
         seen = {e.id for e in session_recent}
         recent = [*session_recent, *(e for e in snap.recent if e.id not in seen)][:limit_recent]

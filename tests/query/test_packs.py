@@ -166,3 +166,17 @@ def test_resume_pack_fits_the_budget_in_priority_order(session_mem: Memory) -> N
     with pytest.raises(InvalidInput) as err:
         session_mem.resume_pack("bot", token_budget=10)
     assert err.value.field == "token_budget"
+
+
+def test_a_resume_pack_lists_open_tasks_however_many_are_done(mem: Memory, monkeypatch) -> None:
+    from graphmem import memory as memory_module
+
+    monkeypatch.setattr(memory_module, "MAX_PAGE", 2)  # (a page of tasks: the done ones take no place in it)
+    done = [mem.assert_state("Aiko", "todo", f"step {i}", valid_from=f"2025-11-0{i + 1}", scope="project:bot")
+            for i in range(3)]
+    for task in done:
+        mem.mark_done(task.id, at="2025-11-10")
+    mem.assert_state("Aiko", "todo", "ship the bot", valid_from="2025-11-20", scope="project:bot")
+    pack = mem.resume_pack(project="bot", limit_recent=2)
+    assert [i.text for i in pack.items if i.section == "open_tasks"] == [
+        "- [ ] ship the bot (since 2025-11-20)"]
