@@ -235,6 +235,9 @@ class StateInput:
     # a close of whatever value its single-valued predicate holds then, the object left empty ("I quit my
     # job": the job held at ``valid_to`` ends, whatever its firm)
     unnamed: bool = False
+    # valid_from to valid_to is a period the value was seen to hold in, not all of its time ("worked at Acme
+    # in 2019"): a state of that value holding at its start is confirmed, not ended at valid_to
+    witnessed: bool = False
 
 
 @dataclass(frozen=True)
@@ -1010,16 +1013,20 @@ class Memory:
         reason: str = "asserted",
         subject_type: str | None = None,
         object_type: str | None = None,
+        witnessed: bool = False,
     ) -> State:
         """Assert that ``subject predicate object`` holds from ``valid_from`` (open when ``None``).
 
         For a single-valued predicate the previous value is closed at the new start, and a late-arriving
-        older value is fitted into the timeline; restating what already holds confirms it.
+        older value is fitted into the timeline; restating what already holds confirms it. ``witnessed``:
+        ``valid_from`` to ``valid_to`` is a period it was seen to hold in ("worked at Acme in 2019"), so what
+        holds then with its value is confirmed, not ended.
         """
         request = StateInput(
             subject=subject, predicate=predicate, object=object, valid_from=valid_from, valid_to=valid_to,
             evidence=tuple(evidence), confidence=confidence, text=text, scope=scope, private=private,
             holder=holder, reason=reason, subject_type=subject_type, object_type=object_type,
+            witnessed=witnessed,
         )
         return self.assert_states([request])[0]
 
@@ -1086,10 +1093,13 @@ class Memory:
                                TimelineQuery(*timeline, object_keys=keys))
         existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))
         plans: list[Plan] = []
+        witnessed = {s.id for index, s in ((i, s) for items in groups.values() for i, s, _, _ in items)
+                     if requests[index].witnessed}
         for timeline, items in groups.items():
             current = existing.get(timeline, [])
             requested = [(s, e, r) for _, s, e, r in items]
-            plan = plan_assert(current, requested, self.ontology.predicate(timeline[1]), now)
+            plan = plan_assert(current, requested, self.ontology.predicate(timeline[1]), now,
+                               witnessed=witnessed)
             plans.append(plan)
             for (index, *_), state in zip(items, plan.results, strict=True):
                 results[index] = state
@@ -1168,6 +1178,9 @@ class Memory:
         )
         if valid.start is not None and valid.end is not None and valid.end.at == valid.start.at:
             raise InvalidInput("valid_to equals valid_from: the state would never hold; widen it", field="valid_to")
+        if r.witnessed and (r.action != "assert" or valid.start is None or valid.end is None):
+            raise InvalidInput("witnessed: only an assert with valid_from and valid_to is seen in a period; "
+                               "give both, or leave witnessed out", field="witnessed")
         subject_type = r.subject_type or (predicate.subject_types[0] if predicate.subject_types else None)
         subject_id = entities.resolve(r.subject, subject_type, field="subject")
         object_id = None
@@ -3266,6 +3279,7 @@ def _extracted_states(extraction: Extraction, event: Event, tz: dt.tzinfo = UTC)
             action="done" if s.action == "done" else "close" if closing else "assert",
             payload={k: v for k, v in details if v} or None,
             held_before=s.held_before and s.valid_to is not None,  # (only when the text says until when)
+            witnessed=s.witnessed,
             unnamed=closing and not s.object,  # ("I quit my job": whatever job then)
         ))
     return out

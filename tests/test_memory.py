@@ -396,6 +396,24 @@ def test_disjoint_intervals_of_the_same_value_are_not_merged(mem):
     assert mem.state(s.id).status is StateStatus.CLOSED
 
 
+def test_a_period_a_value_was_seen_in_confirms_what_holds_with_it_and_ends_nothing(mem):
+    joined = mem.record(content="I joined Globex in 2016. I moved to Berlin in 2015.",
+                        occurred_at="2020-01-01", tags=["speaker:Kim"])
+    said = mem.record(content="I worked at Globex in 2018. I lived in Berlin in 2018.",
+                      occurred_at="2025-06-01", tags=["speaker:Kim"])
+    for predicate, value, since in (("works_at", "Globex", "2016"), ("lives_in", "Berlin", "2015")):
+        [held] = mem.timeline("Kim", predicate)
+        assert (held.object, held.valid.start.label(), held.valid.end) == (value, since, None)
+        assert {e.event_id for e in held.evidence} == {joined.id, said.id}
+    assert sorted(s.object for s in mem.as_of("2025").states("Kim")) == ["Berlin", "Globex"]
+    # of a value nothing holds then: that period, all memory knows of it
+    seen = mem.assert_state("Kim", "works_at", "Initech", valid_from="2012", valid_to="2013", witnessed=True)
+    assert (seen.valid.start.label(), seen.valid.end.label()) == ("2012", "2013")
+    with pytest.raises(InvalidInput, match="witnessed: only an assert with valid_from and valid_to") as no:
+        mem.assert_state("Kim", "works_at", "Umbrella", valid_from="2012", witnessed=True)
+    assert no.value.field == "witnessed" and len(mem.timeline("Kim", "works_at")) == 2
+
+
 def test_explicit_close_and_mark_done(mem):
     s = mem.assert_state("Peter", "works_at", "Acme", valid_from="2020")
     closed = mem.close_state(s.id, valid_to="2025-03", reason="left Acme in March")

@@ -97,6 +97,8 @@ class Statement:
     # in 2019": he studied there until then; not "left Berlin", said of a trip as of a home)
     held_before: bool = False
     due: TimePoint | None = None  # a task's: when it is to be done by ("renew the passport by Friday")
+    # valid_from to valid_to is a period it was seen to hold in, not all its time ("lived in Paris in 2019")
+    witnessed: bool = False
 
 
 @dataclass(frozen=True)
@@ -734,7 +736,9 @@ class Extractor:
                 subject=r.subject, predicate=r.predicate, object=r.object, action=action,
                 span=text[start:end], start=r.sentence_start, end=end,
                 confidence=CONFIDENCE["rule"] if r.named else CONFIDENCE["pronoun"],
-                valid_from=valid_from, valid_to=valid_to, subject_type="person", object_type=r.object_type))
+                valid_from=valid_from, valid_to=valid_to, subject_type="person", object_type=r.object_type,
+                witnessed=r.action == "past" and action == "assert" and r.time is not None and
+                _witnessed(r.time) and valid_to is not None))
         if "believes" in self.ontology.predicates:  # (a vocabulary of one's own may have none)
             out.extend(Statement(
                 subject=b.subject, predicate="believes", object=b.claim, action="assert",
@@ -979,6 +983,7 @@ class Extractor:
             subject_type=subject_type, object_type=obj_type,
             object_title=named[2].lower() if named and named[3] == obj_text else None,
             held_before=action == "close" and not negated and template.held_before, due=due,
+            witnessed=past and action == "assert" and _witnessed(times[0]) and valid_to is not None,
         )
 
     def _left(self, st: Statement, start: int, end: int, ex: Extraction) -> list[Statement]:

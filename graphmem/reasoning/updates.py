@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from graphmem.errors import InvalidInput
@@ -134,12 +134,12 @@ def _same_object(a: State, b: State) -> bool:
     return a.object.casefold() == b.object.casefold()
 
 
-def _same_claim(existing: State, new: State) -> bool:
-    """``new`` says what ``existing`` says (its value, and its end if it states one), and ``existing``
-    stands."""
+def _same_claim(existing: State, new: State, *, witnessed: bool = False) -> bool:
+    """``new`` says what ``existing`` says (its value, and its end if it states one: not a ``witnessed``
+    one's, the end of a period it was seen in), and ``existing`` stands."""
     if not _same_object(existing, new) or existing.status in (StateStatus.RETRACTED, StateStatus.REVOKED):
         return False
-    return new.stated_end is None or new.stated_end == existing.stated_end
+    return witnessed or new.stated_end is None or new.stated_end == existing.stated_end
 
 
 def _holds_from(existing: State, end: TimePoint | None, new: State) -> bool:
@@ -194,13 +194,14 @@ class _Timeline:
         successor = self.states[at] if at < len(self.states) else None
         return bounded(_assertion(s), None if successor is None else _assertion(successor)).valid_to
 
-    def restated(self, new: State, states: Sequence[State], seqs: dict[str, int]) -> State | None:
+    def restated(self, new: State, states: Sequence[State], seqs: dict[str, int], *,
+                 witnessed: bool = False) -> State | None:
         """The state ``new`` restates: one with its value that holds at its start (if several, as a timeline
-        orders them: the earliest start, first recorded, first to end)."""
+        orders them: the earliest start, first recorded, first to end); ``witnessed``: see plan_assert."""
         found: State | None = None
         best: tuple[dt.datetime, dt.datetime, dt.datetime, str] | None = None
         for s in states:
-            if not _same_claim(s, new):
+            if not _same_claim(s, new, witnessed=witnessed):
                 continue
             end = self.end_of(s, seqs)
             if not _holds_from(s, end, new):
@@ -217,10 +218,14 @@ def plan_assert(
     requests: Sequence[tuple[State, Sequence[str], str]],
     predicate: Predicate,
     now: dt.datetime,
+    *,
+    witnessed: Collection[str] = (),
 ) -> Plan:
     """Add states to one (subject, predicate) timeline; ``requests`` are (new state, evidence ids, reason).
 
-    A request that restates a state that already holds at its start confirms that state instead.
+    A request that restates a state that already holds at its start confirms that state instead; so does one
+    of the ids ``witnessed`` (its interval a period its value was seen to hold in: "worked at Acme in 2019")
+    whatever end either states: it does not end what holds on.
     """
     plan = Plan()
     live = [s for s in current if s.status is not StateStatus.RETRACTED]
@@ -228,7 +233,7 @@ def plan_assert(
     seqs: dict[str, int] = {}
     timeline = _Timeline(live, single_valued=predicate.single_valued)
     for seq, (new, evidence, reason) in enumerate(requests, start=1):
-        match = timeline.restated(new, (*live, *added), seqs)
+        match = timeline.restated(new, (*live, *added), seqs, witnessed=new.id in witnessed)
         if match is not None:
             plan.confirm(match, evidence, reason, now)
             plan.results.append(match)

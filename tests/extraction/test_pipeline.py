@@ -333,9 +333,14 @@ def test_a_move_by_a_deadline_holds_from_it_and_ends_nothing(extractor, text):
 def test_what_held_in_a_year_or_a_month_said_in_the_past_holds_over_it(extractor, text, held):
     """All memory knows of it is that period: it holds over it, its start and end known to the year or the
     month (a question about any day of it sees it; one about the year after does not)."""
-    said = [(s.object, str(s.valid_from), str(s.valid_to)) for s in extractor.extract(text, A).statements
-            if s.action == "assert"]
-    assert said == ([held] if held else [])
+    read = [s for s in extractor.extract(text, A).statements if s.action == "assert"]
+    assert [(s.object, str(s.valid_from), str(s.valid_to)) for s in read] == ([held] if held else [])
+    assert all(s.witnessed for s in read)  # (seen in that period: what holds then with it is not ended)
+
+
+def test_what_held_over_a_range_said_in_the_past_is_no_period_it_was_only_seen_in(extractor):
+    [held] = extractor.extract("Kim lived in Paris from 2015 to 2019.", A).statements
+    assert (str(held.valid_from), str(held.valid_to), held.witnessed) == ("2015", "2020", False)
 
 
 @pytest.mark.parametrize("text", ["Peter moved to Berlin in May; he thinks the city is great.",

@@ -30,6 +30,9 @@ class AssertStateInput:
     holder: str | None = None
     subject_type: str | None = None
     object_type: str | None = None
+    witnessed: bool = strawberry.field(default=False, description=(
+        "validFrom to validTo is a period it was seen to hold in ('worked at Acme in 2019'), not all its "
+        "time: what holds then with its value is confirmed, not ended"))
 
 
 @strawberry.type(description="The state as memory now holds it")
@@ -63,7 +66,7 @@ class AssertStateMutation:
                 input.subject, input.predicate, input.object, valid_from=input.valid_from,
                 valid_to=input.valid_to, evidence=evidence, confidence=input.confidence, text=input.text,
                 scope=input.scope, private=input.private, holder=input.holder, subject_type=input.subject_type,
-                object_type=input.object_type,
+                object_type=input.object_type, witnessed=input.witnessed,
             )
 
         try:
