@@ -121,12 +121,13 @@ def test_the_past_of_a_tasks_verb(verb, pasts):
 def test_known_tasks_are_found_by_their_words_in_the_past_and_forgotten_one_by_one():
     known = KnownTasks(load_rules().tasks.irregular_pasts)
     known.add([("Kim", "call the dentist"), ("Sam", "call the dentist"), ("Kim", "send the invoice"),
-               ("田中", "報告書を書く")])
+               ("田中", "報告書を書く"), ("田中", "本を読む")])
     text = "I called the dentist! Then I sent the invoice's copy and called the dentist's office."
     assert sorted(known.said_in(text, text.lower().split())) == [("Kim", "call the dentist", 2, 20),
                                                                  ("Sam", "call the dentist", 2, 20)]
     known.discard([("Sam", "call the dentist"), ("Kim", "send the invoice")])
     assert [who for who, *_ in known.said_in(text, text.lower().split())] == ["Kim"]
     assert known.said_in_japanese("昨日、報告書を書いた。") == [("田中", "報告書を書く", 3, 10)]
-    known.discard([("Kim", "call the dentist"), ("田中", "報告書を書く")])
+    assert known.said_in_japanese("本を読んだ") == [("田中", "本を読む", 0, 5)]
+    known.discard([("Kim", "call the dentist"), ("田中", "報告書を書く"), ("田中", "本を読む")])
     assert not known
