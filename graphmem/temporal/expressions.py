@@ -643,20 +643,22 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             else:
                 period = _period(point, tz)
             end = m.end()
+            moved: Interval | None = period
             if offset:
                 n = _count(offset["off_n"]) if offset["off_n"] else None
-                period = _offset_from(period, tz, back=offset["off_dir"].lower() == "before", n=n,
-                                      unit=(offset["off_u"] or offset["off_the"]).lower())
+                moved = _offset_from(period, tz, back=offset["off_dir"].lower() == "before", n=n,
+                                     unit=(offset["off_u"] or offset["off_the"]).lower())
                 start = offset.start()
             elif ja_offset:
                 n = _count(ja_offset["jo_n"]) if ja_offset["jo_n"] else None
                 unit, back = (ja_offset["jo_u"], ja_offset["jo_dir"] == "前") if n else \
                     _JA_NEXT_TO[ja_offset[0][1:]]
-                period = _offset_from(period, tz, back=back, n=n, unit=unit)
+                moved = _offset_from(period, tz, back=back, n=n, unit=unit)
                 end += ja_offset.end()
                 while i + 1 < len(points) and points[i + 1].start() < end:  # (its "3日後": no time of its own)
                     i += 1
-            mentions.append(TimeMention(text[start:end], start, end, "point", period))
+            if moved is not None:  # (none: "9000 years after 2019", no time a calendar holds)
+                mentions.append(TimeMention(text[start:end], start, end, "point", moved))
         i += 1
     return mentions
 
@@ -673,13 +675,22 @@ _JA_NEXT_TO = {"前日": ("day", True), "翌日": ("day", False), "前夜": ("ni
                "翌月": ("month", False), "前年": ("year", True), "翌年": ("year", False)}
 
 
-def _offset_from(period: Interval, tz: dt.tzinfo, *, back: bool, unit: str, n: int | None) -> Interval:
+def _offset_from(period: Interval, tz: dt.tzinfo, *, back: bool, unit: str, n: int | None) -> Interval | None:
     """The time that far from ``period``, the time named after it: ``n`` days, weeks, months or years
     (``unit``) before or after it, counted from its start ("two days before Christmas" the 23rd, "a week after
     March 3rd" the 10th, "a year after 2019" 2020); with no count, the day, week (seven days), weekend,
     month or year right before its start or after its end ("the day before Christmas", "the week after
-    Easter", "the weekend before" its Saturday and Sunday, "the month after June" July)."""
-    assert period.start is not None and period.end is not None  # (a point's period is closed)
+    Easter", "the weekend before" its Saturday and Sunday, "the month after June" July). None when that
+    falls outside the calendar."""
+    try:
+        return _offset(period, tz, back=back, unit=unit, n=n)
+    except (ValueError, OverflowError, GraphmemError):
+        return None
+
+
+def _offset(period: Interval, tz: dt.tzinfo, *, back: bool, unit: str, n: int | None) -> Interval:
+    if period.start is None or period.end is None:  # (a point's period is closed: never so)
+        return period
     said = period.start.granularity
     if n is not None:
         by = _UNITS[unit]

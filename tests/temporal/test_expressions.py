@@ -501,7 +501,9 @@ def test_ends_starts_and_spans_up_to_now_said_without_the(text, found, kind, sta
 
 
 @pytest.mark.parametrize("text", ["9999-99-99", "on 2025-13-45", "2025-02-30", "2025年13月40日", "since Feb 30 2025",
-                                  "99999-01-01", "0000-01-01", "until 2025-02-31", "in 2025-W60"])
+                                  "99999-01-01", "0000-01-01", "until 2025-02-31", "in 2025-W60",
+                                  "9000 years after 2019", "999999 days before Christmas",
+                                  "the year after 9999", "99999999999 days after Christmas", "2019年の9999年後"])
 def test_impossible_dates_in_text_are_ordinary_words_not_errors(text):
     assert find_times(text, ANCHOR) == []
 
@@ -526,3 +528,15 @@ def test_the_fast_scan_finds_what_a_full_scan_finds(parts):
     text = "".join(word + sep for word, sep in parts)
     slow = [(m.span(), m.groupdict()) for m in _POINT.finditer(text)]
     assert [(m.span(), m.groupdict()) for m in _points(text)] == slow
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([*_PIECES, "9999", "99999999", "0001", "の", "前日", "翌年", "3日後",
+                                           "クリスマス", "2019年"]),
+                          st.sampled_from(["", " ", ", "])), max_size=12))
+def test_any_words_of_time_are_read_without_an_error(parts):
+    """Whatever the words ("9000 years after 2019", "the year after 9999"), reading them never fails: what no
+    calendar holds is no time, and every time found is a closed or half-open interval in order."""
+    text = "".join(word + sep for word, sep in parts)
+    for m in find_times(text, ANCHOR):
+        assert m.interval.start is None or m.interval.end is None or m.interval.start.at <= m.interval.end.at
