@@ -949,9 +949,9 @@ class Extractor:
         else:
             times = [t for t in ex.times if v_start <= t.start < clause_end] or \
                 [t for t in ex.times if s_start <= t.start < verbs[0][0]]  # (verbs: sorted, this one in them)
-        if action == "close" and times and times[0].kind == "range" and \
+        if action == "close" and times and (times[0].kind == "range" or _witnessed(times[0])) and \
                 template.phrase.lower().removeprefix("i ").startswith("used to"):
-            action = "past"  # ("used to work at Acme from 2015 to 2018", "I used to ...": held then)
+            action = "past"  # ("used to work at Acme from 2015 to 2018", "in 2010", "I used to ...": held then)
         elif action == "close" and times and times[0].kind == "range" and _AFTER_A_SPAN.match(times[0].text):
             # "quit my job at Acme after five years": held those five years, up to now; a close of what is
             # not named ("left my IT job after 3 years") ends whatever is held, now

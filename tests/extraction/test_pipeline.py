@@ -327,6 +327,7 @@ def test_a_move_by_a_deadline_holds_from_it_and_ends_nothing(extractor, text):
     ("Kim was based in Berlin in March.", ("Berlin", "2025-03", "2025-04")),
     ("Kim worked at Globex in 2018.", ("Globex", "2018", "2019")),
     ("2019年に田中さんはパリに住んでいた。", ("パリ", "2019", "2020")),
+    ("Kim used to live in Rome in 2010.", ("Rome", "2010", "2011")),
     ("Kim lived in Rome last week.", None),  # (a stay, not a home)
     ("Kim lived in Paris.", None),  # (when, not said)
 ])
