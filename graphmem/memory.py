@@ -1093,8 +1093,7 @@ class Memory:
                                TimelineQuery(*timeline, object_keys=keys))
         existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))
         plans: list[Plan] = []
-        witnessed = {s.id for index, s in ((i, s) for items in groups.values() for i, s, _, _ in items)
-                     if requests[index].witnessed}
+        witnessed = {s.id for items in groups.values() for index, s, _, _ in items if requests[index].witnessed}
         for timeline, items in groups.items():
             current = existing.get(timeline, [])
             requested = [(s, e, r) for _, s, e, r in items]
