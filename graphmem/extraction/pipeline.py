@@ -1618,9 +1618,12 @@ class Extractor:
                 e.text in self.rules.first_names or \
                 self.rules.titles.get(e.text.split()[0].lower()) in _KIN_OR_KNOWN
             type_ = e.type if (not wanted or e.type in wanted or firm) else wanted[0]
-            if wanted and firm and e.type not in wanted and predicate.kind != "preference" and \
-                    e.type not in self.rules.known_types_too.get(predicate.name, ()):
-                return None  # "left Berlin" is no employer left, "joined the Atlas project" none joined
+            too = self.rules.known_types_too.get(predicate.name, {}).get(e.type)
+            if wanted and firm and e.type not in wanted and predicate.kind != "preference" and (
+                    too is None or too and (not last or last[-1] not in too)):
+                # "left Berlin" is no employer left, "joined the Atlas project" none joined; "works at
+                # Spotify" names its maker, "joined Instagram" signed up
+                return None
             listed = e.source in ("gazetteer", "list") and (not wanted or e.type in wanted)
             if known and not listed and not (e.type == "project" and "project" in wanted):
                 return None  # ("we adopted Pixie": no tool memory or the lists know; a project named so is)

@@ -180,8 +180,9 @@ class Rules:
     object_heads: dict[str, tuple[frozenset[str], bool, frozenset[str]]]
     # predicate -> words of its phrases after which a name is its object only when known as of its type
     known_objects_after: dict[str, frozenset[str]]
-    # predicate -> the types a known name may have besides its own ("studying at Oxford": a place)
-    known_types_too: dict[str, frozenset[str]]
+    # predicate -> the types a known name may have besides its own ("studying at Oxford": a place) -> the last
+    # words of the phrases it may follow (empty: any phrase; "works at Spotify", not "joined Spotify")
+    known_types_too: dict[str, dict[str, frozenset[str]]]
     as_after_object: dict[str, str]  # predicate -> whose value "as ..." after its object is ("as CTO")
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
     negation_suffixes: tuple[str, ...]
@@ -282,7 +283,7 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
                                 field="japanese.titles")
         for predicate, kinds in rules.known_types_too.items():
-            if unknown := sorted(kinds - set(ontology.entity_types)):
+            if unknown := sorted(set(kinds) - set(ontology.entity_types)):
                 raise OntologyError(f"statements.{predicate}.known_types_too names unknown entity type "
                                     f"{unknown[0]!r}; known: {', '.join(sorted(ontology.entity_types))}",
                                     field=f"statements.{predicate}.known_types_too")
@@ -397,7 +398,7 @@ def _read_rules(path: str) -> Rules:
     object_drop_first: dict[str, frozenset[str]] = {}
     object_stops: dict[str, re.Pattern[str]] = {}
     known_objects_after: dict[str, frozenset[str]] = {}
-    known_types_too: dict[str, frozenset[str]] = {}
+    known_types_too: dict[str, dict[str, frozenset[str]]] = {}
     as_after_object: dict[str, str] = {}
     object_heads = _object_heads(raw.get("object_heads") or {})
     statements: dict[str, Any] = raw.get("statements") or {}
@@ -425,8 +426,12 @@ def _read_rules(path: str) -> Rules:
                 r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")(?:\s|$)")
         if spec.get("object_drop_first"):
             object_drop_first[predicate] = frozenset(w.lower() for w in spec["object_drop_first"])
-        if spec.get("known_types_too"):
-            known_types_too[predicate] = frozenset(str(t) for t in spec["known_types_too"])
+        if too := spec.get("known_types_too"):  # [type, ...] (after any phrase) or {type: [last word, ...]}
+            field = f"statements.{predicate}.known_types_too"
+            known_types_too[predicate] = (
+                {str(t): frozenset(w.lower() for w in _word_list(f"{field}.{t}", words))
+                 for t, words in too.items()}
+                if isinstance(too, dict) else {t: frozenset() for t in _word_list(field, too)})
         if spec.get("known_objects_after"):
             known_objects_after[predicate] = frozenset(str(w).lower() for w in spec["known_objects_after"])
         if spec.get("object_nouns"):
