@@ -1282,6 +1282,8 @@ class Extractor:
                 found.append((m.start(1), m.end(1), one, other, m[1]))  # "Anna, Peter's wife," "Anna is ..."
         for e in names:  # "my husband Tom", "Toby, my puppy", "Anna is my sister"
             before = _MY_TITLE.search(text, max(s_start, e.start - 40), e.start)
+            if before and "," in before[0] and _LIST_GOES_ON.match(text, e.end, s_end):
+                before = None  # ("My girlfriend, Toby and I are going camping": three of them, a list)
             after = _MY_TITLE_AFTER.match(text, e.end, s_end)
             for mine, end in ((before, e.end), (after, after.end(1) if after else 0)):
                 titled = mine is not None and mine[1].lower() in self.rules.titles
@@ -1528,12 +1530,24 @@ class Extractor:
                            known=after is not None and not after.isdisjoint(template.phrase.lower().split()))
         return None if obj is None else (subject, obj)
 
-    @staticmethod
-    def _pair(predicate: Predicate, text: str, s_start: int, v_start: int, v_end: int,
+    def _pair(self, predicate: Predicate, text: str, s_start: int, v_start: int, v_end: int,
               ex: Extraction) -> tuple[tuple[str, str, float, int], tuple[str, str | None, int]] | None:
         """The two names a mutual phrase is about, right before it: "Peter and Anna got married" (a word or
-        two between: "Peter and Anna finally got married", "Peter and Anna have been married")."""
+        two between: "Peter and Anna finally got married", "Peter and Anna have been married"); one of them
+        who says the line: "Tom and I got married"."""
         before = [e for e in ex.entities if s_start <= e.start and e.end <= v_start]
+        other = before[-1] if before else None
+        if other is not None and ((me := _WITH_ME.fullmatch(text, other.end, v_start))
+                                  or (me := _ME_WITH.search(text, s_start, other.start))):
+            # who "I" is as in "Tom and I moved": the line's speaker, "I" opening its clause; not one of three
+            # or more ("Peter, Tom and I got married")
+            who = self._speaker(text, s_start, me.start("i"), ex)
+            if who is None or who[0] == other.name or other.type != "person" or \
+                    "person" not in (predicate.subject_types or ["person"]) or \
+                    _AND_BEFORE.search(text, s_start, min(me.start(), other.start)) or \
+                    me.re is _ME_WITH and not _WITH_NOTHING.fullmatch(text, other.end, v_start):
+                return None
+            return (who[0], "person", who[2], other.start), (other.name, other.type, v_end)
         if len(before) < 2:
             return None
         first, second = before[-2], before[-1]
@@ -2044,6 +2058,9 @@ _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 # lives in Porto"), ", who goes by Bill, " ("William Chen, who goes by Bill, works at")
 _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _LINE_SAID = re.compile(r"(?m)^[ \t]*([A-Z][\w'\u2019-]*):")  # a line a one-word name says ("Zara: ...")
+_ME_WITH = re.compile(r"(?<!and )\b(?P<i>[Mm]e)\s+and\s+$")  # "Me and Tom got married"
+_WITH_NOTHING = re.compile(r"(?:\s+[a-z']+){0,2}\s+")  # (a word or two before the phrase: "finally")
+_WITH_ME = re.compile(r"\s+and\s+(?P<i>I)(?:\s+[a-z']+){0,2}\s+")  # "Tom and I (finally) got married"
 _AND_THEIRS = re.compile(r"\s+and\s+(?:his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s+")  # "and his wife"
 _POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")
 _OWNED_APPOSITION = re.compile(r"['\u2019]s\s+[\w-]+\s*,\s*")  # "Anna, [Peter]'s wife, moved"
@@ -2060,6 +2077,7 @@ _HAS_TITLED = re.compile(r"(?i)(?<!\w)(?:(?P<i>(?:I|we)\s+have|(?:I|we)['\u2019]
 _BEFORE_TITLE = r"\s+(?:(?:new|little|old|older|younger|big|baby|best|dear|sweet|beloved|first|second)\s+)?"
 _MINE = rf"(?:my|our){_BEFORE_TITLE}"
 # "my new puppy Toby", "My manager is Laura"
+_LIST_GOES_ON = re.compile(r"\s*,?\s+(?:and|&)\s+")
 _MY_TITLE = re.compile(rf"(?i)(?<!\w){_MINE}([\w-]+)(?:\s*,|\s+(?:is|was))?\s+$")
 # "Toby, my puppy.", "Anna is my sister", "Laura is my manager at Globex"
 _MY_TITLE_AFTER = re.compile(rf"(?i)(?:\s*,|\s+(?:is|was))\s*{_MINE}([\w-]+)"
