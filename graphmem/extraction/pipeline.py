@@ -1910,7 +1910,9 @@ def _dated(time: TimeMention | None, action: str, *, open_ended: bool = False,
     asserted by it holds from it."""
     if time is None:
         return None, None
-    if time.kind == "until" and time.text.lower().startswith("by "):  # ("will have moved to Oslo by ...")
+    said = time.text.lower()
+    if time.kind == "until" and (said.startswith("by ") or said.startswith("before ") and not past):
+        # ("will have moved to Oslo by ...", "moved to Oslo before March": there by then, from when unknown)
         return (None, time.interval.end) if action == "close" else (time.interval.end, None)
     if action == "close":
         return None, time.interval.start or time.interval.end

@@ -407,6 +407,11 @@ _TOLD = re.compile(r"(?i)\b(?:was|were|had|stayed|lived|worked|remained|waited|k
 # 10th"), or after it in Japanese ("12月25日に会った"); not what was set for it ("booked a table for Dec 25th")
 _DONE_BEFORE = re.compile(r"(?i)\b(?:met|saw|went|visited|came|arrived|celebrated|finished|graduated|married|"
                           r"bought|spent)\b")  # (not "was hired on Dec 5th": a start that may be coming)
+# a change told as made ("moved to Porto before March"; not "need to move there before March")
+_CHANGED = re.compile(r"(?i)\b(?:moved|left|joined|started|began|quit|got|took|sold|bought|switched|changed|"
+                      r"arrived|returned|retired|relocated|resigned|graduated|finished|completed|married|"
+                      r"divorced|adopted|ended|stopped|signed|launched|shipped|went|came|met|did)\b")
+_BEFORE_WORD = re.compile(r"(?i)\s*(?:before|prior\s+to)\b")
 _DONE_AFTER_JA = re.compile(r"(?:た|だ|ました|でした)(?:よ|ね|な|わ)?$")
 _SET_FOR = re.compile(r"(?i)\b(?:for|until|till|by)\s+(?:the\s+)?$")
 
@@ -576,8 +581,12 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             mentions.append(TimeMention(text[start:end], start, end, "since", Interval(start=opens)))
         elif not (offset or ja_offset) and ((until := _lead(_UNTIL, text, m) or _lead(_THROUGH, text, m))
                                             or (ja_until := _JA_UNTIL_AFTER.match(after))):
-            # the next such month or day, but in a story told in the past ("She stayed there until June")
-            told = _lacks_year(m) and _TOLD.search(_clause_of(text, m)) is not None
+            # the next such month or day, but in a story told in the past ("She stayed there until June"), and
+            # before one a change was made ("I moved to Porto before March": the last March)
+            clause = _clause_of(text, m)
+            told = _lacks_year(m) and (_TOLD.search(clause) is not None or until is not None and until.re is _UNTIL
+                                       and _BEFORE_WORD.match(until[0]) is not None
+                                       and _CHANGED.search(clause) is not None and _FUTURE.search(clause) is None)
             point = past[m.start()] if told else _point(m, at, tz, "future")
             end_at = _end_of(point, tz) if until and until.re is _THROUGH else point
             start = until.start() if until else m.start()

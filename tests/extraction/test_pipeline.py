@@ -678,6 +678,16 @@ def test_i_is_the_speaker_of_its_line_and_no_one_in_a_note(mem):
         assert mem.record(content=text, occurred_at="2025-11-28").extraction.statements == [], text
 
 
+def test_a_move_made_before_a_time_holds_by_then_and_goes_on(mem):
+    """"Moved to Paris before March": there by March (from when, unknown), still there after; it was read as
+    living there up to March, and gone since."""
+    mem.record(content="Kim: I moved to Paris before March.", occurred_at="2025-05-12")
+    [home] = mem.as_of("2025-03-15").states(subject="Kim")
+    assert (home.object, str(home.valid_from), home.valid_to) == ("Paris", "2025-03", None)
+    assert [s.object for s in mem.as_of("2025-11-30").states(subject="Kim")] == ["Paris"]
+    assert mem.as_of("2025-02-10").states(subject="Kim") == []
+
+
 def test_a_pet_is_owned_from_when_it_came_and_a_sold_car_no_longer(mem):
     mem.record(content="Maria: Guess what - I got a puppy two weeks ago!", occurred_at="2025-11-27")
     mem.record(content="Maria: I bought a car in March.", occurred_at="2025-11-27")
