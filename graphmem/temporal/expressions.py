@@ -584,9 +584,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             # the next such month or day, but in a story told in the past ("She stayed there until June"), and
             # before one a change was made ("I moved to Porto before March": the last March)
             clause = _clause_of(text, m)
-            told = _lacks_year(m) and (_TOLD.search(clause) is not None or until is not None and until.re is _UNTIL
-                                       and _BEFORE_WORD.match(until[0]) is not None
-                                       and _CHANGED.search(clause) is not None and _FUTURE.search(clause) is None)
+            made = until is not None and until.re is _UNTIL and _BEFORE_WORD.match(until[0]) is not None and \
+                _CHANGED.search(clause) is not None and _FUTURE.search(clause) is None
+            told = _lacks_year(m) and (_TOLD.search(clause) is not None or made)
             point = past[m.start()] if told else _point(m, at, tz, "future")
             end_at = _end_of(point, tz) if until and until.re is _THROUGH else point
             start = until.start() if until else m.start()
