@@ -304,6 +304,11 @@ _POINT_FORMS = [
     rf"(?i:(?:by|due)\s+(?P<by_wd>{_WD}|{_WD_SHORT}))\b",
     # a day of the week a thing is or was ("the deadline is Friday", "my last day was Monday")
     rf"(?:(?<=\b[Ii]s\s)|(?<=\b[Aa]re\s)|(?<=\b[Ww]as\s)|(?<=\b[Ww]ere\s))(?P<be_wd>(?i:{_WD}))\b",
+    # a day of the week or the weekend something lasts until or comes before ("stay until Sunday", "finish it
+    # before Friday", "by the weekend"): the word before it is read as of any time
+    rf"(?:(?<=\b[Uu]ntil\s)|(?<=\b[Tt]ill\s)|(?<=\b[Bb]efore\s))(?P<ut_wd>(?i:{_WD}))\b",
+    r"(?:(?<=\b[Uu]ntil\s)|(?<=\b[Tt]ill\s)|(?<=\b[Bb]efore\s)|(?<=\b[Bb]y\s))(?i:the\s+(?P<wk_to>weekend))\b"
+    r"(?!\s+of\b)",
     # a day of the month alone, before a clause goes on or ends ("on the 15th after my trip", not "on the 3rd
     # floor")
     r"(?i:on\s+the\s+(?P<od_d>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:and|after|before|"
@@ -586,14 +591,16 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             clause = _clause_of(text, m)
             made = until is not None and until.re is _UNTIL and _BEFORE_WORD.match(until[0]) is not None and \
                 _CHANGED.search(clause) is not None and _FUTURE.search(clause) is None
-            told = _lacks_year(m) and (_TOLD.search(clause) is not None or made)
+            told = (_lacks_year(m) or bool(m["ut_wd"] or m["wk_to"])) and (
+                _TOLD.search(clause) is not None or made)
             point = past[m.start()] if told else _point(m, at, tz, "future")
             end_at = _end_of(point, tz) if until and until.re is _THROUGH else point
             start = until.start() if until else m.start()
             end = m.end() if until or ja_until is None else m.end() + ja_until.end()
             mentions.append(TimeMention(text[start:end], start, end, "until", Interval(end=end_at)))
         else:  # a month, day or quarter without its year: the last one, or the next in a future clause
-            ahead = bool(m["by_wd"]) and _TOLD.search(clause := _clause_of(text, m)) is None and \
+            by_day = bool(m["by_wd"] or m["wk_to"])  # ("by Friday", "by the weekend": the coming one)
+            ahead = by_day and _TOLD.search(clause := _clause_of(text, m)) is None and \
                 _DONE_BEFORE.search(clause) is None or \
                 (_lacks_year(m) or bool(m["wk"] or m["on_wd"] or m["be_wd"])) and (
                 _FUTURE.search(_clause_before(text[: m.start()])) is not None  # ("will slip to March")
@@ -974,7 +981,7 @@ def _range(text: str, a: re.Match[str], b: re.Match[str], at: dt.datetime, tz: d
 
 
 def _is_weekend(m: re.Match[str]) -> bool:
-    return bool(m["wk"] or m["wkb"] or (m["lnt_u"] or m["ago_u"] or "").lower() == "weekend"
+    return bool(m["wk"] or m["wk_to"] or m["wkb"] or (m["lnt_u"] or m["ago_u"] or "").lower() == "weekend"
                 or (m["ja_rel"] or "").endswith("週末"))
 
 
@@ -1231,11 +1238,12 @@ def _point(m: re.Match[str], at: dt.datetime, tz: dt.tzinfo, prefer: Preference,
         return _tp(_safe_date(local.year, local.month, int(g["dlm_d"]), tz), G.DAY, tz)
     if g["wkb"]:  # "the weekend before last"
         return _weekend(at, tz, -2)
-    if g["wk"]:  # "over the weekend": the last one (this one, said on it), or the next in a future clause
+    # "over the weekend", "by the weekend": the last one (this one, said on it), or the next in a clause ahead
+    if g["wk"] or g["wk_to"]:
         on_it = at.astimezone(tz).weekday() >= 5
         return _weekend(at, tz, 0 if on_it or prefer == "future" else -1)
-    if g["on_wd"] or g["be_wd"] or g["by_wd"]:
-        day = _WEEKDAY_NUMBERS[(g["on_wd"] or g["be_wd"] or g["by_wd"]).lower()]
+    if said := g["on_wd"] or g["be_wd"] or g["by_wd"] or g["ut_wd"]:
+        day = _WEEKDAY_NUMBERS[said.lower()]
         return _weekday(day, at, tz, "future" if prefer == "future" else "past")
     raise AssertionError(f"unhandled time form: {m[0]!r}")
 

@@ -187,6 +187,16 @@ def _day(point):
         ("She stayed in Paris until June.", "until June", "until", None, "2025-06-01"),
         ("By the end of February it was done.", "By the end of February", "until", None, "2025-03-01"),
         ("The launch was postponed until March.", "until March", "until", None, "2026-03-01"),
+        # ... as does one of the week, or the weekend; before one too (the anchor is a Thursday)
+        ("I'll stay until Sunday.", "until Sunday", "until", None, "2025-11-30"),
+        ("She stayed in Paris until Sunday.", "until Sunday", "until", None, "2025-11-23"),
+        ("Finish the draft before Friday.", "before Friday", "until", None, "2025-11-28"),
+        ("We left before Monday.", "before Monday", "until", None, "2025-11-24"),
+        ("It can wait until the weekend.", "until the weekend", "until", None, "2025-11-29"),
+        ("I was busy until the weekend.", "until the weekend", "until", None, "2025-11-22"),
+        # "before March" of a change told as made: the last March; of one to come, the next
+        ("Kim moved to Porto before March.", "before March", "until", None, "2025-03-01"),
+        ("Kim needs to move to Porto before March.", "before March", "until", None, "2026-03-01"),
         # a day of the week something is or was on: in the present the coming one, else the last one
         ("The party is on Friday.", "on Friday", "point", "2025-11-28", "2025-11-29"),
         ("The deadline is Monday.", "Monday", "point", "2025-12-01", "2025-12-02"),
@@ -419,6 +429,8 @@ def test_a_day_told_as_done_is_the_last_one_not_the_coming_one(text, day):
     # a deadline is the coming day (the anchor is a Thursday)
     ("Renew the passport by Friday.", "by Friday", "2025-11-28"),
     ("The draft is due Monday.", "due Monday", "2025-12-01"),
+    ("Finish the slides by the weekend.", "the weekend", "2025-11-29"),
+    ("It was all done by the weekend.", "the weekend", "2025-11-22"),
     # what is yet to do looks ahead, what was done or must have been looks back
     ("I need to call her on Monday.", "on Monday", "2025-12-01"),
     ("I have to leave on Tuesday.", "on Tuesday", "2025-12-02"),
