@@ -1028,6 +1028,9 @@ class Extractor:
         another statement ends it) nor one thing named with "and" ("rock and roll", ``whole_values``)."""
         predicate = self.ontology.predicate(st.predicate)
         at = text.find(st.object, v_end)
+        if predicate.name in self.rules.object_joins_things:
+            return [] if at < 0 else self._doings_listed(st, predicate, text, at + len(st.object), s_end, ex,
+                                                         verbs)
         literal = predicate.name in self.rules.listed and st.object_type is None and not (
             _POSSESSIVES.intersection(words := st.object.lower().split())
             or len(words) > 1 and words[0].endswith("ing"))  # ("tracking my meditation and ...": its objects)
@@ -1060,6 +1063,35 @@ class Extractor:
             out.append(_reaching(item, text, found[2]))
             value, end = found[0], found[2]
         return out
+
+    def _doings_listed(self, st: Statement, predicate: Predicate, text: str, end: int, s_end: int,
+                       ex: Extraction, verbs: Sequence[tuple[int, int]]) -> list[Statement]:
+        """The doings said after "and" with one of a predicate whose object goes on past "and" before a thing
+        (``object_joins_things``: a task): "I need to call Bob and book the venue" (book the venue too), "call
+        Bob tomorrow, and then book the venue"; not another clause ("and I want to rest", "and Kim needs to
+        ...": the verb of another statement)."""
+        out: list[Statement] = []
+        while True:
+            said = next((t for t in ex.times if end <= t.start and not text[end : t.start].strip()), None)
+            end = said.end if said else end  # ("call Bob tomorrow and ...")
+            joint = _THEN_AND.match(text, end, s_end)
+            first = text[joint.end() : s_end].split(maxsplit=1)[:1] if joint else []
+            if joint is None or not first or first[0].lower() in _CLAUSE_SUBJECTS | _NOT_LISTED or \
+                    any(joint.end() <= a < s_end for a, _ in verbs):
+                return out
+            # a doing, by what its first word takes ("book the venue", "send it to Anna", "call Anna"); not
+            # a thing named in two words ("set up cable and TV services", "my speaking and listening skills")
+            doing = _DOING.match(text, joint.end(), s_end)
+            if doing is None or not doing["after"] and not any(e.start == doing.end() for e in ex.entities):
+                return out
+            found = self._object(predicate, text, joint.end(), s_end, ex)
+            if found is None:
+                return out
+            after = _THEN_AND.search(text, found[2], s_end)
+            due = next((d for t in ex.times if joint.end() <= t.start < (after.start() if after else s_end)
+                        and (d := due_of(t)) is not None), None) if predicate.kind == "task" else None
+            out.append(_reaching(replace(st, object=found[0], due=due or st.due), text, found[2]))
+            end = found[2]
 
     def _names_listed(self, st: Statement, text: str, end: int, s_end: int,
                       ex: Extraction) -> list[Statement]:
@@ -1650,6 +1682,9 @@ class Extractor:
                 clause = clause[: t.start - v_end]
                 break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else _CLAIM_END.search(clause)
+        while stop and stop[0].strip() == "and" and predicate.name in self.rules.object_joins_things and \
+                (thing := _ONE_THING.match(clause, stop.end())):
+            stop = _CLAUSE_END.search(clause, thing.end())  # ("set up cable and internet at the flat")
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and \
                 (more := stops.search(raw, self._infinitive_end(predicate, raw))):
@@ -1732,6 +1767,9 @@ class Extractor:
         clause = text[v_end:s_end]
         whole = self.rules.whole_values.match(clause) if self.rules.whole_values else None
         stop = _CLAUSE_END.search(clause, whole.end() if whole else 0)  # ("rock and roll": one value)
+        while stop and stop[0].strip() == "and" and predicate.name in self.rules.object_joins_things and \
+                (thing := _ONE_THING.match(clause, stop.end())):
+            stop = _CLAUSE_END.search(clause, thing.end())  # ("set up cable and internet at the flat")
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and \
                 (more := stops.search(raw, self._infinitive_end(predicate, raw))):
@@ -2036,6 +2074,10 @@ def _joint(text: str, end: int, s_end: int) -> re.Match[str] | None:
 
 
 _LISTED_AND = re.compile(r",?\s+(?:and|&)\s+")
+_DOING = re.compile(r"(?i)[a-z]+\s+(?P<after>(?:the|a|an|my|our|his|her|their|your|its|some|this|that|these|"
+                    r"those|it|them|him|me|us|up|out|off|back|down|over|through|to|for|with|about|at|on|"
+                    r"in)\b)?")
+_THEN_AND = re.compile(r",?\s+and\s+(?:then\s+|also\s+)?")  # ("call Bob, and then book the venue")
 # a name opening a clause of its own: a verb of the past or of "he" after it ("and Anna moved", "and Tom is")
 _NAME_THEN_VERB = re.compile(r"\s+(?:\w+ed|is|was|has|had|does|did|\w+s)\b(?!\s*[,.;:!?]|$)")
 # a comma lists only in a list that "and" ends: "hiking, swimming and yoga" ("hiking, it's fun": no list)
@@ -2062,6 +2104,11 @@ _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _LINE_SAID = re.compile(r"(?m)^[ \t]*([A-Z][\w'\u2019-]*):")  # a line a one-word name says ("Zara: ...")
 _ME_WITH = re.compile(r"(?<!and )\b(?P<i>[Mm]e)\s+and\s+$")  # "Me and Tom got married"
 _WITH_NOTHING = re.compile(r"(?:\s+[a-z']+){0,2}\s+")  # (a word or two before the phrase: "finally")
+# one thing after "and": a word, or a few after an article or whose ("milk and eggs", "the kitchen and the
+# bathroom"), up to the clause's end or a word that ends a value ("cable and internet at the new flat")
+_ONE_THING = re.compile(r"(?i)(?:(?:the|a|an|my|our|his|her|their|your|some)\s+(?:[\w'-]+\s+)?)?[\w'-]+"
+                        r"(?=\s*(?:$|[.;:!?,)]|\s(?:at|in|on|for|before|by|after|with|to|from|so|because|but|"
+                        r"when|if|until|and|or|this|next|tomorrow|today|tonight)\b))")
 _WITH_ME = re.compile(r"\s+and\s+(?P<i>I)(?:\s+[a-z']+){0,2}\s+")  # "Tom and I (finally) got married"
 _AND_THEIRS = re.compile(r"\s+and\s+(?:his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s+")  # "and his wife"
 _POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")

@@ -175,6 +175,9 @@ class Rules:
     object_drop_first: dict[str, frozenset[str]]  # predicate -> words its (literal) object drops in front
     object_stops: dict[str, re.Pattern[str]]  # predicate -> where its (literal) object ends, besides a clause
     infinitive_as_doing: frozenset[str]  # predicates whose object "to cook" is the doing it names: cooking
+    # predicates whose (literal) object goes on past "and" before one more thing ("buy milk and eggs", "clean
+    # the kitchen and the bathroom"), not before a doing ("call Bob and book the venue": call Bob)
+    object_joins_things: frozenset[str]
     open_ended: frozenset[str]  # predicates whose asserted values never end ("visited": has been there since)
     # a kind of head word ("lesson") -> its words ("class", "lessons") and whether the object keeps its head
     object_heads: dict[str, tuple[frozenset[str], bool, frozenset[str]]]
@@ -537,6 +540,7 @@ def _read_rules(path: str) -> Rules:
         object_stops=object_stops,
         object_heads=object_heads,
         infinitive_as_doing=frozenset(p for p, spec in statements.items() if spec.get("infinitive_as_doing")),
+        object_joins_things=frozenset(p for p, spec in statements.items() if spec.get("object_joins_things")),
         open_ended=frozenset(p for p, spec in statements.items() if spec.get("open_ended")),
         as_after_object=as_after_object,
         titles=titles,

@@ -59,6 +59,14 @@ def test_a_task_written_as_one_is_read_open_or_done_with_when_it_is_due(text, ta
     ("TODO: I need to call Bob", "Sam", {("Sam", "todo", "call Bob", "assert")}),
     ("Peter has to finish the report by Dec 5th.", None, {("Peter", "todo", "finish the report", "assert")}),
     ("I still have to book the flights.", "Sam", {("Sam", "todo", "book the flights", "assert")}),
+    # one more thing after "and" is part of the task; a doing after it, a task of its own; not another clause
+    ("I need to set up cable and internet at the new flat.", "Sam",
+     {("Sam", "todo", "set up cable and internet", "assert")}),
+    ("I need to call Bob and book the venue.", "Sam",
+     {("Sam", "todo", "call Bob", "assert"), ("Sam", "todo", "book the venue", "assert")}),
+    ("I need to pick up the kids, and then drop off the car.", "Sam",
+     {("Sam", "todo", "pick up the kids", "assert"), ("Sam", "todo", "drop off the car", "assert")}),
+    ("I need to call Bob and I want to rest.", "Sam", {("Sam", "todo", "call Bob", "assert")}),
     # what is said, wished or inferred rather than to do
     ("I have to say, the show was great.", "Sam", set()),
     ("I need to go now!", "Sam", set()),
@@ -74,6 +82,9 @@ def test_tasks_are_whose_says_them(extractor, text, speaker, expected):
 def test_a_time_said_with_a_task_is_when_it_is_due_not_when_it_opens(extractor):
     [task] = extractor.extract("I need to call the dentist on Monday.", A, speaker="Sam").statements
     assert (task.object, task.valid_from, task.due.label()) == ("call the dentist", None, "2025-12-01")
+    two = extractor.extract("I need to call Bob tomorrow and book the venue by Monday.", A, speaker="Sam")
+    assert [(t.object, t.due.label()) for t in two.statements] == [("call Bob", "2025-11-28"),
+                                                                    ("book the venue", "2025-12-01")]
 
 
 @pytest.mark.parametrize(("text", "speaker", "done"), [
