@@ -80,6 +80,7 @@ from graphmem.query import (
     hydrate,
     preset_named,
     rank,
+    with_the_other_side,
 )
 from graphmem.query.pages import MARKER as PAGE_MARKER
 from graphmem.query.pages import PageData, page_slug, render_entity_page, render_opinions_page
@@ -2097,7 +2098,8 @@ class Memory:
         """A time view of what is true now; chain ``as_of``, ``during`` and ``known_at`` on it."""
         return TimeView(store=self.store, resolve_entity=self.resolve_entity,
                         read_time=lambda when, field: self.read_time(when, field, edge="end"),
-                        read_period=self.read_period, clock=self._clock, tz=self.tz)
+                        read_period=self.read_period, clock=self._clock, tz=self.tz,
+                        mutual=self.ontology.mutual_predicates)
 
     def as_of(self, when: object) -> TimeView:
         """What was true at ``when``: ``mem.as_of("Nov 2025").states(subject="Peter")``."""
@@ -2130,10 +2132,12 @@ class Memory:
         known = None
         if known_at is not None:
             known = self.known_at(known_at).known
-        found = self.store.states(
-            StateQuery(subject_id=self.resolve_entity(subject, "subject"), predicate=predicate, known_at=known,
-                       include_retracted=include_retracted, include_private=include_private, scopes=scopes)
-        )
+        query = StateQuery(subject_id=self.resolve_entity(subject, "subject"), predicate=predicate,
+                           known_at=known, include_retracted=include_retracted,
+                           include_private=include_private, scopes=scopes)
+        # ("Anna is Peter's wife": Peter's married_to Anna too)
+        found = with_the_other_side(self.store, query, self.store.states(query),
+                                    self.ontology.mutual_predicates)
         found = in_timeline_order(found)
         return (attach_evidence(self.store, found, scopes=scopes, include_private=include_private) if evidence
                 else found)

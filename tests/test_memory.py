@@ -943,3 +943,25 @@ def test_reindexes_called_at_once_each_return_and_the_index_holds_every_event(tm
         assert len(statuses) == 3
         status = mem.index_status()  # the last rebuild waited for every vector of its index
         assert (status.documents, status.vectors, status.lag) == (3_000, 3_000, 0)
+
+
+def test_a_tie_both_have_is_read_from_either_side(mem):
+    """A mutual predicate (its own inverse: married_to, partner_of, knows, family_of) says the same of both:
+    "Anna married_to Peter" is Peter's married_to Anna too, in his states as of a time, during one and in his
+    timeline, with what she is to him; said both ways, it is one; a predicate of one side is not read so."""
+    mem.assert_states([StateInput(subject="Anna", predicate="married_to", object="Peter",
+                                  valid_from="2019-06", payload={"title": "wife"})])
+    mem.assert_state(subject="Anna", predicate="lives_in", object="Lisbon", valid_from="2020")
+    [tie] = mem.as_of("2025-01").states(subject="Peter")
+    assert (tie.subject, tie.predicate, tie.object, tie.payload) == ("Peter", "married_to", "Anna",
+                                                                     {"object_title": "wife"})
+    assert tie.id == mem.as_of("2025-01").states(subject="Anna", predicate="married_to")[0].id
+    assert mem.as_of("2018").states(subject="Peter") == []
+    assert [s.object for s in mem.during("2019").states(subject="Peter", predicate="married_to")] == ["Anna"]
+    assert [(s.subject, s.object) for s in mem.timeline("Peter")] == [("Peter", "Anna")]
+    assert mem.as_of("2025-01").states(subject="Peter", predicate="lives_in") == []
+    mem.assert_state(subject="Peter", predicate="married_to", object="Anna", valid_from="2019-06")
+    now = mem.as_of("2025-01")
+    assert [(s.subject, s.object) for s in now.states(subject="Peter")] == [("Peter", "Anna")]
+    assert [(s.subject, s.object) for s in now.states(subject="Anna", predicate="married_to")] == [
+        ("Anna", "Peter")]

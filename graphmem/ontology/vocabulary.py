@@ -179,6 +179,11 @@ class Ontology(BaseModel):
         except KeyError:
             raise UnknownPredicate(name, allowed=self.predicates, field=field) from None
 
+    @property
+    def mutual_predicates(self) -> frozenset[str]:
+        """Predicates that say the same of both sides: their own inverse (married_to, knows)."""
+        return frozenset(name for name, p in self.predicates.items() if p.inverse == name)
+
     def check_kind(self, kind: str, *, field: str = "kind") -> str:
         if kind not in self.event_kinds:
             raise OntologyError(

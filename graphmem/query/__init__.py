@@ -15,7 +15,7 @@ from graphmem.query.recall import (
     preset_named,
     rank,
 )
-from graphmem.query.views import TimeView, attach_evidence
+from graphmem.query.views import TimeView, attach_evidence, with_the_other_side
 
 __all__ = [
     "PRESETS",
@@ -35,4 +35,5 @@ __all__ = [
     "hydrate",
     "preset_named",
     "rank",
+    "with_the_other_side",
 ]

@@ -40,6 +40,9 @@ class TimeView:
     period: TimePoint | None = None
     known: dt.datetime | None = None
     through: TimePoint | None = None  # the last period of a question that spans several ("June to August")
+    # predicates that say the same of both sides (an inverse of their own: married_to): the states of a
+    # subject hold those said with it as their object too ("Anna is Peter's wife" is Peter's married_to Anna)
+    mutual: frozenset[str] = frozenset()
 
     def as_of(self, when: object) -> TimeView:
         """What was true at ``when`` (the end of it, for a coarse period; "last week" relative to now)."""
@@ -91,6 +94,9 @@ class TimeView:
             scopes=scopes,
         )
         found = [s for s in self.store.states(query) if self._keeps(s, point)]
+        if object is None:
+            found = with_the_other_side(self.store, query, found, self.mutual,
+                                        lambda s: self._keeps(s, point))
         if self.period is not None:
             found = [
                 s.model_copy(update={"throughout": holds_throughout(
@@ -109,6 +115,29 @@ class TimeView:
 
 
 _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+def with_the_other_side(store: GraphStore, query: StateQuery, found: list[State], mutual: frozenset[str],
+                        keep: Callable[[State], bool] = lambda s: True) -> list[State]:
+    """``found`` (what ``query`` read of its subject), and the states of a mutual predicate said with that
+    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once."""
+    if not query.subject_id or not (mutual if query.predicate is None else query.predicate in mutual):
+        return found
+    said = {(s.predicate, s.object_id) for s in found}
+    told = store.states(replace(query, subject_id=None, object_id=query.subject_id))
+    return found + [from_the_other_side(s) for s in told
+                    if s.predicate in mutual and (s.predicate, s.subject_id) not in said and keep(s)]
+
+
+def from_the_other_side(s: State) -> State:
+    """A state of a mutual predicate (married_to) told of its object: "Anna married_to Peter" as Peter's
+    married_to Anna, the same state (its id, time and evidence); what each is to the other changes sides."""
+    payload = {k: v for k, v in s.payload.items() if k not in ("title", "object_title")}
+    payload |= {"object_title": s.payload["title"]} if "title" in s.payload else {}
+    payload |= {"title": s.payload["object_title"]} if "object_title" in s.payload else {}
+    assert s.object_id is not None
+    return s.model_copy(update={"subject_id": s.object_id, "subject": s.object, "object_id": s.subject_id,
+                                "object": s.subject, "payload": payload})
 
 
 def attach_evidence(store: GraphStore, states: list[State], *, scopes: Sequence[str] | None = None,

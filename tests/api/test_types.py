@@ -24,9 +24,12 @@ def test_a_state_shows_the_title_its_words_gave_either_side_of_a_tie():
     colleague = {"predicate": "knows", "object": "Peter", "title": "colleague", "objectTitle": None}
     assert sister in states["Anna"]
     assert colleague in states["Tom"]
+    # a tie both have is each one's, told from their side: Anna is Peter's sister, Tom his colleague
     assert sorted(states["Peter"], key=lambda s: s["object"]) == [
+        {"predicate": "family_of", "object": "Anna", "title": None, "objectTitle": "sister"},
         {"predicate": "knows", "object": "Kim", "title": None, "objectTitle": None},
-        {"predicate": "owns", "object": "Ned", "title": None, "objectTitle": "pup"}]
+        {"predicate": "owns", "object": "Ned", "title": None, "objectTitle": "pup"},
+        {"predicate": "knows", "object": "Tom", "title": None, "objectTitle": "colleague"}]
     assert {"predicate": "lives_in", "object": "Lisbon", "title": None, "objectTitle": None} in states["Anna"]
 
 
