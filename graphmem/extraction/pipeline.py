@@ -1767,9 +1767,6 @@ class Extractor:
         clause = text[v_end:s_end]
         whole = self.rules.whole_values.match(clause) if self.rules.whole_values else None
         stop = _CLAUSE_END.search(clause, whole.end() if whole else 0)  # ("rock and roll": one value)
-        while stop and stop[0].strip() == "and" and predicate.name in self.rules.object_joins_things and \
-                (thing := _ONE_THING.match(clause, stop.end())):
-            stop = _CLAUSE_END.search(clause, thing.end())  # ("set up cable and internet at the flat")
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and \
                 (more := stops.search(raw, self._infinitive_end(predicate, raw))):
