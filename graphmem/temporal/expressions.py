@@ -95,7 +95,7 @@ import calendar
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from graphmem.errors import GraphmemError, MalformedTime
@@ -416,6 +416,7 @@ _DONE_BEFORE = re.compile(r"(?i)\b(?:met|saw|went|visited|came|arrived|celebrate
 _CHANGED = re.compile(r"(?i)\b(?:moved|left|joined|started|began|quit|got|took|sold|bought|switched|changed|"
                       r"arrived|returned|retired|relocated|resigned|graduated|finished|completed|married|"
                       r"divorced|adopted|ended|stopped|signed|launched|shipped|went|came|met|did)\b")
+_DAY_THEN_DATE = re.compile(r"\s*,?\s*(?:the\s+)?")  # ("on Monday, 3 November", "on Friday the 14th of May")
 _BEFORE_WORD = re.compile(r"(?i)\s*(?:before|prior\s+to)\b")
 _DONE_AFTER_JA = re.compile(r"(?:た|だ|ました|でした)(?:よ|ね|な|わ)?$")
 _SET_FOR = re.compile(r"(?i)\b(?:for|until|till|by)\s+(?:the\s+)?$")
@@ -534,11 +535,18 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             points.append(m)
             past[m.start()] = point
     mentions: list[TimeMention] = []
+    named_day: dict[int, int] = {}  # where a date starts -> where the day of the week said before it starts
     i = 0
     while i < len(points):
         m = points[i]
         nxt = points[i + 1] if i + 1 < len(points) else None
         between = text[m.end() : nxt.start()] if nxt else ""
+        if nxt and (m["on_wd"] or m["by_wd"] or m["ut_wd"]) and _DAY_THEN_DATE.fullmatch(between) and \
+                past[nxt.start()].granularity is G.DAY:
+            # ("on Monday, 3 November 2025": that date, not last Monday; the date, if the day is not its own)
+            named_day[nxt.start()] = m.start()
+            i += 1
+            continue
         if nxt and (nxt["ay"] or nxt["dec2"]):  # ("from '15 to '19": the last year's apostrophe)
             between = between.removesuffix("'").removesuffix("’")
         after = text[m.end() :]
@@ -676,6 +684,9 @@ def find_times(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinfo = UT
             if moved is not None:  # (none: "9000 years after 2019", no time a calendar holds)
                 mentions.append(TimeMention(text[start:end], start, end, "point", moved))
         i += 1
+    if named_day:
+        mentions = [replace(t, text=text[named_day[t.start] : t.end], start=named_day[t.start])
+                    if t.start in named_day else t for t in mentions]
     return mentions
 
 
@@ -785,7 +796,8 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
     body = stripped[said.end():] if (said := _QUESTION_WORDS.match(stripped)) else stripped
     found = find_times(body, anchor, tz=tz)
     if len(found) == 1 and found[0].start == 0 and found[0].end >= len(body.rstrip(".")):
-        return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
+        whole = TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
+        return _its_weekday(whole, tz, field)
     # a form text reads only after a time word ("Christmas", "the 1990s", "end of 2025"): read after each
     spans = body
     if days := _DAYS_OF_A_MONTH.fullmatch(body):  # ("1-5 May 2025", "May 1-5": from its 1st to its 5th)
@@ -796,7 +808,8 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
         found = find_times(probe, anchor, tz=tz)
         if len(found) == 1 and found[0].end >= len(probe.rstrip(".")) and \
                 _LEFT_BEFORE.fullmatch(probe, len(lead), max(len(lead), found[0].start)):
-            return TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval)
+            return _its_weekday(TimeMention(stripped, 0, len(stripped), found[0].kind, found[0].interval), tz,
+                                field)
     if "から" in body:  # ("2020年から2022年": a range said without its "まで")
         found = find_times(f"{body}まで", anchor, tz=tz)
         if len(found) == 1 and found[0].start == 0 and found[0].end == len(body) + 2:
@@ -819,6 +832,19 @@ def parse_expression(text: str, anchor: TimePoint | dt.datetime, *, tz: dt.tzinf
 
 _DAY_ORDINAL = re.compile(r"(?i)\b(?:[12]?\d|3[01])(?:st|nd|rd|th)\b")
 _WEEKDAY_SAID = re.compile(rf"(?i)\b({_WD})\b")
+_DIGIT = re.compile(r"\d")
+
+
+def _its_weekday(asked: TimeMention, tz: dt.tzinfo, field: str | None) -> TimeMention:
+    """``asked``, a question's time, unless it names a date and a day of the week that is not the date's
+    ("Friday, November 27, 2025": a Thursday): which one is meant, the question does not say."""
+    said, day = _WEEKDAY_SAID.search(asked.text), asked.interval.start
+    if said and day is not None and day.granularity is G.DAY and _DIGIT.search(asked.text):
+        local = day.at.astimezone(tz)
+        if local.weekday() != _WEEKDAYS[said[1].lower()]:
+            raise MalformedTime(asked.text, field=field, hint=f"{local:%B} {local.day}, {local.year} is a "
+                                f"{local:%A}, not a {said[1].capitalize()}: give the date or the day alone")
+    return asked
 
 
 def _dateparser_agrees(text: str, point: TimePoint, tz: dt.tzinfo) -> bool:

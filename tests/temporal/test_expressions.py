@@ -194,6 +194,12 @@ def _day(point):
         ("We left before Monday.", "before Monday", "until", None, "2025-11-24"),
         ("It can wait until the weekend.", "until the weekend", "until", None, "2025-11-29"),
         ("I was busy until the weekend.", "until the weekend", "until", None, "2025-11-22"),
+        # a day of the week said with a date is that date's (not the last such day), the date if they differ
+        ("Kim joined Klarna on Monday, 3 November 2025.", "on Monday, 3 November 2025", "point", "2025-11-03",
+         "2025-11-04"),
+        ("Kim joined on Friday, 3 November 2025.", "on Friday, 3 November 2025", "point", "2025-11-03",
+         "2025-11-04"),
+        ("Due by Friday, Dec 5th.", "by Friday, Dec 5th", "point", "2025-12-05", "2025-12-06"),
         # "before March" of a change told as made: the last March; of one to come, the next
         ("Kim moved to Porto before March.", "before March", "until", None, "2025-03-01"),
         ("Kim needs to move to Porto before March.", "before March", "until", None, "2026-03-01"),
@@ -475,6 +481,14 @@ def test_dateparser_is_not_trusted_with_a_moment_nobody_said_or_a_span_it_reads_
     the 3rd" as March; a weekday that is not the date's is no date."""
     with pytest.raises(MalformedTime):
         parse_expression(text, ANCHOR, field="asOf")
+
+
+def test_a_question_naming_a_date_and_another_day_of_the_week_says_which_day_the_date_is():
+    """In text the date is the time ("joined on Friday, 3 November 2025": the 3rd); a question that says both
+    is refused, saying what day the date is."""
+    with pytest.raises(MalformedTime, match="November 27, 2025 is a Thursday, not a Friday: give the date"):
+        parse_expression("Friday, November 27, 2025", ANCHOR, field="asOf")
+    assert _day(parse_expression("on Thursday, 27 Nov 2025", ANCHOR).interval.start) == "2025-11-27"
 
 
 @pytest.mark.parametrize(("text", "found", "kind", "start", "end"), [
