@@ -965,3 +965,22 @@ def test_a_tie_both_have_is_read_from_either_side(mem):
     assert [(s.subject, s.object) for s in now.states(subject="Peter")] == [("Peter", "Anna")]
     assert [(s.subject, s.object) for s in now.states(subject="Anna", predicate="married_to")] == [
         ("Anna", "Peter")]
+
+
+def test_the_objects_of_mutual_ties_are_known_after_each_write_merge_and_reopen(tmp_path):
+    """What tells a read whether an entity is the object of a mutual tie may name more than hold one, never
+    fewer: ties written after it was read, an entity merged into another, a memory opened again."""
+    path = str(tmp_path / "m.kuzu")
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        mutual = mem.ontology.mutual_predicates
+        assert mem.store.objects_of(mutual) == set()
+        mem.assert_state(subject="Anna", predicate="married_to", object="Peter", valid_from="2019")
+        mem.assert_state(subject="Anna", predicate="lives_in", object="Lisbon", valid_from="2019")
+        assert mem.store.objects_of(mutual) == {mem.resolve_entity("Peter")}
+        mem.assert_state(subject="Kim", predicate="knows", object="Pete", valid_from="2020")
+        mem.merge_entities("Peter", "Pete")
+        assert mem.resolve_entity("Peter") in mem.store.objects_of(mutual)
+        assert {s.object for s in mem.timeline("Peter")} == {"Anna", "Kim"}
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        assert {s.object for s in mem.as_of("2021").states(subject="Peter")} == {"Anna", "Kim"}
+        assert mem.as_of("2021").states(subject="Lisbon") == []

@@ -121,7 +121,8 @@ def with_the_other_side(store: GraphStore, query: StateQuery, found: list[State]
                         keep: Callable[[State], bool] = lambda s: True) -> list[State]:
     """``found`` (what ``query`` read of its subject), and the states of a mutual predicate said with that
     subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once."""
-    if not query.subject_id or not (mutual if query.predicate is None else query.predicate in mutual):
+    if not query.subject_id or not (mutual if query.predicate is None else query.predicate in mutual) or \
+            query.subject_id not in store.objects_of(mutual):  # (most are no one's spouse: no read then)
         return found
     said = {(s.predicate, s.object_id) for s in found}
     told = store.states(replace(query, subject_id=None, object_id=query.subject_id))

@@ -36,7 +36,7 @@ import time
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
@@ -435,6 +435,7 @@ class KuzuStore:
         self._subjects: ByIdCache[_SubjectRows] = ByIdCache(SUBJECT_CACHE)
         self._subject_of: dict[str, set[str]] = {}  # state id -> the subjects whose cached rows hold it
         self._evidenced: set[str] | None = None  # ids of the states with evidence (read at the first need)
+        self._objects: dict[frozenset[str], set[str]] = {}  # predicates -> their states' objects (objects_of)
         self._known_events: KnownIds | None = None  # the stored events' ids (see _known_event_ids)
         self._journalled = 0  # writes acknowledged from the journal by this process
         self._changes = 0  # writes and removals made through this store: counts of a view are kept until one
@@ -794,6 +795,10 @@ class KuzuStore:
                                  "was written")
             if self._evidenced is not None:  # before the commit: the set may say more than is stored, never less
                 self._evidenced.update(state_id for _, state_id, _, _ in batch.evidence)
+            for predicates, objects in self._objects.items():  # (so may these: a merge's kept entity, always)
+                objects.update(s.object_id for s in batch.new_states
+                               if s.object_id and s.predicate in predicates)
+                objects.update(kept for _, kept, _ in batch.merges)
             ids = [e.id for e in batch.events]
             large = size > LARGE_WRITE_ROWS
             self._changes += 1
@@ -2062,6 +2067,18 @@ class KuzuStore:
         for r in sorted(links, key=lambda r: (r["at"], r["event_id"])):
             out[r["state_id"]].append((r["event_id"], EvidenceStance(r["stance"]), rows.required(r["at"])))
         return out
+
+    def objects_of(self, predicates: Collection[str]) -> Set[str]:
+        wanted = frozenset(predicates)
+        found = self._objects.get(wanted)
+        if found is None:
+            with self._write_lock:  # no state is written while the set is read
+                found = self._objects.get(wanted)
+                if found is None:
+                    read = self._rows("MATCH (s:State) WHERE s.predicate IN $p AND s.object_id IS NOT NULL "
+                                      "RETURN DISTINCT s.object_id AS id", {"p": sorted(wanted)})
+                    found = self._objects[wanted] = {r["id"] for r in read}
+        return found
 
     def _evidenced_states(self) -> set[str]:
         if self._evidenced is None:

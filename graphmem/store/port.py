@@ -7,7 +7,7 @@ An adapter (the embedded Kuzu one, later a server engine) implements :class:`Gra
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -246,6 +246,11 @@ class GraphStore(Protocol):
         ...
 
     def existing_event_ids(self, ids: Iterable[str]) -> set[str]: ...
+
+    def objects_of(self, predicates: Collection[str]) -> Set[str]:
+        """Ids of the entities states of ``predicates`` have as their object (more, never fewer): what tells a
+        read of the states said of an entity as object whether it need be made."""
+        ...
 
     def all_name_keys(self) -> dict[str, str]:
         """Every name key and the entity it names (what entity resolution would otherwise ask key by key)."""
