@@ -827,8 +827,9 @@ class Extractor:
         where it stands; "" for no one known: the memory tells whose). Not one the statements read already
         ("TODO: I need to call Bob": one task)."""
         predicate = self.rules.tasks.predicate
-        if predicate not in self.ontology.predicates or self.rules.tasks.line is None and \
-                self.rules.tasks.remind is None:
+        tasks = self.rules.tasks
+        if predicate not in self.ontology.predicates or tasks.line is None and tasks.remind is None and \
+                tasks.need is None:
             return []
         read = [(s.start, s.end) for s in ex.statements if s.predicate == predicate]
         out = []

@@ -78,6 +78,7 @@ def _marks(text: str, rules: TaskRules) -> Iterator[tuple[re.Match[str], bool, b
         matches += [(m, m["done"] is not None, False) for m in rules.line.finditer(text)
                     if m["done"] is not None or not _asks_at(text, m.start("what"), asked)]
     matches += [(m, False, True) for m in reminders]
+    matches += [(m, False, False) for m in (rules.need.finditer(text) if rules.need is not None else ())]
     yield from sorted(matches, key=lambda x: x[0].start())
 
 

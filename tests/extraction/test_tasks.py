@@ -39,6 +39,11 @@ def _tasks(text):
     ("やること：金曜までに請求書を送る", [("請求書を送る", False, "2025-11-28")]),
     ("- [ ] 請求書を送る（金曜まで）", [("請求書を送る", False, "2025-11-28")]),
     ("完了：請求書を送る", [("請求書を送る", True, None)]),
+    # ... and a sentence that says its speaker needs to do it; not someone else, nor "if need be"
+    ("金曜までに請求書を送る必要がある。", [("請求書を送る", False, "2025-11-28")]),
+    ("田中：私は、パスポートを更新する必要があります。", [("パスポートを更新する", False, None)]),
+    ("田中さんは請求書を送る必要がある。", []),
+    ("必要があれば連絡してください。", []),
     # none asked for
     ("These moments remind me to slow down.", []),
     ("Note: the TODO list is long.", []),
