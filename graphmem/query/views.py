@@ -120,10 +120,12 @@ _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
 def with_the_other_side(store: GraphStore, query: StateQuery, found: list[State], mutual: frozenset[str],
                         keep: Callable[[State], bool] = lambda s: True) -> list[State]:
     """``found`` (what ``query`` read of its subject), and the states of a mutual predicate said with that
-    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once."""
+    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once. Not
+    of a past transaction time: which entity a state names as its object is kept as it is now (a merge moves
+    it), not as it was then."""
     if not query.subject_id or not (mutual if query.predicate is None else query.predicate in mutual) or \
-            query.subject_id not in store.objects_of(mutual):  # (most are no one's spouse: no read then)
-        return found
+            query.known_at is not None or query.subject_id not in store.objects_of(mutual):
+        return found  # (most are no one's spouse: no read then)
     said = {(s.predicate, s.object_id) for s in found}
     told = store.states(replace(query, subject_id=None, object_id=query.subject_id))
     return found + [from_the_other_side(s) for s in told
