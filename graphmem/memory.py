@@ -1092,6 +1092,16 @@ class Memory:
                 queries.append(TimelineQuery(*timeline, near=[s.valid.start for s in new], stated_before=now)
                                if self.ontology.predicate(timeline[1]).single_valued else
                                TimelineQuery(*timeline, object_keys=keys))
+        # a close of a tie both have ends it as said from either side: "Tom broke up with Anna" ends Anna's
+        # "dating Tom" when that is how memory holds it
+        flipped = {index: _other_side(probe) for index, probe, request in closes
+                   if probe.predicate in self.ontology.mutual_predicates and probe.object_id
+                   and not request.unnamed}
+        for side in flipped.values():
+            line = _timeline(side)
+            if line not in reads and line[0] not in entities.created:
+                reads.append(line)
+                queries.append(TimelineQuery(*line, object_keys={object_key(side.object_id, side.object)}))
         existing: dict[_Timeline, list[State]] = dict(zip(reads, self.store.timelines(queries), strict=True))
         plans: list[Plan] = []
         witnessed = {s.id for items in groups.values() for index, s, _, _ in items if requests[index].witnessed}
@@ -1110,6 +1120,14 @@ class Memory:
             current = existing.get(_timeline(probe), [])
             target = _state_to_close(current, probe, end, any_object=request.unnamed,
                                      reworded=self._reworded(probe))
+            other = flipped.get(index)
+            if target is None and other is not None:
+                theirs = existing.get(_timeline(other), [])
+                target = _state_to_close(theirs, other, end)
+                if target is not None:
+                    probe, current = other, theirs
+                elif end is not None and _held_before(theirs, other, end):
+                    continue  # (ended so from the other side already: said again)
             if target is None and end is not None and request.held_before and \
                     not _held_before(current, probe, end):
                 plan = self._plan_held_before(probe, end, current, entities, now, made, request)
@@ -1119,7 +1137,8 @@ class Memory:
                 continue
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
-            if _timeline(probe) in alone and self.ontology.predicate(probe.predicate).single_valued:
+            if (_timeline(probe) in alone or probe is other) and \
+                    self.ontology.predicate(probe.predicate).single_valued:
                 current = self._around(target)
             plan = plan_close(current, target.id, end, self.ontology.predicate(probe.predicate), now,
                               request.reason, request.evidence, done=request.action == "done")
@@ -3329,6 +3348,13 @@ def _after_plan(current: Sequence[State], plan: Plan) -> list[State]:
     """A timeline's current states as ``plan`` leaves them."""
     changed = {s.id: s for s in (*plan.versions, *plan.retractions)}
     return [changed.get(s.id, s) for s in current] + list(plan.new_states)
+
+
+def _other_side(state: State) -> State:
+    """``state`` told from its object's side: of a tie both have, "Anna is dating Tom" as "Tom is dating
+    Anna"."""
+    return state.model_copy(update={"subject_id": state.object_id, "subject": str(state.object),
+                                    "object_id": state.subject_id, "object": state.subject})
 
 
 def _held_before(current: Sequence[State], probe: State, end: TimePoint) -> bool:

@@ -967,6 +967,42 @@ def test_a_tie_both_have_is_read_from_either_side(mem):
         ("Anna", "Peter")]
 
 
+def test_a_tie_both_have_is_ended_from_either_side(mem):
+    """A close of a mutual tie ends it as memory holds it, from either side: "Tom broke up with Anna in May"
+    ends Anna's "dating Tom"; said again, it ends nothing more (no tie of Tom's that held until May)."""
+    mem.record(content="Anna is dating Tom.", occurred_at="2025-01-10")
+    mem.record(content="Tom broke up with Anna in May.", occurred_at="2025-06-10")
+    mem.record(content="Tom broke up with Anna in May, as I said.", occurred_at="2025-06-12")
+    for who in ("Anna", "Tom"):
+        assert mem.as_of("2025-08").states(subject=who, predicate="partner_of") == []
+        [tie] = mem.timeline(who, "partner_of")
+        assert (str(tie.valid.start.at.date()), str(tie.valid.end.at.date())) == ("2025-01-10", "2025-05-01")
+    assert mem.as_of("2025-04").states(subject="Tom")[0].object == "Anna"
+    [closed] = mem.assert_states([StateInput(subject="Anna", predicate="partner_of", object="Tom",
+                                             valid_from="2025-06-01")])
+    [ended] = mem.assert_states([StateInput(subject="Tom", predicate="partner_of", object="Anna",
+                                            valid_to="2025-07-01", action="close")])
+    assert ended.id == closed.id and ended.valid.end.at.month == 7
+
+
+def test_marrying_ends_dating(mem):
+    """A marriage said to hold from a time ends the two's dating then, whichever side said it; a title
+    ("my husband Tom") ends nothing (since when, unsaid)."""
+    mem.record(content="Maria: My boyfriend Tom and I moved to Lisbon.", occurred_at="2024-01-10")
+    mem.record(content="Maria: My husband Tom cooked dinner.", occurred_at="2025-05-10")
+    dating = mem.as_of("2025-05-11").states(subject="Tom", predicate="partner_of")
+    assert [s.object for s in dating] == ["Maria"]
+    mem.record(content="Maria: Tom and I got married in June!", occurred_at="2025-07-10")
+    for who, other in (("Maria", "Tom"), ("Tom", "Maria")):
+        now = mem.as_of("2025-08")
+        assert [s.object for s in now.states(subject=who, predicate="married_to")] == [other]
+        assert now.states(subject=who, predicate="partner_of") == []
+        before = mem.as_of("2025-05-31").states(subject=who, predicate="partner_of")
+        assert [s.object for s in before] == [other]
+    mem.record(content="Kim and Leo got married in 2019.", occurred_at="2025-07-10")  # (no dating to end)
+    assert mem.timeline("Kim", "partner_of") == []
+
+
 def test_the_objects_of_mutual_ties_are_known_after_each_write_merge_and_reopen(tmp_path):
     """What tells a read whether an entity is the object of a mutual tie may name more than hold one, never
     fewer: ties written after it was read, an entity merged into another, a memory opened again."""

@@ -306,6 +306,7 @@ class Extractor:
                                                                                      result.speaker))
             if self._known_tasks:
                 result.statements += self._ja_done(text, result, speakers)
+            result.statements += self._ended_by(result.statements)
             return result
         doc = self.nlp(text)
         tokens = _Tokens.of(text, doc, self._attrs, self._ends)
@@ -362,6 +363,7 @@ class Extractor:
             by.name if (by := self._line_speaker(text, at, result)) else None))
         if self._known_tasks:
             result.statements += self._done(text, tokens, result)
+        result.statements += self._ended_by(result.statements)
         # a statement's object type is better evidence than capitalisation: "left Initech" -> org (so is one
         # inside an opinion, which is not kept as a fact), as is its subject's ("Acme was headquartered in")
         retype = {s.subject: s.subject_type for s in said if s.subject_type} | {
@@ -374,6 +376,15 @@ class Extractor:
         ]
         result.aliases = self._aliases(text, result)
         return result
+
+    def _ended_by(self, statements: Sequence[Statement]) -> list[Statement]:
+        """What each tie said to hold from then ends between the same two then (the rules' ``ends``): "Tom and
+        I got married" ends their dating; not a tie only seen in a period, or named by a title ("my wife
+        Anna": since when, unsaid). A close that finds no such tie ends nothing."""
+        return [Statement(s.subject, ended, s.object, "close", s.span, s.start, s.end, s.confidence,
+                          valid_to=s.valid_from, subject_type=s.subject_type, object_type=s.object_type)
+                for s in statements if s.action == "assert" and s.valid_to is None and not s.witnessed
+                and not s.title and not s.object_title for ended in self.rules.ends.get(s.predicate, ())]
 
     def _said_as_verb(self, tokens: _Tokens, i: int) -> bool:
         """Whether the listed name at token ``i``, a verb too, is said as one: opening a line before a word

@@ -180,6 +180,9 @@ class Rules:
     # the kitchen and the bathroom"), not before a doing ("call Bob and book the venue": call Bob)
     object_joins_things: frozenset[str]
     open_ended: frozenset[str]  # predicates whose asserted values never end ("visited": has been there since)
+    # predicate -> those whose tie between the same two a value of it said to hold from then ends then
+    # (married_to -> partner_of: "Tom and I got married" ends "dating Tom")
+    ends: dict[str, tuple[str, ...]]
     # a kind of head word ("lesson") -> its words ("class", "lessons") and whether the object keeps its head
     object_heads: dict[str, tuple[frozenset[str], bool, frozenset[str]]]
     # predicate -> words of its phrases after which a name is its object only when known as of its type
@@ -282,6 +285,12 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
             raise OntologyError(f"close_unnamed of {many[0]!r}: it holds many values at once, and an unnamed "
                                 "close ends whichever one is held; name the value in each template instead",
                                 field=f"statements.{many[0]}.close_unnamed")
+        for predicate, ended in rules.ends.items():
+            if wrong := [p for p in ended if p not in ontology.predicates
+                         or ontology.predicates[p].object != "entity"]:
+                raise OntologyError(f"statements.{predicate}.ends names {wrong[0]!r}: list predicates whose "
+                                    "object is an entity (a tie between two)",
+                                    field=f"statements.{predicate}.ends")
         unknown = sorted(set(rules.japanese.titles.values()) - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
@@ -543,6 +552,8 @@ def _read_rules(path: str) -> Rules:
         infinitive_as_doing=frozenset(p for p, spec in statements.items() if spec.get("infinitive_as_doing")),
         object_joins_things=frozenset(p for p, spec in statements.items() if spec.get("object_joins_things")),
         open_ended=frozenset(p for p, spec in statements.items() if spec.get("open_ended")),
+        ends={p: tuple(_word_list(f"statements.{p}.ends", spec["ends"])) for p, spec in statements.items()
+              if spec.get("ends")},
         as_after_object=as_after_object,
         titles=titles,
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),

@@ -145,7 +145,8 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
                                                     ("Kim", "works_at", "Acme Inc", "assert")}),
         ("Bet Max loves those hikes.", {("Max", "likes", "those hikes", "assert")}),
         # what two do together, both named before it; "I" is who says the line
-        ("Peter and Anna got married in June.", {("Peter", "married_to", "Anna", "assert")}),
+        ("Peter and Anna got married in June.", {("Peter", "married_to", "Anna", "assert"),
+                                                 ("Peter", "partner_of", "Anna", "close")}),  # (dating ends)
         ("Peter and Anna split up last month.", {("Peter", "married_to", "Anna", "close")}),
         ("Yesterday Kim, Peter and Anna got married.", set()),
         ("Sam: I no longer work at Initech.", {("Sam", "works_at", "Initech", "close")}),
@@ -489,6 +490,11 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
          "known_types_too.tool must be a list of words", "statements.works_at.known_types_too.tool"),
         ("statements:\n  works_at:\n    known_types_too: {tool: [at, on]}\n",
          "known_types_too.tool holds True, not a word", "statements.works_at.known_types_too.tool"),
+        ("statements:\n  married_to:\n    ends: [lives_in, role]\n",
+         "married_to.ends names 'role': list predicates whose object is an entity",
+         "statements.married_to.ends"),
+        ("statements:\n  married_to:\n    ends: partner_of\n", "ends must be a list of words",
+         "statements.married_to.ends"),
         ("japanese:\n  statements:\n    lives_in:\n      maybe: [に住む]\n",
          "'maybe' is no action; write assert", "japanese.statements.lives_in"),
         ("japanese:\n  statements:\n    resides_in:\n      assert: [に住む]\n", "unknown predicate 'resides_in'",
