@@ -1128,6 +1128,11 @@ class Memory:
                     probe, current = other, theirs
                 elif end is not None and _held_before(theirs, other, end):
                     continue  # (ended so from the other side already: said again)
+            elif target is None and request.unnamed and end is not None and \
+                    probe.predicate in self.ontology.mutual_predicates and \
+                    (told := self._tie_told_of(probe, end, entities)) is not None:
+                probe = target = told  # ("I got divorced" where memory holds "Tom married Maria")
+                current = self._around(told)
             if target is None and end is not None and request.held_before and \
                     not _held_before(current, probe, end):
                 plan = self._plan_held_before(probe, end, current, entities, now, made, request)
@@ -1147,6 +1152,16 @@ class Memory:
             existing[_timeline(probe)] = _after_plan(current, plan)  # (a second close sees it)
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
+
+    def _tie_told_of(self, probe: State, end: TimePoint, entities: _EntityCache) -> State | None:
+        """The mutual tie of ``probe``'s predicate that another holds with its subject, live at ``end``, on a
+        timeline of ``probe``'s kind (the latest such): whom an unnamed close ends, said of the other side."""
+        if probe.subject_id in entities.created or \
+                probe.subject_id not in self.store.objects_of(self.ontology.mutual_predicates):
+            return None
+        told = self.store.states(StateQuery(object_id=probe.subject_id, predicate=probe.predicate,
+                                            scopes=[probe.scope], include_private=True))
+        return _state_to_close([s for s in told if _kind(s) == _kind(probe)], probe, end, any_object=True)
 
     def _reworded(self, state: State) -> bool:
         """Whether a close of ``state`` ends a value said in more or fewer words (an opinion's claim: "no

@@ -985,6 +985,18 @@ def test_a_tie_both_have_is_ended_from_either_side(mem):
     assert ended.id == closed.id and ended.valid.end.at.month == 7
 
 
+def test_an_unnamed_close_ends_a_tie_held_from_the_other_side(mem):
+    """"I got divorced last year" ends the marriage memory holds as "Tom married Maria"; a private note's
+    close does not end a public tie."""
+    mem.record(content="Tom married Maria in 2019.", occurred_at="2020-01-10")
+    mem.record(content="Maria: I got divorced last year.", occurred_at="2025-06-10", privacy=["private"])
+    assert [s.object for s in mem.as_of("2025-07").states(subject="Maria")] == ["Tom"]
+    mem.record(content="Maria: I got divorced last year.", occurred_at="2025-06-10")
+    for who in ("Maria", "Tom"):
+        [tie] = mem.timeline(who, "married_to")
+        assert (tie.valid.start.at.year, tie.valid.end.at.year) == (2019, 2024)
+
+
 def test_marrying_ends_dating(mem):
     """A marriage said to hold from a time ends the two's dating then, whichever side said it; a title
     ("my husband Tom") ends nothing (since when, unsaid)."""
