@@ -1015,6 +1015,18 @@ def test_marrying_ends_dating(mem):
     assert mem.timeline("Kim", "partner_of") == []
 
 
+def test_a_former_title_ends_the_tie_by_then(mem):
+    """"My ex-husband Tom" says the marriage is over by the line's time (since when, unsaid): it ends then,
+    from whichever side memory holds it; with none held, nothing is written."""
+    mem.record(content="Maria: My husband Tom cooked dinner.", occurred_at="2024-02-10")
+    mem.record(content="Maria: My ex-husband Tom moved to Rome.", occurred_at="2025-09-01")
+    [tie] = mem.timeline("Tom", "married_to")
+    assert (str(tie.valid.start.at.date()), str(tie.valid.end.at.date())) == ("2024-02-10", "2025-09-01")
+    assert [s.predicate for s in mem.as_of("2025-10").states(subject="Tom")] == ["lives_in"]
+    mem.record(content="Kim: My ex-girlfriend Jo called.", occurred_at="2025-09-01")
+    assert mem.timeline("Jo", "partner_of") == [] and mem.timeline("Kim", "partner_of") == []
+
+
 def test_the_objects_of_mutual_ties_are_known_after_each_write_merge_and_reopen(tmp_path):
     """What tells a read whether an entity is the object of a mutual tie may name more than hold one, never
     fewer: ties written after it was read, an entity merged into another, a memory opened again."""

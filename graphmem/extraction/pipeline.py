@@ -726,10 +726,13 @@ class Extractor:
                 ex.entities.append(EntityMention(t.subject, t.subject_start, t.subject_start + len(t.subject),
                                                  "person", "rule"))
                 known.add(t.subject)
+            over = t.title in self.rules.japanese.ended_titles  # ("元夫の健太": married no longer)
             out.append(Statement(
-                subject=t.subject, predicate=t.predicate, object=t.object, action="assert",
+                subject=t.subject, predicate=t.predicate, object=t.object,
+                action="close" if over else "assert",
                 span=text[t.span[0] : t.span[1]], start=t.sentence_start, end=t.span[1],
-                confidence=CONFIDENCE["rule"], subject_type="person", object_type="person", title=t.title))
+                confidence=CONFIDENCE["rule"], subject_type="person", object_type="person",
+                title=None if over else t.title))
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
             # ("住んでいた": held over the period said with it, else ended)
             action = r.action if r.action != "past" else _past_action(r.time)
@@ -1365,6 +1368,7 @@ class Extractor:
             start = min(p for p in (at, who.start, whose.start) if p >= s_start)
             # one's pet gone ("my dog Max passed away last year"): had up to then
             gone = _GONE.match(text, end, s_end) if owned else None
+            over = title.lower() in self.rules.ended_titles  # ("my ex-husband Tom": married no longer)
             if gone:
                 end = gone.end()
                 when = next((t for t in ex.times if end <= t.start < s_end), None) or \
@@ -1374,10 +1378,10 @@ class Extractor:
             out.append((at, Statement(
                 subject=who.name, predicate=predicate.name,
                 object=f"{title} of {whose.name}" if literal else whose.name,
-                action="close" if gone else "assert",
+                action="close" if gone or over else "assert",
                 span=text[start:end].strip(" ,"), start=s_start, end=end, confidence=CONFIDENCE["rule"],
                 subject_type="person", object_type=None if literal else object_type,
-                title=None if literal or owned else title.lower(),
+                title=None if literal or owned or over else title.lower(),
                 object_title=title.lower() if owned else None,
                 valid_to=valid_to if gone else None, held_before=bool(gone))))
         return out

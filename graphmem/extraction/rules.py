@@ -89,6 +89,7 @@ class JapaneseRules:
     line_labels: frozenset[str]  # a line's label before a colon, not who says it ("メモ")
     surnames: tuple[str, ...]  # family names: a line opened by one before a colon is that person's
     titles: dict[str, str]  # a title ("妹") -> its predicate ("family_of")
+    ended_titles: frozenset[str]  # ... of those, what one was to another: a tie over by then ("元夫")
     beliefs: tuple[str, ...]  # what follows a claim someone holds ("と思う")
     belief_not_first: tuple[str, ...]  # words a claim may not open with ("そう思う")
     volitional: tuple[str, ...]  # how a claim that is what one means to do ends ("行こうと思う")
@@ -192,6 +193,7 @@ class Rules:
     known_types_too: dict[str, dict[str, frozenset[str]]]
     as_after_object: dict[str, str]  # predicate -> whose value "as ..." after its object is ("as CTO")
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
+    ended_titles: frozenset[str]  # ... of those, what one was to another: a tie over by then ("ex-wife")
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
     pronouns: frozenset[str]
@@ -285,6 +287,11 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
             raise OntologyError(f"close_unnamed of {many[0]!r}: it holds many values at once, and an unnamed "
                                 "close ends whichever one is held; name the value in each template instead",
                                 field=f"statements.{many[0]}.close_unnamed")
+        for title in sorted(rules.ended_titles):
+            if ontology.predicate(of := rules.titles[title]).object != "entity":
+                raise OntologyError(f"statements.{of}.ended_titles: {title!r} would end a value named in its "
+                                    "words; list former titles of ties between two only",
+                                    field=f"statements.{of}.ended_titles")
         for predicate, ended in rules.ends.items():
             if wrong := [p for p in ended if p not in ontology.predicates
                          or ontology.predicates[p].object != "entity"]:
@@ -432,7 +439,8 @@ def _read_rules(path: str) -> Rules:
             object_not_heads[predicate] = frozenset(w.lower() for w in _flat(spec["object_not_heads"]))
         if spec.get("object_qualities"):
             object_qualities[predicate] = frozenset(w.lower() for w in _flat(spec["object_qualities"]))
-        for title in spec.get("titles") or ():
+        for title in [*(spec.get("titles") or ()), *_word_list(f"statements.{predicate}.ended_titles",
+                                                               spec.get("ended_titles") or [])]:
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
             object_stops[predicate] = re.compile(
@@ -556,6 +564,8 @@ def _read_rules(path: str) -> Rules:
               if spec.get("ends")},
         as_after_object=as_after_object,
         titles=titles,
+        ended_titles=frozenset(t.lower() for p, spec in statements.items() for t in
+                               _word_list(f"statements.{p}.ended_titles", spec.get("ended_titles") or [])),
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
@@ -712,8 +722,12 @@ def _japanese(raw: Any) -> JapaneseRules:
         not_objects=frozenset(words["not_objects"]), line_labels=frozenset(words["line_labels"]),
         surnames=tuple(sorted(words["surnames"], key=len, reverse=True)),
         titles={title: predicate
-                for predicate, titles in _word_lists("japanese.titles", raw.get("titles") or {})
+                for key in ("titles", "ended_titles")
+                for predicate, titles in _word_lists(f"japanese.{key}", raw.get(key) or {})
                 for title in titles},
+        ended_titles=frozenset(title for _, titles in _word_lists("japanese.ended_titles",
+                                                                  raw.get("ended_titles") or {})
+                               for title in titles),
         not_names=frozenset(words["not_names"]),
         beliefs=tuple(sorted(words["beliefs"], key=len, reverse=True)),
         belief_not_first=tuple(words["belief_not_first"]), volitional=tuple(words["volitional"]))

@@ -495,6 +495,8 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
          "statements.married_to.ends"),
         ("statements:\n  married_to:\n    ends: partner_of\n", "ends must be a list of words",
          "statements.married_to.ends"),
+        ("statements:\n  role:\n    ended_titles: [ex-CEO]\n",
+         "'ex-ceo' would end a value named in its words", "statements.role.ended_titles"),
         ("japanese:\n  statements:\n    lives_in:\n      maybe: [に住む]\n",
          "'maybe' is no action; write assert", "japanese.statements.lives_in"),
         ("japanese:\n  statements:\n    resides_in:\n      assert: [に住む]\n", "unknown predicate 'resides_in'",
