@@ -1079,6 +1079,19 @@ class Extractor:
             value, end = found[0], found[2]
         return out
 
+    def _joined_thing(self, clause: str, at: int) -> re.Match[str] | None:
+        """One more thing named after "and" at ``at`` (:data:`_ONE_THING`): not a doing ("buy groceries": a
+        verb of the rules' ``doings`` without an article after it) nor a clause ("and I want to rest", "and
+        Anna needs to": a name, said as one, opening two words)."""
+        thing = _ONE_THING.match(clause, at)
+        if thing is None or thing["article"]:
+            return thing
+        first = thing["first"]
+        if first.lower() in _CLAUSE_SUBJECTS | _NOT_LISTED or thing.end() > thing.end("first") and (
+                first.lower() in self.rules.doings or first[0].isupper() and not first.isupper()):
+            return None
+        return thing
+
     def _doings_listed(self, st: Statement, predicate: Predicate, text: str, end: int, s_end: int,
                        ex: Extraction, verbs: Sequence[tuple[int, int]]) -> list[Statement]:
         """The doings said after "and" with one of a predicate whose object goes on past "and" before a thing
@@ -1097,7 +1110,8 @@ class Extractor:
             # a doing, by what its first word takes ("book the venue", "send it to Anna", "call Anna"); not
             # a thing named in two words ("set up cable and TV services", "my speaking and listening skills")
             doing = _DOING.match(text, joint.end(), s_end)
-            if doing is None or not doing["after"] and not any(e.start == doing.end() for e in ex.entities):
+            if doing is None or not doing["after"] and not any(e.start == doing.end() for e in ex.entities) \
+                    and first[0].lower() not in self.rules.doings:
                 return out
             found = self._object(predicate, text, joint.end(), s_end, ex)
             if found is None:
@@ -1699,7 +1713,7 @@ class Extractor:
                 break
         stop = _CLAUSE_END.search(clause) if predicate.kind != "opinion" else _CLAIM_END.search(clause)
         while stop and stop[0].strip() == "and" and predicate.name in self.rules.object_joins_things and \
-                (thing := _ONE_THING.match(clause, stop.end())):
+                (thing := self._joined_thing(clause, stop.end())):
             stop = _CLAUSE_END.search(clause, thing.end())  # ("set up cable and internet at the flat")
         raw = clause[: stop.start()] if stop else clause
         if (stops := self.rules.object_stops.get(predicate.name)) and \
@@ -2117,11 +2131,14 @@ _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _LINE_SAID = re.compile(r"(?m)^[ \t]*([A-Z][\w'\u2019-]*):")  # a line a one-word name says ("Zara: ...")
 _ME_WITH = re.compile(r"(?<!and )\b(?P<i>[Mm]e)\s+and\s+$")  # "Me and Tom got married"
 _WITH_NOTHING = re.compile(r"(?:\s+[a-z']+){0,2}\s+")  # (a word or two before the phrase: "finally")
-# one thing after "and": a word, or a few after an article or whose ("milk and eggs", "the kitchen and the
-# bathroom"), up to the clause's end or a word that ends a value ("cable and internet at the new flat")
-_ONE_THING = re.compile(r"(?i)(?:(?:the|a|an|my|our|his|her|their|your|some)\s+(?:[\w'-]+\s+)?)?[\w'-]+"
-                        r"(?=\s*(?:$|[.;:!?,)]|\s(?:at|in|on|for|before|by|after|with|to|from|so|because|but|"
-                        r"when|if|until|and|or|this|next|tomorrow|today|tonight)\b))")
+# one thing after "and": a word or two, or a few after an article or whose ("milk and eggs", "TV services",
+# "the kitchen and the bathroom"), up to the clause's end or a word that ends a value ("cable and internet at
+# the new flat"); its first word without an article is no doing's (see _joined_thing)
+_VALUE_ENDS = (r"(?:at|in|on|for|before|by|after|with|to|from|so|because|but|when|if|until|and|or|this|next|"
+               r"tomorrow|today|tonight)\b")
+_ONE_THING = re.compile(rf"(?i)(?P<article>(?:the|a|an|my|our|his|her|their|your|some)\s+(?:[\w'-]+\s+)?)?"
+                        rf"(?P<first>[\w'-]+)(?:\s+(?!{_VALUE_ENDS})[\w'-]+)?"
+                        rf"(?=\s*(?:$|[.;:!?,)]|\s{_VALUE_ENDS}))")
 _WITH_ME = re.compile(r"\s+and\s+(?P<i>I)(?:\s+[a-z']+){0,2}\s+")  # "Tom and I (finally) got married"
 _AND_THEIRS = re.compile(r"\s+and\s+(?:his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s+")  # "and his wife"
 _POSSESSED = re.compile(r"['\u2019]s\s+[a-z]")  # what someone has, said after them ("Peter's wife is")

@@ -180,6 +180,7 @@ class Rules:
     # predicates whose (literal) object goes on past "and" before one more thing ("buy milk and eggs", "clean
     # the kitchen and the bathroom"), not before a doing ("call Bob and book the venue": call Bob)
     object_joins_things: frozenset[str]
+    doings: frozenset[str]  # verbs a doing opens with: one after "and" with no article ("buy groceries")
     open_ended: frozenset[str]  # predicates whose asserted values never end ("visited": has been there since)
     # predicate -> those whose tie between the same two a value of it said to hold from then ends then
     # (married_to -> partner_of: "Tom and I got married" ends "dating Tom")
@@ -559,6 +560,8 @@ def _read_rules(path: str) -> Rules:
         object_heads=object_heads,
         infinitive_as_doing=frozenset(p for p, spec in statements.items() if spec.get("infinitive_as_doing")),
         object_joins_things=frozenset(p for p, spec in statements.items() if spec.get("object_joins_things")),
+        doings=frozenset(w.lower() for p, spec in statements.items()
+                         for w in _word_list(f"statements.{p}.doings", spec.get("doings") or [])),
         open_ended=frozenset(p for p, spec in statements.items() if spec.get("open_ended")),
         ends={p: tuple(_word_list(f"statements.{p}.ends", spec["ends"])) for p, spec in statements.items()
               if spec.get("ends")},

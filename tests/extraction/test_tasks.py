@@ -72,6 +72,13 @@ def test_a_task_written_as_one_is_read_open_or_done_with_when_it_is_due(text, ta
     ("I need to pick up the kids, and then drop off the car.", "Sam",
      {("Sam", "todo", "pick up the kids", "assert"), ("Sam", "todo", "drop off the car", "assert")}),
     ("I need to call Bob and I want to rest.", "Sam", {("Sam", "todo", "call Bob", "assert")}),
+    # two words after "and": a thing, unless the first is a doing's verb (the rules' doings)
+    ("I need to set up cable and TV services.", "Sam",
+     {("Sam", "todo", "set up cable and TV services", "assert")}),
+    ("I need to pay rent and buy groceries.", "Sam",
+     {("Sam", "todo", "pay rent", "assert"), ("Sam", "todo", "buy groceries", "assert")}),
+    ("I need to clean the kitchen and wash dishes.", "Sam",
+     {("Sam", "todo", "clean the kitchen", "assert"), ("Sam", "todo", "wash dishes", "assert")}),
     # what is said, wished or inferred rather than to do
     ("I have to say, the show was great.", "Sam", set()),
     ("I need to go now!", "Sam", set()),
