@@ -152,6 +152,8 @@ class TaskRules:
     line: re.Pattern[str] | None
     remind: re.Pattern[str] | None  # a phrase asking to be reminded: "what" the words after it
     need: re.Pattern[str] | None  # a Japanese sentence saying what its speaker has to do: "what" the task
+    # ... said with a verb's negative stem ("提出しなければならない"): "what" up to the stem
+    must: re.Pattern[str] | None
     irregular_pasts: dict[str, tuple[str, ...]]  # a verb not made past with "-ed" -> its past and participle
 
 
@@ -650,18 +652,20 @@ def _tasks(raw: Any) -> TaskRules:
             r"(?:[-*+•・][ \t]+)?"
             rf"(?:(?P<done>{marks('done')})|(?:{marks('open')}))[ \t]*(?P<what>\S[^\n]*)")
     remind = alternation("remind")
-    needs = alternation("needs")
+    needs, musts = alternation("needs"), alternation("musts")
+    # (after who says the line, "田中：", or "私は"; its words hold no は or が: of no one else)
+    opening = (r"(?m)(?:^|(?<=[。！？!?]))[ \t\u3000]*(?:[^\s:：。]{1,16}[:：][ \t\u3000]*)?"
+               r"(?:(?:私|僕|俺|わたし|あたし|ぼく|おれ)は、?)?")
     return TaskRules(
         predicate=str(raw.get("predicate") or "todo"),
         line=re.compile(line) if raw.get("open_boxes") or raw.get("open_labels") or raw.get("done_boxes")
         or raw.get("done_labels") else None,
         remind=re.compile(rf"(?i)(?:^|(?<=[.!?:]\s)|(?<=\n))[ \t]*(?:{remind})\s+(?P<what>\S[^\n]*)")
         if remind else None,
-        # (after who says the line, "田中：", or "私は"; its words hold no は or が: of no one else)
-        need=re.compile(r"(?m)(?:^|(?<=[。！？!?]))[ \t\u3000]*(?:[^\s:：。]{1,16}[:：][ \t\u3000]*)?"
-                        r"(?:(?:私|僕|俺|わたし|あたし|ぼく|おれ)は、?)?"
-                        rf"(?P<what>[^。！？!?\nはが]*?[うくぐすつぬぶむる])(?:{needs})(?=[。！？!?\s]|$)")
+        need=re.compile(rf"{opening}(?P<what>[^。！？!?\nはが]*?[うくぐすつぬぶむる])(?:{needs})(?=[。！？!?\s]|$)")
         if needs else None,
+        must=re.compile(rf"{opening}(?P<what>[^。！？!?\nはが]*?[^\s。！？!?\nはが])(?:{musts})(?=[。！？!?\s]|$)")
+        if musts else None,
         irregular_pasts={verb.lower(): tuple(w.lower() for w in _word_list(f"tasks.irregular_pasts.{verb}", f))
                          for verb, f in _mapping("tasks.irregular_pasts", raw.get("irregular_pasts")).items()},
     )

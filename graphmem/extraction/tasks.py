@@ -61,6 +61,8 @@ def read_tasks(text: str, times: Sequence[TimeMention], rules: TaskRules) -> lis
             end = cut.start()
         said = [t for t in times if start <= t.start and t.end <= end]
         words = _without(text, start, end, said)
+        if rules.must is not None and m.re is rules.must:
+            words = _dictionary_form(words) or ""  # ("提出しなければならない": 提出する)
         if not words or len(words) > 200:
             continue
         due = next((due_of(t) for t in said if due_of(t) is not None), None)
@@ -72,6 +74,8 @@ def read_tasks(text: str, times: Sequence[TimeMention], rules: TaskRules) -> lis
 def _marks(text: str, rules: TaskRules) -> Iterator[tuple[re.Match[str], bool, bool]]:
     """Each mark of a task in ``text``: (its match, whether done, whether its words end with their clause)."""
     matches: list[tuple[re.Match[str], bool, bool]] = []
+    if rules.must is not None:  # (its words end with a verb's negative stem: see read_tasks)
+        matches += [(m, False, False) for m in rules.must.finditer(text) if _dictionary_form(m["what"])]
     reminders = [] if rules.remind is None else list(rules.remind.finditer(text))
     asked = {m.start() for m in reminders}
     if rules.line is not None:  # ("TODO: remind me to send the slides": to send them)
@@ -96,6 +100,24 @@ def _without(text: str, start: int, end: int, times: Sequence[TimeMention]) -> s
     pieces.append(text[at:end])
     words = " ".join(_LEADING.sub("", p).strip() for p in pieces if _LEADING.sub("", p).strip())
     return _TRAILING.sub("", " ".join(words.split())).strip(_TRIM)
+
+
+# a Japanese verb's negative stem, by its last kana -> its dictionary form's (行か: 行く; 食べ: 食べる)
+_JA_STEMS = {"か": "く", "が": "ぐ", "さ": "す", "た": "つ", "な": "ぬ", "ば": "ぶ", "ま": "む", "ら": "る", "わ": "う"}
+_JA_ICHIDAN = re.compile(r"[いきぎじちにひびぴみりえけげせぜてでねへべぺめれ\u3400-\u9fff]$")
+
+
+def _dictionary_form(words: str) -> str | None:
+    """Japanese words ending with a verb's negative stem, ending with that verb in its dictionary form
+    ("報告書を提出し": 報告書を提出する; "銀行に行か": 銀行に行く; "早く寝": 早く寝る; "来": 来る); None when
+    the last word is no such stem."""
+    if words.endswith("し"):
+        return words[:-1] + "する"
+    if words.endswith("来") or words.endswith("こ"):
+        return words[:-1] + ("来る" if words.endswith("来") else "くる")
+    if words[-1:] in _JA_STEMS:
+        return words[:-1] + _JA_STEMS[words[-1]]
+    return words + "る" if _JA_ICHIDAN.search(words) else None
 
 
 def due_of(t: TimeMention) -> TimePoint | None:

@@ -58,8 +58,10 @@ def test_a_statements_span_is_words_of_its_text_that_name_its_object(extractor):
         typed = re.sub(r"[`´’]", "'", e.text)  # (the apostrophes extraction reads as one)
         for s in extractor.extract(e.text, A).statements:
             assert s.span in typed, (e.text, s.span)
-            if language_of(e.text) == "ja":  # (no spaces between words: the object is in the span)
-                assert s.object in s.span, (e.text, s.object, s.span)
+            if language_of(e.text) == "ja":  # (no spaces between words: the object is in the span, but for
+                # the ending of a verb it says in its dictionary form: 提出する of "提出しなければならない")
+                said = any(s.object[: len(s.object) - k] in s.span for k in (0, 1, 2))
+                assert said, (e.text, s.object, s.span)
                 continue
             words = {w.lower() for w in re.findall(r"\w+", s.object)} - {"of"}  # ("CTO of Acme": Acme's CTO)
             spanned = set(re.findall(r"\w+", s.span.lower()))

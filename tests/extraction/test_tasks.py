@@ -44,6 +44,13 @@ def _tasks(text):
     ("田中：私は、パスポートを更新する必要があります。", [("パスポートを更新する", False, None)]),
     ("田中さんは請求書を送る必要がある。", []),
     ("必要があれば連絡してください。", []),
+    # ... or has to, said after the verb's negative stem: the task says the verb in its dictionary form
+    ("金曜までに報告書を提出しなければならない。", [("報告書を提出する", False, "2025-11-28")]),
+    ("田中：銀行に行かなきゃ。", [("銀行に行く", False, None)]),
+    ("請求書を払わなければなりません。", [("請求書を払う", False, None)]),
+    ("早く寝ないといけない。", [("早く寝る", False, None)]),
+    ("また来なくてはいけない。", [("また来る", False, None)]),
+    ("田中さんは報告書を書かなければならない。", []),
     # none asked for
     ("These moments remind me to slow down.", []),
     ("Note: the TODO list is long.", []),
