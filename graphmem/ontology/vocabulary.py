@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -179,9 +180,10 @@ class Ontology(BaseModel):
         except KeyError:
             raise UnknownPredicate(name, allowed=self.predicates, field=field) from None
 
-    @property
+    @cached_property
     def mutual_predicates(self) -> frozenset[str]:
-        """Predicates that say the same of both sides: their own inverse (married_to, knows)."""
+        """Predicates that say the same of both sides: their own inverse (married_to, knows). (Read with every
+        state read: kept once made, the vocabulary being immutable.)"""
         return frozenset(name for name, p in self.predicates.items() if p.inverse == name)
 
     def check_kind(self, kind: str, *, field: str = "kind") -> str:
@@ -229,7 +231,9 @@ class Ontology(BaseModel):
                 f"known: {', '.join(sorted(self.state_kinds))}",
                 field="kind",
             )
-        return self.model_copy(update={"predicates": {**self.predicates, predicate.name: predicate}})
+        extended = self.model_copy(update={"predicates": {**self.predicates, predicate.name: predicate}})
+        extended.__dict__.pop("mutual_predicates", None)  # (a copy keeps what was made of the old predicates)
+        return extended
 
 
 def core_ontology_path() -> Path:

@@ -42,3 +42,11 @@ def test_a_broken_user_file_says_where(tmp_path):
 def test_with_predicate_refuses_an_unknown_state_kind():
     with pytest.raises(OntologyError):
         load_ontology().with_predicate(Predicate(name="x", cardinality=Cardinality.ONE, kind="vibe"))
+
+
+def test_a_predicate_added_as_its_own_inverse_says_the_same_of_both_sides():
+    o = load_ontology()
+    assert {"married_to", "partner_of", "knows", "family_of"} == o.mutual_predicates
+    extended = o.with_predicate(Predicate(name="neighbour_of", cardinality=Cardinality.MANY, kind="relation",
+                                          object="entity", inverse="neighbour_of"))
+    assert "neighbour_of" in extended.mutual_predicates and "neighbour_of" not in o.mutual_predicates
