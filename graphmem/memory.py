@@ -510,9 +510,13 @@ class Memory:
             if self._saver is not None:
                 self._saver.join()  # (a save in progress finishes first)
             self.index.close()
-            self.index.save(last=True)
         finally:
             self.store.close()
+        # the search index is saved last, once the engine (its buffer pool), what the store kept and the
+        # extraction pipeline are let go: what the save copies takes their place, not more (bench/scale.py at
+        # a million events: the peak of the process was this save's)
+        self._extractor = None
+        self.index.save(last=True)
 
     def __enter__(self) -> Memory:
         return self

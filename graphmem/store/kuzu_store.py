@@ -2328,6 +2328,11 @@ class KuzuStore:
             with self._engine_lock:
                 self._prepared.clear()
                 self._disconnect()
+            # what it kept of the database goes with it (a closing memory saves its search index next)
+            for cache in (self._events, self._entities, self._states, self._subjects):
+                cache.clear()
+            self._subject_of, self._objects, self._counted = {}, {}, {}
+            self._evidenced = self._known_events = None
 
 
 _CURSOR_UPSERT = ("MERGE (c:SourceCursor {key: $key}) SET c.digest = $digest, c.offset = $offset, c.line = $line, "
