@@ -2137,7 +2137,7 @@ class Memory:
         return TimeView(store=self.store, resolve_entity=self.resolve_entity,
                         read_time=lambda when, field: self.read_time(when, field, edge="end"),
                         read_period=self.read_period, clock=self._clock, tz=self.tz,
-                        mutual=self.ontology.mutual_predicates)
+                        mutual=self.ontology.mutual_predicates, mutual_one=self.ontology.mutual_one)
 
     def as_of(self, when: object) -> TimeView:
         """What was true at ``when``: ``mem.as_of("Nov 2025").states(subject="Peter")``."""

@@ -967,6 +967,22 @@ def test_a_tie_both_have_is_read_from_either_side(mem):
         ("Anna", "Peter")]
 
 
+def test_a_value_of_ones_own_is_the_value_then_of_a_tie_of_one_at_a_time(mem):
+    """"Anna is dating Tom" (her state), then "Tom is dating Lisa" (his): as of later, Tom dates Lisa, not
+    both; what held over a period, and his timeline, still show Anna too; a tie of many (knows) shows all."""
+    mem.assert_state(subject="Anna", predicate="partner_of", object="Tom", valid_from="2025-01")
+    mem.assert_state(subject="Tom", predicate="partner_of", object="Lisa", valid_from="2025-06")
+    mem.assert_state(subject="Kim", predicate="knows", object="Tom", valid_from="2025-01")
+    mem.assert_state(subject="Tom", predicate="knows", object="Bo", valid_from="2025-06")
+    later = mem.as_of("2025-08")
+    assert [s.object for s in later.states(subject="Tom", predicate="partner_of")] == ["Lisa"]
+    assert sorted(s.object for s in later.states(subject="Tom", predicate="knows")) == ["Bo", "Kim"]
+    assert [s.object for s in mem.as_of("2025-03").states(subject="Tom", predicate="partner_of")] == ["Anna"]
+    assert sorted(s.object for s in mem.during("2025").states(subject="Tom", predicate="partner_of")) == [
+        "Anna", "Lisa"]
+    assert [s.object for s in mem.timeline("Tom", "partner_of")] == ["Anna", "Lisa"]
+
+
 def test_a_tie_both_have_is_ended_from_either_side(mem):
     """A close of a mutual tie ends it as memory holds it, from either side: "Tom broke up with Anna in May"
     ends Anna's "dating Tom"; said again, it ends nothing more (no tie of Tom's that held until May)."""

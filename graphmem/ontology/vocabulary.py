@@ -186,6 +186,11 @@ class Ontology(BaseModel):
         state read: kept once made, the vocabulary being immutable.)"""
         return frozenset(name for name, p in self.predicates.items() if p.inverse == name)
 
+    @cached_property
+    def mutual_one(self) -> frozenset[str]:
+        """Of the mutual predicates, those of one value at a time (married_to, partner_of)."""
+        return frozenset(name for name in self.mutual_predicates if self.predicates[name].single_valued)
+
     def check_kind(self, kind: str, *, field: str = "kind") -> str:
         if kind not in self.event_kinds:
             raise OntologyError(
@@ -232,7 +237,8 @@ class Ontology(BaseModel):
                 field="kind",
             )
         extended = self.model_copy(update={"predicates": {**self.predicates, predicate.name: predicate}})
-        extended.__dict__.pop("mutual_predicates", None)  # (a copy keeps what was made of the old predicates)
+        for made in ("mutual_predicates", "mutual_one"):  # (a copy keeps what was made of the old predicates)
+            extended.__dict__.pop(made, None)
         return extended
 
 

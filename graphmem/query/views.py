@@ -43,6 +43,7 @@ class TimeView:
     # predicates that say the same of both sides (an inverse of their own: married_to): the states of a
     # subject hold those said with it as their object too ("Anna is Peter's wife" is Peter's married_to Anna)
     mutual: frozenset[str] = frozenset()
+    mutual_one: frozenset[str] = frozenset()  # ... of those, the ones of one value at a time (partner_of)
 
     def as_of(self, when: object) -> TimeView:
         """What was true at ``when`` (the end of it, for a coarse period; "last week" relative to now)."""
@@ -94,9 +95,9 @@ class TimeView:
             scopes=scopes,
         )
         found = [s for s in self.store.states(query) if self._keeps(s, point)]
-        if object is None:
+        if object is None:  # (at a point, a subject's own value of one at a time is its value then)
             found = with_the_other_side(self.store, query, found, self.mutual,
-                                        lambda s: self._keeps(s, point))
+                                        lambda s: self._keeps(s, point), own_first=self.mutual_one if self.period is None else frozenset())
         if self.period is not None:
             found = [
                 s.model_copy(update={"throughout": holds_throughout(
@@ -118,18 +119,23 @@ _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 
 def with_the_other_side(store: GraphStore, query: StateQuery, found: list[State], mutual: frozenset[str],
-                        keep: Callable[[State], bool] = lambda s: True) -> list[State]:
+                        keep: Callable[[State], bool] = lambda s: True, *,
+                        own_first: frozenset[str] = frozenset()) -> list[State]:
     """``found`` (what ``query`` read of its subject), and the states of a mutual predicate said with that
-    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once. Not
-    of a past transaction time: which entity a state names as its object is kept as it is now (a merge moves
-    it), not as it was then."""
+    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once; of
+    a predicate of ``own_first``, none beside a state of the subject's own in ``found`` on a timeline of that
+    kind (scope and visibility): "Tom is dating Lisa" is whom Tom dates, not Lisa and the Anna who said in
+    January she dates Tom. Not of a past transaction time: which entity a state names as its object is kept
+    as it is now (a merge moves it), not as it was then."""
     if not query.subject_id or not (mutual if query.predicate is None else query.predicate in mutual) or \
             query.known_at is not None or query.subject_id not in store.objects_of(mutual):
         return found  # (most are no one's spouse: no read then)
     said = {(s.predicate, s.object_id) for s in found}
+    held = {(s.predicate, s.scope, s.visibility) for s in found if s.predicate in own_first}
     told = store.states(replace(query, subject_id=None, object_id=query.subject_id))
     return found + [from_the_other_side(s) for s in told
-                    if s.predicate in mutual and (s.predicate, s.subject_id) not in said and keep(s)]
+                    if s.predicate in mutual and (s.predicate, s.subject_id) not in said and keep(s)
+                    and (s.predicate, s.scope, s.visibility) not in held]
 
 
 def from_the_other_side(s: State) -> State:
