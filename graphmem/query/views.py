@@ -96,8 +96,9 @@ class TimeView:
         )
         found = [s for s in self.store.states(query) if self._keeps(s, point)]
         if object is None:  # (at a point, a subject's own value of one at a time is its value then)
+            own_first = self.mutual_one if self.period is None else frozenset()
             found = with_the_other_side(self.store, query, found, self.mutual,
-                                        lambda s: self._keeps(s, point), own_first=self.mutual_one if self.period is None else frozenset())
+                                        lambda s: self._keeps(s, point), own_first=own_first)
         if self.period is not None:
             found = [
                 s.model_copy(update={"throughout": holds_throughout(
