@@ -79,6 +79,7 @@ from graphmem.query import (
     build_opinions,
     hydrate,
     preset_named,
+    from_the_other_side,
     rank,
     with_the_other_side,
 )
@@ -1098,7 +1099,7 @@ class Memory:
                                TimelineQuery(*timeline, object_keys=keys))
         # a close of a tie both have ends it as said from either side: "Tom broke up with Anna" ends Anna's
         # "dating Tom" when that is how memory holds it
-        flipped = {index: _other_side(probe) for index, probe, request in closes
+        flipped = {index: from_the_other_side(probe) for index, probe, request in closes
                    if probe.predicate in self.ontology.mutual_predicates and probe.object_id
                    and not request.unnamed}
         for side in flipped.values():
@@ -3367,13 +3368,6 @@ def _after_plan(current: Sequence[State], plan: Plan) -> list[State]:
     """A timeline's current states as ``plan`` leaves them."""
     changed = {s.id: s for s in (*plan.versions, *plan.retractions)}
     return [changed.get(s.id, s) for s in current] + list(plan.new_states)
-
-
-def _other_side(state: State) -> State:
-    """``state`` told from its object's side: of a tie both have, "Anna is dating Tom" as "Tom is dating
-    Anna"."""
-    return state.model_copy(update={"subject_id": state.object_id, "subject": str(state.object),
-                                    "object_id": state.subject_id, "object": state.subject})
 
 
 def _held_before(current: Sequence[State], probe: State, end: TimePoint) -> bool:

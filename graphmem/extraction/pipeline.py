@@ -1087,7 +1087,7 @@ class Extractor:
         if thing is None or thing["article"]:
             return thing
         first = thing["first"]
-        if first.lower() in _CLAUSE_SUBJECTS | _NOT_LISTED or thing.end() > thing.end("first") and (
+        if first.lower() in _NO_THING_FIRST or thing.end() > thing.end("first") and (
                 first.lower() in self.rules.doings or first[0].isupper() and not first.isupper()):
             return None
         return thing
@@ -2117,6 +2117,7 @@ _CLAUSE_SUBJECTS = frozenset(["i", "we", "you", "he", "she", "they", "it", "this
 _NOT_LISTED = frozenset(["but", "or", "so", "yet", "which", "who", "because", "though", "although", "plus",
                          "especially", "mostly", "mainly", "particularly", "usually", "really", "actually",
                          "definitely", "honestly", "probably", "also", "even", "just", "not"])
+_NO_THING_FIRST = _CLAUSE_SUBJECTS | _NOT_LISTED  # (one more thing after "and" opens with none of these)
 # a backtick or an acute accent between two letters is an apostrophe typed so ("It`s Susie", "I´m"); a
 # backtick anywhere else stays (Markdown's `code`)
 _APOSTROPHE = re.compile(r"(?<=[^\W\d_])[`´](?=[^\W\d_])")

@@ -15,7 +15,7 @@ from graphmem.query.recall import (
     preset_named,
     rank,
 )
-from graphmem.query.views import TimeView, attach_evidence, with_the_other_side
+from graphmem.query.views import TimeView, attach_evidence, from_the_other_side, with_the_other_side
 
 __all__ = [
     "PRESETS",
@@ -32,6 +32,7 @@ __all__ = [
     "attach_evidence",
     "evidence_refs",
     "build_opinions",
+    "from_the_other_side",
     "hydrate",
     "preset_named",
     "rank",
