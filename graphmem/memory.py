@@ -1120,6 +1120,14 @@ class Memory:
                 results[index] = state
             if closes:  # a close sees the timeline as the write's asserts left it ("joined in March. Left in May.")
                 existing[timeline] = _after_plan(current, plan)
+        # a close said in words that fit two ties ("Tom and I split up": a marriage or a dating) comes as a
+        # close of each; the one that finds no tie states none held before it when the other ended one then
+        ties_of: dict[frozenset[str], set[str]] = {}
+        for _, probe, _ in closes:
+            if probe.object_id:
+                ties_of.setdefault(frozenset((probe.subject_id, probe.object_id)), set()).add(probe.predicate)
+        ended: set[tuple[frozenset[str], dt.datetime]] = set()  # (the two, when) of each tie a close ended
+        held_later: list[tuple[int, State, StateInput, TimePoint]] = []
         for index, probe, request in closes:
             end = self._optional_time(request.valid_to, "valid_to")
             current = existing.get(_timeline(probe), [])
@@ -1140,6 +1148,9 @@ class Memory:
                 current = self._around(told)
             if target is None and end is not None and request.held_before and \
                     not _held_before(current, probe, end):
+                if len(ties_of.get(frozenset((probe.subject_id, probe.object_id or "")), ())) > 1:
+                    held_later.append((index, probe, request, end))  # (once the other close is made)
+                    continue
                 plan = self._plan_held_before(probe, end, current, entities, now, made, request)
                 plans.append(plan)
                 results[index] = plan.results[0]
@@ -1147,6 +1158,8 @@ class Memory:
                 continue
             if target is None or end is None:
                 continue  # nothing stated holds that this could end
+            if target.object_id:
+                ended.add((frozenset((target.subject_id, target.object_id)), end.at))
             if (_timeline(probe) in alone or probe is other) and \
                     self.ontology.predicate(probe.predicate).single_valued:
                 current = self._around(target)
@@ -1155,6 +1168,15 @@ class Memory:
             plans.append(plan)
             results[index] = plan.results[0]
             existing[_timeline(probe)] = _after_plan(current, plan)  # (a second close sees it)
+        for index, probe, request, end in held_later:
+            current = existing.get(_timeline(probe), [])
+            if (frozenset((probe.subject_id, probe.object_id or "")), end.at) in ended or \
+                    _held_before(current, probe, end):
+                continue
+            plan = self._plan_held_before(probe, end, current, entities, now, made, request)
+            plans.append(plan)
+            results[index] = plan.results[0]
+            existing[_timeline(probe)] = _after_plan(current, plan)
         self._add_plans(plans, batch, now)
         return [results.get(i) for i in range(len(requests))]
 

@@ -1043,6 +1043,29 @@ def test_a_former_title_ends_the_tie_by_then(mem):
     assert mem.timeline("Jo", "partner_of") == [] and mem.timeline("Kim", "partner_of") == []
 
 
+def test_words_that_fit_a_marriage_and_a_dating_end_the_tie_memory_holds(mem):
+    """"Tom and I split up" ends a dating or a marriage, whichever memory holds between the two, from either
+    side, and states no other held before it; with none held, a dating held until then; "my ex Tom" ends
+    either by the line's time, and nothing when none is held."""
+    mem.record(content="Maria: I'm dating Tom.", occurred_at="2024-05-01")
+    mem.record(content="Leo married Anna in 2020.", occurred_at="2020-06-01")
+    mem.record(content="Maria: Tom and I split up last month.", occurred_at="2025-03-12")
+    mem.record(content="Anna: Leo and I split up last month.", occurred_at="2025-03-12")
+    mem.record(content="Lisa: Max and I split up last month.", occurred_at="2025-03-12")
+    for who, ended in (("Maria", "partner_of"), ("Anna", "married_to"), ("Lisa", "partner_of")):
+        [tie] = mem.timeline(who)
+        assert (tie.predicate, str(tie.valid.end.at.date())) == (ended, "2025-02-01")
+    mem.record(content="Kim: My husband Jon cooked.", occurred_at="2024-01-10")
+    mem.record(content="Ola: I'm dating Ben.", occurred_at="2024-01-10")
+    for who in ("Kim", "Ola"):
+        ex = "Jon" if who == "Kim" else "Ben"
+        mem.record(content=f"{who}: My ex {ex} called.", occurred_at="2025-09-01")
+        [tie] = mem.timeline(who)
+        assert str(tie.valid.end.at.date()) == "2025-09-01"
+    mem.record(content="Eva: My ex Bo called.", occurred_at="2025-09-01")
+    assert mem.timeline("Eva") == []
+
+
 def test_the_objects_of_mutual_ties_are_known_after_each_write_merge_and_reopen(tmp_path):
     """What tells a read whether an entity is the object of a mutual tie may name more than hold one, never
     fewer: ties written after it was read, an entity merged into another, a memory opened again."""

@@ -380,11 +380,18 @@ class Extractor:
     def _ended_by(self, statements: Sequence[Statement]) -> list[Statement]:
         """What each tie said to hold from then ends between the same two then (the rules' ``ends``): "Tom and
         I got married" ends their dating; not a tie only seen in a period, or named by a title ("my wife
-        Anna": since when, unsaid). A close that finds no such tie ends nothing."""
-        return [Statement(s.subject, ended, s.object, "close", s.span, s.start, s.end, s.confidence,
-                          valid_to=s.valid_from, subject_type=s.subject_type, object_type=s.object_type)
-                for s in statements if s.action == "assert" and s.valid_to is None and not s.witnessed
-                and not s.title and not s.object_title for ended in self.rules.ends.get(s.predicate, ())]
+        Anna": since when, unsaid). And what a close ends besides its own tie (``close_ends``): "Tom and I
+        split up" ends their marriage if memory holds one, not their dating; not a close of whatever is held
+        ("I got divorced"), nor a former title's ("my ex-wife Anna": her former title says which tie). A close
+        that finds no such tie ends nothing."""
+        ended = [Statement(s.subject, tie, s.object, "close", s.span, s.start, s.end, s.confidence,
+                           valid_to=s.valid_from, subject_type=s.subject_type, object_type=s.object_type)
+                 for s in statements if s.action == "assert" and s.valid_to is None and not s.witnessed
+                 and not s.title and not s.object_title for tie in self.rules.ends.get(s.predicate, ())]
+        return ended + [replace(s, predicate=tie, held_before=False) for s in statements
+                        # (not "I got divorced", nor "my ex-wife": her title says which tie)
+                        if s.action == "close" and s.object and not s.title
+                        for tie in self.rules.close_ends.get(s.predicate, ())]
 
     def _said_as_verb(self, tokens: _Tokens, i: int) -> bool:
         """Whether the listed name at token ``i``, a verb too, is said as one: opening a line before a word
@@ -731,8 +738,7 @@ class Extractor:
                 subject=t.subject, predicate=t.predicate, object=t.object,
                 action="close" if over else "assert",
                 span=text[t.span[0] : t.span[1]], start=t.sentence_start, end=t.span[1],
-                confidence=CONFIDENCE["rule"], subject_type="person", object_type="person",
-                title=None if over else t.title))
+                confidence=CONFIDENCE["rule"], subject_type="person", object_type="person", title=t.title))
         for r in read_japanese(text, ex.times, ex.entities, speakers, self.rules, self.ontology, ex.speaker):
             # ("住んでいた": held over the period said with it, else ended)
             action = r.action if r.action != "past" else _past_action(r.time)
@@ -1389,15 +1395,18 @@ class Extractor:
                     next((t for t in ex.times if s_start <= t.start < at), None)
                 _, valid_to = _dated(when, "close")
                 end = max(end, when.end) if when else end
-            out.append((at, Statement(
+            stated = Statement(
                 subject=who.name, predicate=predicate.name,
                 object=f"{title} of {whose.name}" if literal else whose.name,
                 action="close" if gone or over else "assert",
                 span=text[start:end].strip(" ,"), start=s_start, end=end, confidence=CONFIDENCE["rule"],
                 subject_type="person", object_type=None if literal else object_type,
-                title=None if literal or owned or over else title.lower(),
+                title=None if literal or owned else title.lower(),
                 object_title=title.lower() if owned else None,
-                valid_to=valid_to if gone else None, held_before=bool(gone))))
+                valid_to=valid_to if gone else None, held_before=bool(gone))
+            # ("my ex Tom": a marriage or a dating over, whichever memory holds)
+            ties = self.rules.ended_titles[title.lower()] if over else (predicate.name,)
+            out += [(at, replace(stated, predicate=tie)) for tie in dict.fromkeys((predicate.name, *ties))]
         return out
 
     def _kin_had(self, text: str, s_start: int, s_end: int, ex: Extraction,

@@ -187,6 +187,9 @@ class Rules:
     # predicate -> those whose tie between the same two a value of it said to hold from then ends then
     # (married_to -> partner_of: "Tom and I got married" ends "dating Tom")
     ends: dict[str, tuple[str, ...]]
+    # predicate -> those whose tie between the same two a close of it ends too, when one holds then: words
+    # that fit either ("Tom and I split up", "my ex Tom" end a marriage or a dating, whichever memory holds)
+    close_ends: dict[str, tuple[str, ...]]
     # a kind of head word ("lesson") -> its words ("class", "lessons") and whether the object keeps its head
     object_heads: dict[str, tuple[frozenset[str], bool, frozenset[str]]]
     # predicate -> words of its phrases after which a name is its object only when known as of its type
@@ -196,7 +199,9 @@ class Rules:
     known_types_too: dict[str, dict[str, frozenset[str]]]
     as_after_object: dict[str, str]  # predicate -> whose value "as ..." after its object is ("as CTO")
     titles: dict[str, str]  # what one is to another ("wife", "CEO"), lower-cased -> its predicate
-    ended_titles: frozenset[str]  # ... of those, what one was to another: a tie over by then ("ex-wife")
+    # ... of those, what one was to another: a tie over by then ("ex-wife") -> the predicates that list it (an
+    # "ex" of a marriage or of a dating: each ends, whichever memory holds)
+    ended_titles: dict[str, tuple[str, ...]]
     negation_suffixes: tuple[str, ...]
     negation_words: frozenset[str]
     pronouns: frozenset[str]
@@ -290,17 +295,18 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
             raise OntologyError(f"close_unnamed of {many[0]!r}: it holds many values at once, and an unnamed "
                                 "close ends whichever one is held; name the value in each template instead",
                                 field=f"statements.{many[0]}.close_unnamed")
-        for title in sorted(rules.ended_titles):
-            if ontology.predicate(of := rules.titles[title]).object != "entity":
+        for title, listing in sorted(rules.ended_titles.items()):
+            if of := next((p for p in listing if ontology.predicate(p).object != "entity"), None):
                 raise OntologyError(f"statements.{of}.ended_titles: {title!r} would end a value named in its "
                                     "words; list former titles of ties between two only",
                                     field=f"statements.{of}.ended_titles")
-        for predicate, ended in rules.ends.items():
-            if wrong := [p for p in ended if p not in ontology.predicates
-                         or ontology.predicates[p].object != "entity"]:
-                raise OntologyError(f"statements.{predicate}.ends names {wrong[0]!r}: list predicates whose "
-                                    "object is an entity (a tie between two)",
-                                    field=f"statements.{predicate}.ends")
+        for key, tied in (("ends", rules.ends), ("close_ends", rules.close_ends)):
+            for predicate, ended in tied.items():
+                if wrong := [p for p in (predicate, *ended) if p not in ontology.predicates
+                             or ontology.predicates[p].object != "entity"]:
+                    raise OntologyError(f"statements.{predicate}.{key} names {wrong[0]!r}: list predicates "
+                                        "whose object is an entity (a tie between two), under one",
+                                        field=f"statements.{predicate}.{key}")
         unknown = sorted(set(rules.japanese.titles.values()) - set(ontology.predicates))
         if unknown:
             raise OntologyError(f"extraction rules name unknown predicate {unknown[0]!r}",
@@ -328,6 +334,15 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
                                 "takes an entity; write {O}", field=f"statements.{named[0]}")
     return rules
 
+
+
+def _ended_titles(statements: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Each former title of the rules' ``statements``, lower-cased -> the predicates listing it, in order."""
+    ties: dict[str, list[str]] = {}
+    for predicate, spec in statements.items():
+        for title in _word_list(f"statements.{predicate}.ended_titles", spec.get("ended_titles") or []):
+            ties.setdefault(title.lower(), []).append(predicate)
+    return {title: tuple(predicates) for title, predicates in ties.items()}
 
 def _held_before(predicate: str, spec: dict[str, Any]) -> frozenset[str] | None:
     """Which close templates of ``predicate`` say the value held up to the close: those listed (each one of
@@ -567,10 +582,11 @@ def _read_rules(path: str) -> Rules:
         open_ended=frozenset(p for p, spec in statements.items() if spec.get("open_ended")),
         ends={p: tuple(_word_list(f"statements.{p}.ends", spec["ends"])) for p, spec in statements.items()
               if spec.get("ends")},
+        close_ends={p: tuple(_word_list(f"statements.{p}.close_ends", spec["close_ends"]))
+                    for p, spec in statements.items() if spec.get("close_ends")},
         as_after_object=as_after_object,
         titles=titles,
-        ended_titles=frozenset(t.lower() for p, spec in statements.items() for t in
-                               _word_list(f"statements.{p}.ended_titles", spec.get("ended_titles") or [])),
+        ended_titles=_ended_titles(statements),
         negation_suffixes=tuple(raw.get("negation_suffixes") or ()),
         negation_words=frozenset(w for sfx in raw.get("negation_suffixes") or () for w in sfx.split()),
         pronouns=frozenset(p.lower() for p in raw.get("pronouns") or ()),
