@@ -1046,7 +1046,7 @@ def test_a_former_title_ends_the_tie_by_then(mem):
 def test_words_that_fit_a_marriage_and_a_dating_end_the_tie_memory_holds(mem):
     """"Tom and I split up" ends a dating or a marriage, whichever memory holds between the two, from either
     side, and states no other held before it; with none held, a dating held until then; "my ex Tom" ends
-    either by the line's time, and nothing when none is held."""
+    either by the line's time, and nothing when none is held; "Bo dumped me", said by Eva, ends hers."""
     mem.record(content="Maria: I'm dating Tom.", occurred_at="2024-05-01")
     mem.record(content="Leo married Anna in 2020.", occurred_at="2020-06-01")
     mem.record(content="Maria: Tom and I split up last month.", occurred_at="2025-03-12")
@@ -1064,6 +1064,11 @@ def test_words_that_fit_a_marriage_and_a_dating_end_the_tie_memory_holds(mem):
         assert str(tie.valid.end.at.date()) == "2025-09-01"
     mem.record(content="Eva: My ex Bo called.", occurred_at="2025-09-01")
     assert mem.timeline("Eva") == []
+    mem.record(content="Eva: Bo married me in 2020.", occurred_at="2025-09-02")  # ("me": who says the line)
+    mem.record(content="Eva: Bo dumped me in May.", occurred_at="2025-09-02")
+    [tie] = mem.timeline("Eva")
+    said = (tie.predicate, tie.object, tie.valid.start.at.year, tie.valid.end.at.month)
+    assert said == ("married_to", "Bo", 2020, 5)
 
 
 def test_the_objects_of_mutual_ties_are_known_after_each_write_merge_and_reopen(tmp_path):

@@ -1595,6 +1595,10 @@ class Extractor:
             # ("Acme was headquartered in": a firm, the likeliest of what a capitalised name not someone's is)
             kinds = predicate.subject_types
             subject = name, "org" if "org" in kinds else kinds[0], confidence, start
+        if predicate.object == "entity" and "person" in (predicate.object_types or ()) and \
+                (me := _ME_OBJECT.match(text, v_end, s_end)) and \
+                (said := self._line_speaker(text, v_end, ex)) is not None and said.name != name:
+            return subject, (said.name, "person", me.end(1))  # ("Tom married me": who says the line)
         after = self.rules.known_objects_after.get(predicate.name)
         obj = self._object(predicate, text, v_end, s_end, ex, nouns=not template.gapped,
                            names=not template.nouns_only, gerund=template.gerund, head=template.head,
@@ -2139,6 +2143,7 @@ _IS_OR_COMMA = re.compile(r"\s*,\s*|\s+is\s+")
 # lives in Porto"), ", who goes by Bill, " ("William Chen, who goes by Bill, works at")
 _WHO_CLAUSE = re.compile(r",\s*who\s+(?:[^,.;!?]*,\s*)?$")
 _LINE_SAID = re.compile(r"(?m)^[ \t]*([A-Z][\w'\u2019-]*):")  # a line a one-word name says ("Zara: ...")
+_ME_OBJECT = re.compile(r"\s*\b(me)\b(?!\s+and\b|-)")  # "Tom married me"; not "me and Anna", "me-time"
 _ME_WITH = re.compile(r"(?<!and )\b(?P<i>[Mm]e)\s+and\s+$")  # "Me and Tom got married"
 _WITH_NOTHING = re.compile(r"(?:\s+[a-z']+){0,2}\s+")  # (a word or two before the phrase: "finally")
 # one thing after "and": a word or two, or a few after an article or whose ("milk and eggs", "TV services",
