@@ -1055,6 +1055,9 @@ def test_words_that_fit_a_marriage_and_a_dating_end_the_tie_memory_holds(mem):
     for who, ended in (("Maria", "partner_of"), ("Anna", "married_to"), ("Lisa", "partner_of")):
         [tie] = mem.timeline(who)
         assert (tie.predicate, str(tie.valid.end.at.date())) == (ended, "2025-02-01")
+    mem.record(content="Maria: Tom and I got back together in June.", occurred_at="2025-07-01")
+    again = [(str(s.valid.start.at.date()), s.valid.end) for s in mem.timeline("Maria")]
+    assert again[1:] == [("2025-06-01", None)]  # (a dating of its own, after the gap)
     mem.record(content="Kim: My husband Jon cooked.", occurred_at="2024-01-10")
     mem.record(content="Ola: I'm dating Ben.", occurred_at="2024-01-10")
     for who in ("Kim", "Ola"):
