@@ -382,15 +382,16 @@ class Extractor:
         I got married" ends their dating; not a tie only seen in a period, or named by a title ("my wife
         Anna": since when, unsaid). And what a close ends besides its own tie (``close_ends``): "Tom and I
         split up" ends their marriage if memory holds one, not their dating; not a close of whatever is held
-        ("I got divorced"), nor a former title's ("my ex-wife Anna": her former title says which tie). A close
-        that finds no such tie ends nothing."""
+        ("I got divorced"), a former title's ("my ex-wife Anna": her former title says which tie) or a
+        negation's ("Tom and I are not married"). A close that finds no such tie ends nothing."""
         ended = [Statement(s.subject, tie, s.object, "close", s.span, s.start, s.end, s.confidence,
                            valid_to=s.valid_from, subject_type=s.subject_type, object_type=s.object_type)
                  for s in statements if s.action == "assert" and s.valid_to is None and not s.witnessed
                  and not s.title and not s.object_title for tie in self.rules.ends.get(s.predicate, ())]
         return ended + [replace(s, predicate=tie, held_before=False) for s in statements
-                        # (not "I got divorced", nor "my ex-wife": her title says which tie)
-                        if s.action == "close" and s.object and not s.title
+                        # (not "I got divorced", "my ex-wife": her title says which tie; nor a negation, which
+                        # says no tie held up to it: "Tom and Anna are not married yet")
+                        if s.action == "close" and s.held_before and s.object and not s.title
                         for tie in self.rules.close_ends.get(s.predicate, ())]
 
     def _said_as_verb(self, tokens: _Tokens, i: int) -> bool:

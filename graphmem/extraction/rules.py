@@ -503,6 +503,11 @@ def _read_rules(path: str) -> Rules:
                     phrase = template[len(_MUTUAL):]
                     templates.append(Template(predicate, action, phrase, _phrase_regex(phrase),
                                               mutual=True, held_before=held_before))
+                    first, _, rest = phrase.partition(" ")
+                    if action == "assert" and first.lower() == "are" and rest:  # "are no longer married"
+                        negated = (f"are no longer {rest}", f"are not {rest}", f"aren't {rest}")
+                        templates += [Template(predicate, "negated", said, _phrase_regex(said), True,
+                                               mutual=True) for said in negated]
                     continue
                 if not (template.startswith("{S} ") and template.endswith(" {O}")):
                     raise OntologyError(f"template {template!r} must read '{{S}} <verb phrase> {{O}}' or "

@@ -158,6 +158,8 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         ("Kim: My ex Tom called.", {("Tom", "partner_of", "Kim", "close"),
                                     ("Tom", "married_to", "Kim", "close")}),
         ("Kim: My ex boss Tom called.", set()),
+        # (a negation says no tie held up to it: the dating does not end)
+        ("Peter and Anna are not married yet.", {("Peter", "married_to", "Anna", "close")}),
         ("Kim: Tom is dating me.", {("Tom", "partner_of", "Kim", "assert")}),  # ("me": who says the line)
         ("Kim: Tom married me and Anna.", set()),
         ("Tom is dating me.", set()),  # (no one says the line)
