@@ -441,18 +441,20 @@ def _read_rules(path: str) -> Rules:
     object_heads = _object_heads(raw.get("object_heads") or {})
     statements: dict[str, Any] = raw.get("statements") or {}
     for predicate, spec in statements.items():
+        of = f"statements.{predicate}"
         if spec.get("as_after_object"):
             as_after_object[predicate] = str(spec["as_after_object"])
         if spec.get("opposite"):
             opposites[predicate] = spec["opposite"]
         if spec.get("object_words"):
-            object_words[predicate] = frozenset(w.lower() for w in spec["object_words"])
+            object_words[predicate] = frozenset(w.lower() for w in _word_list(f"{of}.object_words",
+                                                                              spec["object_words"]))
         if spec.get("object_not_first"):
-            object_not_first[predicate] = frozenset(tuple(w.lower().split())
-                                                    for w in spec["object_not_first"])
+            object_not_first[predicate] = frozenset(tuple(w.lower().split()) for w in _word_list(
+                f"{of}.object_not_first", spec["object_not_first"]))
         if spec.get("object_points_back"):
-            object_points_back[predicate] = frozenset(tuple(w.lower().split())
-                                                      for w in spec["object_points_back"])
+            object_points_back[predicate] = frozenset(tuple(w.lower().split()) for w in _word_list(
+                f"{of}.object_points_back", spec["object_points_back"]))
         if spec.get("object_not_heads"):
             object_not_heads[predicate] = frozenset(w.lower() for w in _flat(spec["object_not_heads"]))
         if spec.get("object_qualities"):
@@ -461,10 +463,12 @@ def _read_rules(path: str) -> Rules:
                                                                spec.get("ended_titles") or [])]:
             titles.setdefault(str(title).lower(), predicate)
         if spec.get("object_stops"):
-            object_stops[predicate] = re.compile(
-                r"(?i)\s(?:" + "|".join(re.escape(w) for w in spec["object_stops"]) + r")(?:\s|$)")
+            stops = _word_list(f"{of}.object_stops", spec["object_stops"])
+            object_stops[predicate] = re.compile(r"(?i)\s(?:" + "|".join(map(re.escape, stops)) +
+                                                 r")(?:\s|$)")
         if spec.get("object_drop_first"):
-            object_drop_first[predicate] = frozenset(w.lower() for w in spec["object_drop_first"])
+            object_drop_first[predicate] = frozenset(w.lower() for w in _word_list(f"{of}.object_drop_first",
+                                                                                   spec["object_drop_first"]))
         if too := spec.get("known_types_too"):  # [type, ...] (after any phrase) or {type: [last word, ...]}
             field = f"statements.{predicate}.known_types_too"
             known_types_too[predicate] = (

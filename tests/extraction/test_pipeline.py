@@ -158,6 +158,8 @@ def test_who_says_a_text_is_i_in_its_lines_no_name_opens(extractor):
         ("Kim: My ex Tom called.", {("Tom", "partner_of", "Kim", "close"),
                                     ("Tom", "married_to", "Kim", "close")}),
         ("Kim: My ex boss Tom called.", set()),
+        ("Kim: I dropped out of college in 2018.", set()),  # (no tool dropped)
+        ("Kim: I dropped off the kids and dropped Slack.", {("Kim", "uses", "Slack", "close")}),
         # (a negation says no tie held up to it: the dating does not end)
         ("Peter and Anna are not married yet.", {("Peter", "married_to", "Anna", "close")}),
         ("Kim: Tom is dating me.", {("Tom", "partner_of", "Kim", "assert")}),  # ("me": who says the line)
@@ -510,6 +512,8 @@ def test_templates_read_only_with_object_nouns_need_the_nouns_listed(tmp_path):
          "statements.married_to.ends"),
         ("statements:\n  married_to:\n    ends: partner_of\n", "ends must be a list of words",
          "statements.married_to.ends"),
+        ("statements:\n  uses:\n    object_not_first: [out, off]\n",
+         "statements.uses.object_not_first holds False, not a word", "statements.uses.object_not_first"),
         ("statements:\n  partner_of:\n    close_ends: [role]\n",
          "partner_of.close_ends names 'role': list predicates whose object is an entity",
          "statements.partner_of.close_ends"),
