@@ -967,20 +967,38 @@ def test_a_tie_both_have_is_read_from_either_side(mem):
         ("Anna", "Peter")]
 
 
-def test_a_value_of_ones_own_is_the_value_then_of_a_tie_of_one_at_a_time(mem):
-    """"Anna is dating Tom" (her state), then "Tom is dating Lisa" (his): as of later, Tom dates Lisa, not
-    both; what held over a period, and his timeline, still show Anna too; a tie of many (knows) shows all."""
+def test_a_tie_of_one_at_a_time_holds_while_it_is_the_last_begun_of_both(mem):
+    """"Anna is dating Tom" (her state), then "Tom is dating Lisa" (his): as of later, Tom dates Lisa and
+    Anna no one; what held over a period, and his timeline, still show Anna too; a tie of many (knows) shows
+    all. The later begun wins from either side, and a tie said from both sides began when the later said."""
     mem.assert_state(subject="Anna", predicate="partner_of", object="Tom", valid_from="2025-01")
     mem.assert_state(subject="Tom", predicate="partner_of", object="Lisa", valid_from="2025-06")
     mem.assert_state(subject="Kim", predicate="knows", object="Tom", valid_from="2025-01")
     mem.assert_state(subject="Tom", predicate="knows", object="Bo", valid_from="2025-06")
+
+    def dates(who: str, when: str = "2025-08") -> list[str]:
+        return [s.object for s in mem.as_of(when).states(subject=who, predicate="partner_of")]
+
+    assert (dates("Tom"), dates("Anna"), dates("Lisa")) == (["Lisa"], [], ["Tom"])
     later = mem.as_of("2025-08")
-    assert [s.object for s in later.states(subject="Tom", predicate="partner_of")] == ["Lisa"]
     assert sorted(s.object for s in later.states(subject="Tom", predicate="knows")) == ["Bo", "Kim"]
-    assert [s.object for s in mem.as_of("2025-03").states(subject="Tom", predicate="partner_of")] == ["Anna"]
+    assert [s.predicate for s in later.states(subject="Anna")] == []
+    march = [dates(who, "2025-03") for who in ("Tom", "Anna", "Lisa")]
+    assert march == [["Anna"], ["Tom"], []]
     assert sorted(s.object for s in mem.during("2025").states(subject="Tom", predicate="partner_of")) == [
         "Anna", "Lisa"]
+    assert [s.object for s in mem.during("2025").states(subject="Anna", predicate="partner_of")] == ["Tom"]
     assert [s.object for s in mem.timeline("Tom", "partner_of")] == ["Anna", "Lisa"]
+    # one's own said first yields to a later one told of the other: Bo dates Eva
+    mem.assert_state(subject="Kim", predicate="partner_of", object="Bo", valid_from="2020")
+    mem.assert_state(subject="Eva", predicate="partner_of", object="Bo", valid_from="2025-02")
+    assert (dates("Bo"), dates("Kim"), dates("Eva")) == (["Eva"], [], ["Bo"])
+    # said from both sides: from the later of the two (Max's, March), after Leo's (February)
+    mem.assert_state(subject="Ida", predicate="partner_of", object="Max", valid_from="2024-01")
+    mem.assert_state(subject="Leo", predicate="partner_of", object="Ida", valid_from="2025-02")
+    mem.assert_state(subject="Max", predicate="partner_of", object="Ida", valid_from="2025-03")
+    assert (dates("Ida"), dates("Max"), dates("Leo")) == (["Max"], ["Ida"], [])
+    assert (dates("Ida", "2025-02-15"), dates("Leo", "2025-02-15")) == (["Leo"], ["Ida"])
 
 
 def test_a_tie_both_have_is_ended_from_either_side(mem):

@@ -95,10 +95,10 @@ class TimeView:
             scopes=scopes,
         )
         found = [s for s in self.store.states(query) if self._keeps(s, point)]
-        if object is None:  # (at a point, a subject's own value of one at a time is its value then)
-            own_first = self.mutual_one if self.period is None else frozenset()
+        if object is None:  # (at a point, a tie of one at a time holds while the last begun of both's)
+            one_at_a_time = self.mutual_one if self.period is None else frozenset()
             found = with_the_other_side(self.store, query, found, self.mutual,
-                                        lambda s: self._keeps(s, point), own_first=own_first)
+                                        lambda s: self._keeps(s, point), one_at_a_time=one_at_a_time)
         if self.period is not None:
             found = [
                 s.model_copy(update={"throughout": holds_throughout(
@@ -121,22 +121,67 @@ _MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 def with_the_other_side(store: GraphStore, query: StateQuery, found: list[State], mutual: frozenset[str],
                         keep: Callable[[State], bool] = lambda s: True, *,
-                        own_first: frozenset[str] = frozenset()) -> list[State]:
+                        one_at_a_time: frozenset[str] = frozenset()) -> list[State]:
     """``found`` (what ``query`` read of its subject), and the states of a mutual predicate said with that
-    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once; of
-    a predicate of ``own_first``, none beside a state of the subject's own in ``found`` on a timeline of that
-    kind (scope and visibility): "Tom is dating Lisa" is whom Tom dates, not Lisa and the Anna who said in
-    January she dates Tom. Not of a past transaction time: which entity a state names as its object is kept
-    as it is now (a merge moves it), not as it was then."""
-    if not query.subject_id or not (mutual if query.predicate is None else query.predicate in mutual) or \
-            query.known_at is not None or query.subject_id not in store.objects_of(mutual):
+    subject as their object, told from its side (:func:`from_the_other_side`); one said both ways, once. Of a
+    predicate of ``one_at_a_time`` (asked at a point), a tie holds only while it is the last begun of those
+    either of the two then has, on a timeline of that kind (scope and visibility): after "Anna is dating
+    Tom" (January) and "Tom is dating Lisa" (June), as of August Tom dates Lisa, and Anna no one. Not of a
+    past transaction time: which entity a state names as its object is kept as it is now (a merge moves it),
+    not as it was then."""
+    subject = query.subject_id
+    if not subject or not (mutual if query.predicate is None else query.predicate in mutual) or \
+            query.known_at is not None:
+        return found
+    told_too = subject in store.objects_of(mutual)
+    if not told_too and not any(s.predicate in one_at_a_time and s.object_id for s in found):
         return found  # (most are no one's spouse: no read then)
     said = {(s.predicate, s.object_id) for s in found}
-    held = {(s.predicate, s.scope, s.visibility) for s in found if s.predicate in own_first}
-    told = store.states(replace(query, subject_id=None, object_id=query.subject_id))
-    return found + [from_the_other_side(s) for s in told
-                    if s.predicate in mutual and (s.predicate, s.subject_id) not in said and keep(s)
-                    and (s.predicate, s.scope, s.visibility) not in held]
+    told = [from_the_other_side(s) for s in
+            (store.states(replace(query, subject_id=None, object_id=subject)) if told_too else [])
+            if s.predicate in mutual and keep(s)]
+    out = found + [s for s in told if (s.predicate, s.object_id) not in said]
+    return _last_begun_ties(store, query, out, found + told, keep, one_at_a_time) if one_at_a_time else out
+
+
+def _last_begun_ties(store: GraphStore, query: StateQuery, found: list[State], every: list[State],
+                     keep: Callable[[State], bool], one_at_a_time: frozenset[str]) -> list[State]:
+    """``found`` (a subject's states, told ones too, at a point) without the ties of ``one_at_a_time`` that
+    are not the last begun of their subject's then (``every`` one, a tie said from both sides twice), or of
+    their object's (read here), of their kind. A tie said from both sides is one: it began when the later
+    said of the two did."""
+    ties = [s for s in found if s.predicate in one_at_a_time and s.object_id]
+    if not ties:
+        return found
+    kept = {s.id for s in ties if s.object_id in _last_partners(every, s)}
+    for s in [s for s in ties if s.id in kept]:
+        assert s.object_id is not None
+        theirs = replace(query, subject_id=s.object_id, object_id=None, predicate=s.predicate)
+        own = [t for t in store.states(theirs) if keep(t)]
+        told = [from_the_other_side(t) for t in store.states(replace(theirs, subject_id=None,
+                                                                       object_id=s.object_id)) if keep(t)]
+        if s.subject_id not in _last_partners(own + told, s):
+            kept.discard(s.id)
+    return [s for s in found if s.predicate not in one_at_a_time or not s.object_id or s.id in kept]
+
+
+def _last_partners(ties: list[State], like: State) -> set[str | None]:
+    """Whom the last begun of ``ties`` of ``like``'s kind (predicate, scope, visibility) tie their subject
+    to: all those that began last, when several did."""
+    began: dict[str | None, dt.datetime] = {}
+    for t in ties:
+        if _kind(t) == _kind(like):
+            began[t.object_id] = max(began.get(t.object_id, _MIN), _began(t))
+    last = max(began.values(), default=_MIN)
+    return {partner for partner, at in began.items() if at == last}
+
+
+def _kind(s: State) -> tuple[str, str, object]:
+    return s.predicate, s.scope, s.visibility
+
+
+def _began(s: State) -> dt.datetime:
+    return s.valid.start.at if s.valid.start else _MIN
 
 
 def from_the_other_side(s: State) -> State:
