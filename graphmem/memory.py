@@ -394,10 +394,14 @@ class Memory:
             base = base.with_predicate(Predicate.model_validate_json(definition))
         self.ontology = base
         self.index = index if index is not None else SearchIndex()
-        self._catch_up()
-        self._index_whole = True  # the index holds everything the store does (it answers entity event pages)
         self._stop_saving = threading.Event()
         self._saver: threading.Thread | None = None
+        try:
+            self._catch_up()
+        except BaseException:
+            self.close()  # (the database file is let go: a memory that failed to open holds nothing)
+            raise
+        self._index_whole = True  # the index holds everything the store does (it answers entity event pages)
         if self.index.directory is not None and index_save_s > 0:
             self._saver = threading.Thread(target=_save_index_every, name="graphmem-index-save", daemon=True,
                                            args=(weakref.ref(self), self._stop_saving, index_save_s))

@@ -13,6 +13,7 @@ from graphmem import (
     PrivacyRefused,
     StateInput,
     StateStatus,
+    StoreError,
     UnknownPredicate,
 )
 from graphmem import memory as memory_module
@@ -758,6 +759,25 @@ def test_private_items_are_excluded_unless_asked(mem):
     assert objects(mem.as_of("2026").states("Aiko", include_private=True)) == ["interviewing"]
     assert mem.entity("Aiko").recent_events == []
     assert len(mem.entity("Aiko", include_private=True).recent_events) == 1
+
+
+def test_a_memory_that_fails_to_open_lets_its_database_go(tmp_path, monkeypatch):
+    """A failure while a memory opens (its search index catching up) is raised, and the database is closed:
+    opened again, it opens; nothing is left to close at exit."""
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        mem.record(content="Peter moved to Lisbon.", occurred_at="2025-11-27")
+
+    def failing(self: Memory) -> None:
+        raise StoreError("the page cache is full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Memory, "_catch_up", failing)
+        with pytest.raises(StoreError, match="page cache"):
+            Memory.open(path, extract=False, embedder="none")
+    assert not memory_module._OPEN
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        assert mem.stats().events == 1
 
 
 def test_define_predicate_persists_across_reopen(tmp_path):

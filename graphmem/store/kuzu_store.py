@@ -639,12 +639,24 @@ class KuzuStore:
             self._settle()
         if wide and len(wanted) > WIDE_LOOP_MAX and not alone:
             return self._wide_lookup(pattern, key, returns, wanted)
-        if len(wanted) > LOOKUP_LOOP_MAX and not wide and not alone:
-            joined = f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}"
-            return [row for start in range(0, len(wanted), LOOKUP_CHUNK)
-                    for row in self._rows(joined, {"keys": wanted[start : start + LOOKUP_CHUNK]}, settled=False)]
         single = f"MATCH {pattern} WHERE {key} = $key RETURN {returns}"
         found: list[dict[str, Any]] = []
+        if len(wanted) > LOOKUP_LOOP_MAX and not wide and not alone:
+            joined = f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}"
+            for start in range(0, len(wanted), LOOKUP_CHUNK):
+                chunk = wanted[start : start + LOOKUP_CHUNK]
+                try:
+                    found.extend(self._rows(joined, {"keys": chunk}, settled=False))
+                except StoreError as exc:
+                    # the engine joins a table it scans whole in its page cache: past ~128 MiB of rows
+                    # (a million events' mentions in the default cache) the cache is full, whatever the
+                    # chunk; a statement a key then (~1 ms each)
+                    if _POOL_FULL not in str(exc):
+                        raise
+                    self._warn_pool(pattern)
+                    for k in chunk:
+                        found.extend(self._rows(single, {"key": k}, settled=False))
+            return found
         for k in wanted:
             found.extend(self._rows(single, {"key": k}, settled=False))
         return found
@@ -1986,11 +1998,7 @@ class KuzuStore:
                 if _POOL_FULL not in str(exc):
                     raise
                 alone = True
-                if not self._warned_pool:
-                    self._warned_pool = True
-                    log.warning("%s: the page cache (buffer_pool_mb=%d) cannot hold the join that reads many "
-                                "subjects' states at once; they are read one by one, slower. Open the memory "
-                                "with a larger buffer_pool_mb", self.path, self._buffer_pool_mb)
+                self._warn_pool("(n:Entity)-[h:HAS_STATE]->(s:State)")
         if alone:
             edges = self._lookup("(n:Entity)-[h:HAS_STATE]->(s:State)", "n.id",
                                  f"{subject}, {_S_VERSION_COLS}, {_H_COLS}", ids, settled=False, alone=True)
@@ -1998,6 +2006,16 @@ class KuzuStore:
             out[r["n_id"]].append(_Version(r))
             self._subject_of.setdefault(r["s_id"], set()).add(r["n_id"])  # before it is cached: see _committed
         return {subject: _SubjectRows.of(versions) for subject, versions in out.items()}
+
+    def _warn_pool(self, pattern: str) -> None:
+        """Say once that the page cache cannot hold a join of many keys (``pattern``'s): they are read a
+        statement each, slower."""
+        if not self._warned_pool:
+            self._warned_pool = True
+            log.warning("%s: the page cache (buffer_pool_mb=%d) cannot hold the join that reads many %s at "
+                        "once; they are read one by one, slower. Open the memory with a larger "
+                        "buffer_pool_mb",
+                        self.path, self._buffer_pool_mb, pattern)
 
     def _joined_subjects(self, ids: list[str], subject: str) -> list[dict[str, Any]]:
         """Many subjects' state versions in two reads of one snapshot (see _read_subjects)."""
@@ -2142,11 +2160,14 @@ class KuzuStore:
         events = ("MATCH (e:Event) WHERE offset(id(e)) >= $lo AND offset(id(e)) < $hi "
                   f"{recorded}RETURN e.id, e.content, e.occurred_at, "
                   "e.kind, e.scope, e.private, e.thread, e.recorded_at, e.entities")
-        for found in self._chunks("Event", events, params, chunk, recorded.replace("e.", "x.")):
+        # (their mentions by the same range of offsets: a lookup by id joins every event in the page cache)
+        mentioned = ("MATCH (e:Event)-[:MENTIONS]->(n:Entity) WHERE offset(id(e)) >= $lo "
+                     f"AND offset(id(e)) < $hi {recorded}RETURN e.id, n.id")
+        for (lo, hi), found in self._ranges("Event", events, params, chunk, recorded.replace("e.", "x.")):
             mentions: dict[str, list[str]] = {}
+            for event, entity in self._in_range(mentioned, params, lo, hi):
+                mentions.setdefault(event, []).append(entity)
             ids = [f[0] for f in found]
-            for r in self._lookup("(e:Event)-[:MENTIONS]->(n:Entity)", "e.id", "e.id AS event, n.id AS entity", ids):
-                mentions.setdefault(r["event"], []).append(r["entity"])
             resolved = self.entity_ids_for_keys({name_key(n) for f in found for n in f[8] or ()})
             about = {r["id"]: (rows.aware(r["s"]), rows.aware(r["e"])) for r in self._lookup(
                 "(a:Annotation)", "a.event_id", "a.event_id AS id, a.about_start AS s, a.about_end AS e", ids)
@@ -2195,14 +2216,20 @@ class KuzuStore:
 
     def _chunks(self, table: str, query: str, params: dict[str, Any], size: int,
                 where: str = "") -> Iterator[list[list[Any]]]:
-        """The rows of ``query`` read up to ``size`` nodes of ``table`` at a time: ``query`` keeps those whose
-        offset (the engine's number of a node in its table) is in [``$lo``, ``$hi``). The engine holds a
-        query's whole answer in its page cache until it is let go: one read of every event did not fit a
-        32 MiB cache at 60,000 events of ~400 characters, and three such readers at 250,000 events left a
-        bulk copy beside them no room (the engine refused it). A range whose answer does not fit either (long
-        texts) is read again in quarters, and the ranges grow back as they fit. ``where`` ("AND x...."): only
-        the offsets from the first to the last node it keeps are read (a catch-up reads the newest nodes, not
-        a range query for each 20,000 of a million)."""
+        """The rows of ``query`` read up to ``size`` nodes of ``table`` at a time (see :meth:`_ranges`)."""
+        for _, found in self._ranges(table, query, params, size, where):
+            yield found
+
+    def _ranges(self, table: str, query: str, params: dict[str, Any], size: int,
+                where: str = "") -> Iterator[tuple[tuple[int, int], list[list[Any]]]]:
+        """The rows of ``query`` read up to ``size`` nodes of ``table`` at a time, each with its range of
+        offsets: ``query`` keeps those whose offset (the engine's number of a node in its table) is in
+        [``$lo``, ``$hi``). The engine holds a query's whole answer in its page cache until it is let go: one
+        read of every event did not fit a 32 MiB cache at 60,000 events of ~400 characters, and three such
+        readers at 250,000 events left a bulk copy beside them no room (the engine refused it). A range whose
+        answer does not fit either (long texts) is read again in quarters, and the ranges grow back as they
+        fit. ``where`` ("AND x...."): only the offsets from the first to the last node it keeps are read (a
+        catch-up reads the newest nodes, not a range query for each 20,000 of a million)."""
         self._settle()
         bounds = f"MATCH (x:{table}) WHERE true {where}RETURN min(offset(id(x))), max(offset(id(x)))"
         first, top = self._run(self._reader(), bounds, params if where else None).get_all()[0]
@@ -2216,9 +2243,22 @@ class KuzuStore:
                 span = max(1, span // 4)
                 continue
             if found:
-                yield found
+                yield (lo, lo + span), found
             lo += span
             span = min(size, span * 2)
+
+    def _in_range(self, query: str, params: dict[str, Any], lo: int, hi: int) -> list[list[Any]]:
+        """The rows of ``query`` for the offsets in [``lo``, ``hi``) (see :meth:`_ranges`), read in halves
+        where its answer does not fit the page cache."""
+        try:
+            found: list[list[Any]] = self._run(self._reader(), query, {**params, "lo": lo, "hi": hi}
+                                               ).get_all()
+            return found
+        except StoreError as exc:
+            if _POOL_FULL not in str(exc) or hi - lo <= 1:
+                raise
+        middle = (lo + hi) // 2
+        return self._in_range(query, params, lo, middle) + self._in_range(query, params, middle, hi)
 
     def stats(self, view: Sequence[ReadPass] | None = None) -> StoreStats:
         if view is None or list(view) == [ReadPass(None, True)]:  # (a view of everything: the plain counts)

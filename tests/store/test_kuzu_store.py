@@ -2,6 +2,7 @@ import dataclasses
 import datetime as dt
 import itertools
 import random
+import shutil
 import subprocess
 import sys
 import threading
@@ -1096,6 +1097,25 @@ def test_many_events_read_by_id_fit_a_small_page_cache(tmp_path):
         assert len(mem.events(limit=1000)) == 1000
         subjects = [mem.resolve_entity(f"p{i}") for i in range(0, 15_000, 50)]
         assert len(mem.store.states(StateQuery(subject_ids=subjects))) == 300
+
+
+def test_many_events_mentions_are_read_where_their_join_does_not_fit_the_cache(tmp_path):
+    """The join that reads many events' mentions by id holds every event in the page cache: past what it
+    holds (a million events in the default 128 MiB) the engine refuses it, whatever the chunk, and a memory
+    whose search index had to read them again did not open. Those are read a statement a key, and the index
+    reads an event's mentions by the range of events it reads."""
+    path = tmp_path / "m.kuzu"
+    with Memory.open(path, extract=False, embedder="none") as mem:
+        ids = [r.id for start in range(0, 20_000, 5_000) for r in mem.record_many(
+            [{"content": f"note {i}", "occurred_at": "2025-11-27",
+              "entities": [f"p{i % 3_000}", f"q{i % 700}"]} for i in range(start, start + 5_000)])]
+    shutil.rmtree(tmp_path / "m.kuzu.index")  # (the index reads every event again)
+    with Memory.open(path, extract=False, embedder="none", buffer_pool_mb=16) as mem:
+        wanted = random.Random(7).sample(ids, 200)
+        assert sorted(map(len, mem.store.mentions(wanted).values())) == [2] * 200
+        recent = mem.entity("p1").recent_events
+        assert recent and all(int(e.content.removeprefix("note ")) % 3_000 == 1 for e in recent)
+        assert mem.store._warned_pool  # (a warning names the setting)
 
 
 def test_many_subjects_states_are_read_one_by_one_where_their_join_does_not_fit_the_cache(tmp_path, caplog):
