@@ -335,7 +335,6 @@ def load_rules(ontology: Ontology | None = None, path: str | None = None) -> Rul
     return rules
 
 
-
 def _ended_titles(statements: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
     """Each former title of the rules' ``statements``, lower-cased -> the predicates listing it, in order."""
     ties: dict[str, list[str]] = {}
@@ -343,6 +342,7 @@ def _ended_titles(statements: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
         for title in _word_list(f"statements.{predicate}.ended_titles", spec.get("ended_titles") or []):
             ties.setdefault(title.lower(), []).append(predicate)
     return {title: tuple(predicates) for title, predicates in ties.items()}
+
 
 def _held_before(predicate: str, spec: dict[str, Any]) -> frozenset[str] | None:
     """Which close templates of ``predicate`` say the value held up to the close: those listed (each one of

@@ -415,6 +415,7 @@ class KuzuStore:
         self.restored_from: list[str] = []  # the files set aside when this open made the database again
         self._buffer_pool_mb = buffer_pool_mb
         self._warned_pool = False  # (said once: see _read_subjects)
+        self._unjoinable: set[str] = set()  # patterns whose join of many keys the page cache cannot hold
         self._unclean = False  # the engine's files said its last process did not close the database
         left = left_by_a_gone_database(self.path) if on_disk and not read_only else []
         if left:  # a new database would take those writes for its own (or a later restore, the other's copy)
@@ -641,22 +642,24 @@ class KuzuStore:
             return self._wide_lookup(pattern, key, returns, wanted)
         single = f"MATCH {pattern} WHERE {key} = $key RETURN {returns}"
         found: list[dict[str, Any]] = []
-        if len(wanted) > LOOKUP_LOOP_MAX and not wide and not alone:
+        if len(wanted) > LOOKUP_LOOP_MAX and not wide and not alone and pattern not in self._unjoinable:
             joined = f"UNWIND $keys AS k MATCH {pattern} WHERE {key} = k RETURN {returns}"
             for start in range(0, len(wanted), LOOKUP_CHUNK):
-                chunk = wanted[start : start + LOOKUP_CHUNK]
                 try:
-                    found.extend(self._rows(joined, {"keys": chunk}, settled=False))
+                    found.extend(self._rows(joined, {"keys": wanted[start : start + LOOKUP_CHUNK]},
+                                            settled=False))
                 except StoreError as exc:
                     # the engine joins a table it scans whole in its page cache: past ~128 MiB of rows
                     # (a million events' mentions in the default cache) the cache is full, whatever the
-                    # chunk; a statement a key then (~1 ms each)
+                    # chunk, and stays so as the tables grow; a statement a key then (~1 ms each)
                     if _POOL_FULL not in str(exc):
                         raise
                     self._warn_pool(pattern)
-                    for k in chunk:
-                        found.extend(self._rows(single, {"key": k}, settled=False))
-            return found
+                    self._unjoinable.add(pattern)
+                    wanted = wanted[start:]
+                    break
+            else:
+                return found
         for k in wanted:
             found.extend(self._rows(single, {"key": k}, settled=False))
         return found
